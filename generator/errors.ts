@@ -1,0 +1,41 @@
+/**
+ * A mistake in a contract, reported to the user as `file#pointer: message` with no stack trace.
+ * Every stage throws this (or collects several) for anything the user can fix in their contract.
+ */
+export class ContractError extends Error {
+  override readonly name = "ContractError";
+
+  constructor(
+    /** The contract file, as the user named it (relative to the working directory when possible). */
+    readonly file: string,
+    /** JSON pointer into that file ("" for the whole file). */
+    readonly pointer: string,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  /** `schemas/get_record.tool.json#/outputSchema/properties/x: message` */
+  override toString(): string {
+    return `${this.file}#${this.pointer}: ${this.message}`;
+  }
+}
+
+/** Several contract errors found in one pass, reported together. */
+export class ContractErrors extends Error {
+  override readonly name = "ContractErrors";
+
+  constructor(readonly errors: readonly ContractError[]) {
+    super(errors.map(String).join("\n"));
+  }
+}
+
+/** Escape one reference token for a JSON pointer (RFC 6901 section 4). */
+export function escapePointerToken(token: string | number): string {
+  return String(token).replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** Join reference tokens onto a JSON pointer. */
+export function pointerOf(base: string, ...tokens: Array<string | number>): string {
+  return base + tokens.map((t) => `/${escapePointerToken(t)}`).join("");
+}

@@ -1,0 +1,191 @@
+/**
+ * The types shared by the runtime gate and the code toolgate generates.
+ *
+ * Generated adapters describe their tool with a {@link ToolSpec}; the runtime turns whatever a transport delivers
+ * into exactly one {@link Outcome}. This file is the whole contract between the two: generated code imports these
+ * names from `toolgate/runtime` and nothing else.
+ */
+
+/** Why a tool call did not produce a usable result. One code per stage of the gate that can refuse. */
+export type FailureCode =
+  | "timeout"
+  | "transport_error"
+  | "tool_error"
+  | "result_too_large"
+  | "invalid_encoding"
+  | "invalid_json"
+  | "schema_mismatch"
+  | "semantic_violation"
+  | "oversize";
+
+/** The stage of the gate that decided an outcome. */
+export type GateStage =
+  | "transport"
+  | "receive"
+  | "decode"
+  | "parse"
+  | "validate"
+  | "semantic"
+  | "view"
+  | "measure"
+  | "policy"
+  | "done";
+
+/** Where a result came from and exactly which bytes it was. Never holds the raw value itself. */
+export interface Provenance {
+  tool: string;
+  contractVersion: string;
+  /** sha256 (hex) of the canonical contract file. */
+  contractHash: string;
+  correlationId?: string | undefined;
+  /** sha256 (hex) of the raw payload bytes as received; absent when no payload arrived. */
+  rawSha256?: string | undefined;
+  /** Size of the raw payload in bytes (bytes read so far when the ceiling stopped the read). */
+  rawBytes: number;
+  /** sha256 (hex) of the call's arguments, serialised with sorted keys. */
+  argumentsHash?: string | undefined;
+  /** ISO 8601 time the payload was received. */
+  receivedAt: string;
+}
+
+/** One validation error, by location only: no instance values. */
+export interface ValidationIssue {
+  /** JSON pointer into the result. */
+  instancePath: string;
+  /** JSON pointer into the contract's output schema. */
+  schemaPath: string;
+  keyword: string;
+}
+
+/** What went wrong and where, without any of the raw payload. */
+export interface Diagnostics {
+  stage: GateStage;
+  /** Validation errors (for `schema_mismatch`) or the location of a semantic violation. */
+  issues?: ValidationIssue[];
+  /** Sizes seen: raw bytes, the ceiling, the rendered view, the budget. */
+  sizes?: { rawBytes?: number; maxBytes?: number; viewSize?: number; budget?: number; unit?: "bytes" | "tokens" };
+  /** Extra structured facts (depth reached, hook name, …). Values are numbers, booleans or codes, never raw text. */
+  detail?: Record<string, string | number | boolean>;
+  /** The tool's own error text for `tool_error`, cleaned and bounded; shown to the model only when the contract opts in. */
+  toolMessage?: string;
+}
+
+/** A failed call. */
+export interface Failure {
+  ok: false;
+  error: { code: FailureCode; retryable: boolean; message: string };
+  diagnostics: Diagnostics;
+  provenance: Provenance;
+}
+
+/** A complete, valid result with its bounded model-facing view. */
+export interface Success<T, V> {
+  ok: true;
+  /** The tool's value exactly as received and validated. */
+  data: T;
+  /** What the model may see: declared, approved fields only, within the context budget. */
+  view: V;
+  /** False when the view left something out (a cut array, an excerpt, a spill, a summary). */
+  complete: boolean;
+  /** What the view left out, by path: the model is told, so nothing is cut silently. */
+  omissions: Omission[];
+  /** The tool's continuation token (cursor) when the contract names one and the view is incomplete. */
+  continuation?: string | undefined;
+  provenance: Provenance;
+  /** How the view was brought within budget, when it had to be. */
+  policy?: "summarize" | "spill" | "recall";
+}
+
+/** Every call through the gate ends in exactly one of these. */
+export type Outcome<T, V> = Success<T, V> | Failure;
+
+/** A standalone validator as generated: a type guard that leaves its errors on `.errors`. */
+export interface ValidateFunction<T> {
+  (data: unknown): data is T;
+  errors?: Array<{ instancePath: string; schemaPath: string; keyword: string; params?: unknown }> | null;
+}
+
+/** The JSON pointer syntax used in `x-toolgate`: instance paths, with `*` for every item of an array. */
+export type FieldPath = string;
+
+/**
+ * A node of the view plan: how to project a validated value into its model-facing view.
+ * Generated from the schema and the contract's `view` settings; data, not code, so it is easy to review.
+ */
+export type ViewPlan =
+  | { kind: "value" }
+  | { kind: "string"; max: number; overflow: "excerpt" | "omit" }
+  | { kind: "object"; properties: Record<string, ViewPlan> }
+  | { kind: "array"; items: ViewPlan; take?: number | undefined }
+  | { kind: "tuple"; items: ViewPlan[]; rest?: ViewPlan | undefined }
+  | { kind: "union"; options: ViewPlan[] };
+
+/** Something the view left out of a valid result. */
+export interface Omission {
+  /** Instance path of the array or string. */
+  path: string;
+  /** `items`: array items past `take`; `excerpt`: a string shown in part; `omitted`: a string left out whole. */
+  kind: "items" | "excerpt" | "omitted";
+  /** How many items or characters were left out. */
+  count: number;
+}
+
+/** What a view function returns. */
+export interface Projection<V> {
+  view: V;
+  complete: boolean;
+  omissions: Omission[];
+}
+
+/** Where the contract's bounds put a tool's result size, as derived by the generator. */
+export interface ToolLimits {
+  /** The receive ceiling: raw payloads larger than this are refused while reading. */
+  maxBytes: number;
+  /** Deepest nesting of arrays and objects accepted before validation. */
+  maxDepth: number;
+}
+
+/** The context budget for the rendered view. */
+export interface ContextBudget {
+  unit: "bytes" | "tokens";
+  max: number;
+  /** The tokenizer's name when `unit` is `tokens`. */
+  tokenizer?: "o200k_base" | "cl100k_base" | undefined;
+}
+
+export type OversizePolicy = "drop" | "summarize" | "spill" | "recall";
+
+/** An `x-toolgate` field kind that the schema alone cannot express. */
+export interface FieldRule {
+  path: FieldPath;
+  kind: "opaque" | "text";
+  /** For `text`: what to do with instruction-like content. */
+  onInstruction?: "flag" | "reject";
+}
+
+/** Everything the runtime needs to know about one tool, emitted by the generator into `adapter.ts`. */
+export interface ToolSpec<T, V, I = unknown> {
+  name: string;
+  contract: { version: string; sha256: string; file: string };
+  validateResult: ValidateFunction<T>;
+  validateInput?: ValidateFunction<I> | undefined;
+  view: { plan: ViewPlan; continuation?: FieldPath | undefined; maxStringChars: number };
+  /** Turns validated data into the view type; generated in `view.ts`. */
+  buildView: (data: T) => Projection<V>;
+  limits: ToolLimits;
+  context: ContextBudget;
+  oversize: OversizePolicy[];
+  /** Recall at most this many times per tool per turn. */
+  recallLimit: number;
+  /** Budget for a summary produced by the `summarize` hook, in the context unit. */
+  summaryMax: number;
+  /** How many items or characters a spilled result's preview keeps. */
+  spillPreview: number;
+  /** Per-code overrides of the default `retryable` flag. */
+  retry: Partial<Record<FailureCode, boolean>>;
+  fields: FieldRule[];
+  /** Show the model a bounded, cleaned tool error message (off by default). */
+  exposeToolError: boolean;
+  /** Where the result sits in an MCP `CallToolResult`: `structuredContent` when an output schema is declared. */
+  mcp: { structured: boolean };
+}
