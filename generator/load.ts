@@ -1,0 +1,191 @@
+/**
+ * The load stage: find the contracts, parse them, check their shape and their `x-toolgate` block.
+ *
+ * A contract is one `*.tool.json` file in the MCP `Tool` shape (name, description, inputSchema, outputSchema) plus an
+ * optional `x-toolgate` block, which is validated against the published `schemas/x-toolgate.schema.json`.
+ */
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { ContractError } from "./errors.js";
+import { packageFile } from "./package.js";
+import type { JsonSchema, SchemaObject } from "./schema.js";
+import { isSchemaObject } from "./walk.js";
+import type { XToolgate } from "./x-toolgate.js";
+
+/** A contract file as read and shape-checked. */
+export interface LoadedContract {
+  /** The file as shown to the user: relative to the working directory where possible. */
+  file: string;
+  /** Absolute path. */
+  path: string;
+  /** Path relative to the contracts folder, with `/` separators: stable on every machine. */
+  relativePath: string;
+  /** sha256 (hex) of the contract in canonical form (keys sorted, no white space): reformatting changes nothing. */
+  sha256: string;
+  /** The parsed file. */
+  document: SchemaObject;
+  name: string;
+  description?: string | undefined;
+  inputSchema?: JsonSchema | undefined;
+  outputSchema: JsonSchema;
+  settings: XToolgate;
+}
+
+/** The suffix that marks a contract file. */
+export const CONTRACT_SUFFIX = ".tool.json";
+
+/** The contract files in a folder (and its subfolders), sorted so every machine sees the same order. */
+export async function findContracts(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith(CONTRACT_SUFFIX))
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .sort(compareText);
+}
+
+/** Read and shape-check one contract file. Throws {@link ContractError} for anything the user must fix. */
+export async function loadContract(file: string, contractsDir: string): Promise<LoadedContract> {
+  const absolute = path.resolve(file);
+  const shown = displayPath(absolute);
+  let text: string;
+  try {
+    text = await readFile(absolute, "utf8");
+  } catch (error) {
+    throw new ContractError(shown, "", `cannot read the contract: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+  const document = parseJson(text, shown);
+  if (!isSchemaObject(document)) throw new ContractError(shown, "", "a contract is a JSON object (an MCP Tool)");
+
+  const name = document.name;
+  if (typeof name !== "string" || name.length === 0 || name.length > 128) {
+    throw new ContractError(shown, "/name", "`name` must be a string of 1 to 128 characters");
+  }
+  if (document.description !== undefined && typeof document.description !== "string") {
+    throw new ContractError(shown, "/description", "`description` must be a string");
+  }
+  if (document.outputSchema === undefined) {
+    throw new ContractError(
+      shown,
+      "",
+      "no `outputSchema`: toolgate gates results against the output schema, so a contract must declare one",
+    );
+  }
+  for (const key of ["inputSchema", "outputSchema"] as const) {
+    const schema = document[key];
+    if (schema !== undefined && !isSchemaObject(schema) && typeof schema !== "boolean") {
+      throw new ContractError(shown, `/${key}`, `\`${key}\` must be a JSON Schema (an object)`);
+    }
+  }
+
+  const settings = document["x-toolgate"] ?? {};
+  checkSettings(settings, shown);
+
+  return {
+    file: shown,
+    path: absolute,
+    relativePath: path.relative(contractsDir, absolute).split(path.sep).join("/"),
+    sha256: createHash("sha256").update(canonicalJson(document)).digest("hex"),
+    document,
+    name,
+    description: document.description as string | undefined,
+    inputSchema: document.inputSchema as JsonSchema | undefined,
+    outputSchema: document.outputSchema as JsonSchema,
+    settings: settings as XToolgate,
+  };
+}
+
+/** Parse JSON, turning a syntax error into a contract error with line and column. */
+export function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as SyntaxError).message;
+    const position = /position (\d+)/.exec(message)?.[1];
+    let where = "";
+    if (position !== undefined) {
+      const before = text.slice(0, Number(position));
+      const line = before.split("\n").length;
+      const column = Number(position) - before.lastIndexOf("\n");
+      where = ` at line ${line}, column ${column}`;
+    }
+    throw new ContractError(file, "", `invalid JSON${where}: ${message.replace(/^.*?: /, "").split(" in JSON")[0]}`);
+  }
+}
+
+/** Text already written out, waiting on the stack of {@link canonicalJson}. */
+class Written {
+  constructor(readonly text: string) {}
+}
+
+/** JSON with object keys sorted at every level and no white space: one text per value, whatever the layout. */
+export function canonicalJson(value: unknown): string {
+  // Iterative, so that a deeply nested contract cannot overflow the stack.
+  const out: string[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (item instanceof Written) {
+      out.push(item.text);
+    } else if (Array.isArray(item)) {
+      out.push("[");
+      stack.push(new Written("]"));
+      for (let i = item.length - 1; i >= 0; i--) {
+        stack.push(item[i]);
+        if (i > 0) stack.push(new Written(","));
+      }
+    } else if (typeof item === "object" && item !== null) {
+      const record = item as Record<string, unknown>;
+      const keys = Object.keys(record).sort(compareText);
+      out.push("{");
+      stack.push(new Written("}"));
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i] as string;
+        stack.push(record[key]);
+        stack.push(new Written(`${JSON.stringify(key)}:`));
+        if (i > 0) stack.push(new Written(","));
+      }
+    } else {
+      out.push(JSON.stringify(item) ?? "null");
+    }
+  }
+  return out.join("");
+}
+
+/** Code-unit order: the same on every machine and in every locale. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A path as the user should see it: relative to the working directory when it lies below it. */
+export function displayPath(absolute: string): string {
+  const relative = path.relative(process.cwd(), absolute);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)
+    ? relative.split(path.sep).join("/")
+    : absolute;
+}
+
+let validateSettings: ReturnType<Ajv2020["compile"]> | undefined;
+
+/** Check an `x-toolgate` block against its published schema; the first error names its pointer. */
+function checkSettings(settings: unknown, file: string): void {
+  if (validateSettings === undefined) {
+    const ajv = new Ajv2020({ allErrors: true, strict: true, ownProperties: true });
+    validateSettings = ajv.compile(JSON.parse(packageFile("schemas/x-toolgate.schema.json")));
+  }
+  if (validateSettings(settings)) return;
+  const error = validateSettings.errors?.[0];
+  if (error === undefined) throw new ContractError(file, "/x-toolgate", "invalid `x-toolgate` block");
+  let pointer = `/x-toolgate${error.instancePath}`;
+  let message = `${error.message ?? "is invalid"}`;
+  if (error.keyword === "additionalProperties") {
+    const extra = String((error.params as { additionalProperty: string }).additionalProperty);
+    pointer += `/${extra.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    message = `unknown key ${JSON.stringify(extra)} in \`x-toolgate\` (see schemas/x-toolgate.schema.json)`;
+  } else if (error.keyword === "enum") {
+    const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+    message = `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`;
+  }
+  throw new ContractError(file, pointer, message);
+}

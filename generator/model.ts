@@ -1,0 +1,134 @@
+/**
+ * The model stage: everything the templates need to know about one tool, with every default applied and every
+ * cross-check between the schema and the `x-toolgate` settings done.
+ */
+import type { ContextBudget, FieldRule, OversizePolicy, ToolLimits } from "../runtime/types.js";
+import { camelCase, folderName, NameScope } from "../templates/names.js";
+import type { BoundsReport, Finding } from "./check.js";
+import { ContractError } from "./errors.js";
+import type { LoadedContract } from "./load.js";
+import type { ResolvedSchema } from "./schema.js";
+import { planView, type TypedPlan } from "./view-plan.js";
+import { DEFAULTS } from "./x-toolgate.js";
+
+/** One tool, ready for the templates. */
+export interface ToolModel {
+  contract: LoadedContract;
+  /** The tool's name as the contract gives it (hostile text: only ever written as a literal). */
+  name: string;
+  /** The folder under `generated/` holding this tool's files. */
+  folder: string;
+  /** Identifiers, unique across the catalog. */
+  names: { adapter: string; result: string; input?: string | undefined; view: string; outcome: string };
+  result: ResolvedSchema;
+  input?: ResolvedSchema | undefined;
+  /** The checker's report on the output schema (pointers relative to the output schema). */
+  bounds: BoundsReport;
+  version: string;
+  formats: "annotate" | "assert";
+  limits: ToolLimits;
+  context: ContextBudget;
+  oversize: OversizePolicy[];
+  recallLimit: number;
+  summaryMax: number;
+  spillPreview: number;
+  retry: LoadedContract["settings"]["retry"] & {};
+  fields: FieldRule[];
+  exposeToolError: boolean;
+  toolErrorChars: number;
+  view: { plan: TypedPlan; continuation?: string | undefined; maxStringChars: number };
+}
+
+/** What the check stage found, per tool, for the summary `generate` prints. */
+export interface ToolReport {
+  file: string;
+  name: string;
+  findings: Finding[];
+  maxBytes: number;
+  derivedMaxBytes: number | null;
+}
+
+/** Names claimed in the catalog's scope. Tools are modelled in a sorted order, so suffixes are stable. */
+export function nameScopes(): { folders: NameScope; identifiers: NameScope } {
+  return { folders: new NameScope(["index", "node_modules"]), identifiers: new NameScope(["catalog"]) };
+}
+
+/** Build the model of one tool. Throws {@link ContractError} when settings and schema disagree. */
+export function modelTool(
+  contract: LoadedContract,
+  result: ResolvedSchema,
+  input: ResolvedSchema | undefined,
+  bounds: BoundsReport,
+  scopes: ReturnType<typeof nameScopes>,
+): ToolModel {
+  const settings = contract.settings;
+  const file = contract.file;
+
+  const declaredBytes = settings.receive?.maxBytes;
+  if (declaredBytes === undefined && bounds.maxBytes === null) {
+    throw new ContractError(
+      file,
+      "/x-toolgate/receive/maxBytes",
+      "the output schema is not fully bounded (see the findings above), so the receive ceiling must be declared",
+    );
+  }
+  if (declaredBytes !== undefined && bounds.maxBytes !== null && declaredBytes < bounds.maxBytes) {
+    throw new ContractError(
+      file,
+      "/x-toolgate/receive/maxBytes",
+      `the receive ceiling ${declaredBytes} is below the largest legitimate result, ${bounds.maxBytes} bytes as the ` +
+        "schema's bounds allow: raise it, or tighten the bounds",
+    );
+  }
+  const maxBytes = declaredBytes ?? (bounds.maxBytes as number);
+  const maxDepth = settings.receive?.maxDepth ?? Math.min(bounds.maxDepth ?? DEFAULTS.maxDepthCeiling, DEFAULTS.maxDepthCeiling);
+
+  const unit = settings.context?.unit ?? DEFAULTS.context.unit;
+  const context: ContextBudget = {
+    unit,
+    max: settings.context?.max ?? DEFAULTS.context.max,
+    tokenizer: unit === "tokens" ? (settings.context?.tokenizer ?? DEFAULTS.context.tokenizer) : undefined,
+  };
+
+  const view = settings.view ?? {};
+  const maxStringChars = view.maxStringChars ?? DEFAULTS.maxStringChars;
+  const fieldEntries = Object.entries(settings.fields ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  const extraPaths: Array<readonly [string, string]> = fieldEntries.map(([path]) => [path, `/x-toolgate/fields/${path.replaceAll("~", "~0").replaceAll("/", "~1")}`]);
+  if (view.continuation !== undefined) extraPaths.push([view.continuation, "/x-toolgate/view/continuation"]);
+  const plan = planView(result.bundled, view, maxStringChars, file, extraPaths);
+
+  const adapter = scopes.identifiers.claim(camelCase(contract.name));
+  const typeBase = adapter.charAt(0).toUpperCase() + adapter.slice(1);
+  const names = {
+    adapter,
+    result: `${typeBase}Result`,
+    input: input === undefined ? undefined : `${typeBase}Input`,
+    view: `${typeBase}View`,
+    outcome: `${typeBase}Outcome`,
+  };
+
+  return {
+    contract,
+    name: contract.name,
+    folder: scopes.folders.claim(folderName(contract.name)),
+    names,
+    result,
+    input,
+    bounds,
+    version: settings.version ?? DEFAULTS.version,
+    formats: settings.formats ?? DEFAULTS.formats,
+    limits: { maxBytes, maxDepth },
+    context,
+    oversize: settings.oversize ?? [...DEFAULTS.oversize],
+    recallLimit: settings.recall?.max ?? DEFAULTS.recallMax,
+    summaryMax: settings.summarize?.max ?? Math.max(1, Math.floor(context.max * DEFAULTS.summaryShare)),
+    spillPreview: settings.spill?.preview ?? DEFAULTS.spillPreview,
+    retry: settings.retry ?? {},
+    fields: fieldEntries.map(([path, rule]) =>
+      rule.kind === "text" ? { path, kind: "text", onInstruction: rule.onInstruction ?? "flag" } : { path, kind: "opaque" },
+    ),
+    exposeToolError: settings.toolError?.expose ?? false,
+    toolErrorChars: settings.toolError?.maxChars ?? DEFAULTS.toolErrorChars,
+    view: { plan, continuation: view.continuation, maxStringChars },
+  };
+}

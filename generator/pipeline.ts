@@ -1,0 +1,132 @@
+/**
+ * The whole generator as one function: load → resolve → check → model → emit. (The CLI then writes or compares.)
+ * Each stage is a module of its own; this file only runs them in order and gathers every contract's errors, so one
+ * run reports all of them.
+ */
+import path from "node:path";
+import { checkBounds, type Finding } from "./check.js";
+import { dialectMisuse, dialectOf } from "./dialect.js";
+import { emitCatalog, emitTool, type EmittedFiles } from "./emit.js";
+import { ContractError, ContractErrors } from "./errors.js";
+import { compareText, displayPath, findContracts, type LoadedContract, loadContract } from "./load.js";
+import { modelTool, nameScopes, type ToolModel } from "./model.js";
+import { toolgateVersion } from "./package.js";
+import { type ResolveOptions, resolveSchema } from "./resolve.js";
+import type { JsonSchema, ResolvedSchema } from "./schema.js";
+
+/** What `generate` needs to know. */
+export interface GenerateOptions {
+  /** The folder holding `*.tool.json` contracts. */
+  schemas: string;
+  /** URI prefixes of referenced schemas served from local folders. */
+  remotes?: ResolveOptions["remotes"];
+  /** The folder whose files get stable URIs; the working directory by default. */
+  projectRoot?: string;
+}
+
+/** One tool's line in the summary. */
+export interface ToolSummary {
+  tool: string;
+  file: string;
+  folder: string;
+  /** Checker findings, with pointers into the contract file. */
+  findings: Finding[];
+  maxBytes: number;
+  derivedMaxBytes: number | null;
+  context: ToolModel["context"];
+}
+
+/** The generated files, or every contract error found. */
+export type GenerateResult =
+  | { ok: true; files: EmittedFiles; tools: ToolSummary[] }
+  | { ok: false; errors: ContractError[]; tools: ToolSummary[] };
+
+/** Generate the adapters of every contract in a folder. Never writes: see the write stage. */
+export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  const version = toolgateVersion();
+  const resolveOptions: ResolveOptions = {
+    projectRoot: options.projectRoot ?? process.cwd(),
+    remotes: options.remotes ?? [],
+  };
+  const errors: ContractError[] = [];
+  const collect = (error: unknown) => {
+    if (error instanceof ContractError) errors.push(error);
+    else if (error instanceof ContractErrors) errors.push(...error.errors);
+    else if (Array.isArray(error) && error.every((e) => e instanceof ContractError)) errors.push(...error);
+    else throw error;
+  };
+
+  const contracts: LoadedContract[] = [];
+  for (const file of await findContracts(options.schemas)) {
+    try {
+      contracts.push(await loadContract(file, options.schemas));
+    } catch (error) {
+      collect(error);
+    }
+  }
+  const byName = new Map<string, LoadedContract>();
+  for (const contract of contracts) {
+    const other = byName.get(contract.name);
+    if (other !== undefined) {
+      errors.push(new ContractError(contract.file, "/name", `the tool ${JSON.stringify(contract.name)} is already defined in ${other.file}`));
+    }
+    byName.set(contract.name, contract);
+  }
+  // Names are handed out in tool-name order, so a clash is always suffixed on the same tool.
+  contracts.sort((a, b) => compareText(a.name, b.name) || compareText(a.relativePath, b.relativePath));
+
+  const scopes = nameScopes();
+  const tools: ToolModel[] = [];
+  const summaries: ToolSummary[] = [];
+  for (const contract of contracts) {
+    try {
+      const result = await resolveOne(contract, contract.outputSchema, "/outputSchema", resolveOptions);
+      const input =
+        contract.inputSchema === undefined
+          ? undefined
+          : await resolveOne(contract, contract.inputSchema, "/inputSchema", resolveOptions);
+      const bounds = checkBounds(result.bundled);
+      const summary: ToolSummary = {
+        tool: contract.name,
+        file: contract.file,
+        folder: "",
+        findings: bounds.findings.map((f) => ({ ...f, pointer: `/outputSchema${f.pointer}` })),
+        maxBytes: 0,
+        derivedMaxBytes: bounds.maxBytes,
+        context: { unit: "bytes", max: 0 },
+      };
+      summaries.push(summary);
+      const tool = modelTool(contract, result, input, bounds, scopes);
+      Object.assign(summary, { folder: tool.folder, maxBytes: tool.limits.maxBytes, context: tool.context });
+      tools.push(tool);
+    } catch (error) {
+      collect(error);
+    }
+  }
+
+  const files: EmittedFiles = new Map();
+  for (const tool of tools) {
+    try {
+      for (const [name, content] of await emitTool(tool, version)) files.set(name, content);
+    } catch (error) {
+      collect(error);
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors, tools: summaries };
+  const source = `${displayPath(path.resolve(options.schemas))}/`;
+  for (const [name, content] of emitCatalog(tools, version, source)) files.set(name, content);
+  return { ok: true, files: new Map([...files].sort(([a], [b]) => compareText(a, b))), tools: summaries };
+}
+
+/** Dialect, dialect misuse and references of one schema of a contract. */
+async function resolveOne(
+  contract: LoadedContract,
+  schema: JsonSchema,
+  pointer: string,
+  options: ResolveOptions,
+): Promise<ResolvedSchema> {
+  const dialect = dialectOf(schema, contract.file, pointer);
+  const misuse = dialectMisuse(schema, dialect, contract.file, pointer);
+  if (misuse.length > 0) throw new ContractErrors(misuse);
+  return resolveSchema(schema, dialect, contract.path, pointer, options);
+}

@@ -1,0 +1,53 @@
+/**
+ * `adapter.ts`: the typed adapter users call on every tool result, `<tool>.admit(raw, ctx?)`, and on every call's
+ * arguments, `<tool>.checkInput(args)`. All behaviour lives in `toolgate/runtime`; this file only describes the tool.
+ */
+import type { ToolModel } from "../generator/model.js";
+import { runtimePlan } from "../generator/view-plan.js";
+import { type Code, ident, jsdoc, type Literal, literalBlock, own, ts } from "./code.js";
+
+/** The tool's spec as data: everything but the functions, which are imported from the sibling modules. */
+function specData(tool: ToolModel): Record<string, Literal> {
+  return {
+    name: tool.name,
+    contract: { version: tool.version, sha256: tool.contract.sha256, file: tool.contract.relativePath },
+    view: {
+      plan: runtimePlan(tool.view.plan) as never,
+      continuation: tool.view.continuation,
+      maxStringChars: tool.view.maxStringChars,
+    },
+    limits: { ...tool.limits },
+    context: tool.context.tokenizer === undefined ? { unit: tool.context.unit, max: tool.context.max } : { ...tool.context },
+    oversize: [...tool.oversize],
+    recallLimit: tool.recallLimit,
+    summaryMax: tool.summaryMax,
+    spillPreview: tool.spillPreview,
+    retry: { ...tool.retry },
+    fields: tool.fields.map((field) => ({ ...field })),
+    exposeToolError: tool.exposeToolError,
+    mcp: { structured: true },
+  };
+}
+
+/** The `adapter.ts` module of one tool. */
+export function adapterModule(tool: ToolModel): Code {
+  const { names } = tool;
+  const data = specData(tool);
+  const inputType = names.input === undefined ? own("never") : ident(names.input);
+  const typeImports = [names.result, ...(names.input === undefined ? [] : [names.input])].sort();
+  const validators = names.input === undefined ? own("validateResult") : own("validateInput, validateResult");
+  const entries = Object.keys(data)
+    .sort()
+    .map((key) => own(`  ${key}: ${literalBlock(data[key] as Literal, "  ").text},`));
+  return ts`import { defineTool } from "toolgate/runtime";
+import type { ${own(typeImports.join(", "))} } from "./types.js";
+import { ${validators} } from "./validate.js";
+import { buildView, type ${ident(names.view)} } from "./view.js";
+
+${jsdoc(tool.contract.description)}export const ${ident(names.adapter)} = defineTool<${ident(names.result)}, ${ident(names.view)}, ${inputType}>({
+${own(entries.map((e) => e.text).join("\n"))}
+  buildView,
+  validateResult,${own(names.input === undefined ? "" : "\n  validateInput,")}
+});
+`;
+}

@@ -1,0 +1,58 @@
+/**
+ * `view.ts`: the bounded, model-facing type of a tool's result, the plan that makes it, and the function that builds it.
+ */
+import { runtimePlan, type TypedPlan } from "../generator/view-plan.js";
+import type { ToolModel } from "../generator/model.js";
+import { type Code, ident, join, literalBlock, own, propertyKey, ts } from "./code.js";
+
+/** The TypeScript type of a view made by `plan`. */
+export function viewType(plan: TypedPlan, indent = ""): Code {
+  switch (plan.kind) {
+    case "value":
+      return join(plan.types.map(own), " | ");
+    case "string":
+      return ts`string`;
+    case "array":
+      return ts`Array<${viewType(plan.items, indent)}>`;
+    case "tuple": {
+      const members = [...plan.items, ...(plan.rest === undefined ? [] : [plan.rest])].map((p) => viewType(p, indent));
+      return members.length === 0 ? ts`never[]` : ts`Array<${join(members, " | ")}>`;
+    }
+    case "union":
+      return join(
+        plan.options.map((option) => viewType(option, indent)),
+        " | ",
+      );
+    case "object": {
+      const inner = `${indent}  `;
+      const names = Object.keys(plan.properties).sort();
+      if (names.length === 0) return ts`{ readonly [key: string]: never }`;
+      const lines = names.map((name) => {
+        const property = plan.properties[name] as { plan: TypedPlan; required: boolean };
+        const optional = property.required ? "" : "?";
+        return ts`${own(inner)}readonly ${propertyKey(name)}${own(optional)}: ${viewType(property.plan, inner)};`;
+      });
+      return ts`{\n${join(lines)}\n${own(indent)}}`;
+    }
+  }
+}
+
+/** The `view.ts` module of one tool. */
+export function viewModule(tool: ToolModel): Code {
+  const { names } = tool;
+  const plan = runtimePlan(tool.view.plan);
+  return ts`import { project, type Projection, type ViewPlan } from "toolgate/runtime";
+import type { ${ident(names.result)} } from "./types.js";
+
+/** What the model may see of a valid ${ident(names.result)}: declared, approved fields only, each bounded. */
+export type ${ident(names.view)} = ${viewType(tool.view.plan)};
+
+/** How the view is made: which fields, how many items, how long a string. Reviewed as part of the contract. */
+export const viewPlan: ViewPlan = ${literalBlock(plan as never)};
+
+/** Build the view of a validated result. Leaves \`data\` untouched. */
+export function buildView(data: ${ident(names.result)}): Projection<${ident(names.view)}> {
+  return project(data, viewPlan) as Projection<${ident(names.view)}>;
+}
+`;
+}
