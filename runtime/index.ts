@@ -1,1 +1,65 @@
+export {
+  type CounterSnapshot,
+  deliver,
+  type EventSink,
+  fanOut,
+  GateCounters,
+  type GateEvent,
+  gateCounters,
+  getDefaultSink,
+  jsonLinesSink,
+  type PolicyMix,
+  setDefaultSink,
+} from "./events.js";
+export {
+  codeForThrown,
+  FAILURE_CODES,
+  FAILURE_MESSAGES,
+  isTransportFailure,
+  RETRY_DEFAULTS,
+  type TransportFailure,
+  transportFailure,
+} from "./failure.js";
+export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./fields.js";
+export {
+  type AdmitContext,
+  defineTool,
+  type GateHooks,
+  type InputCheck,
+  previewPlan,
+  type RecallHook,
+  type RecallInfo,
+  type SemanticHook,
+  type SemanticInfo,
+  type SemanticVerdict,
+  type SemanticViolation,
+  type SummarizeHook,
+  type SummarizeInfo,
+  type ToolAdapter,
+} from "./gate.js";
+export { canonicalJson, guardParsedValue, isUnsafeIntegerLiteral, parseJsonText, scanJsonText } from "./json-text.js";
+export { DEFAULT_TOKENIZER, loadTokenizer, type Measured, measureText } from "./measure.js";
+export { markupSafeJson, RESULT_TAG, toModelContent } from "./model-content.js";
+export {
+  type MeterLike,
+  type OpenTelemetryApiLike,
+  type OpenTelemetryTarget,
+  openTelemetrySink,
+  type SpanLike,
+} from "./otel.js";
+export { DEFAULT_MAX_STRING_CHARS, type ProjectOptions, pointerSegment, project } from "./project.js";
+export { hashArguments, sha256Hex } from "./provenance.js";
+export { type McpCallToolResult, type RawKind, receive } from "./receive.js";
+export {
+  FileSpillStore,
+  getDefaultSpillStore,
+  MemorySpillStore,
+  type SpillEntry,
+  type SpillStore,
+  setDefaultSpillStore,
+} from "./spill.js";
+export { ownedByTenant } from "./tenancy.js";
+export { boundText, cleanText, codePointLength, EXCERPT_MARK } from "./text.js";
+export { type Contribution, type ContributionReason, type ContributionStatus, Turn, type TurnReport } from "./turn.js";
+export { formatValidators, jsonEqual } from "./validation.js";
 export type * from "./types.js";

@@ -68,6 +68,8 @@ export interface Diagnostics {
   detail?: Record<string, string | number | boolean>;
   /** The tool's own error text for `tool_error`, cleaned and bounded; shown to the model only when the contract opts in. */
   toolMessage?: string;
+  /** Things noticed along the way that did not decide the outcome. */
+  flags?: GateFlag[];
 }
 
 /** A failed call. */
@@ -76,6 +78,8 @@ export interface Failure {
   error: { code: FailureCode; retryable: boolean; message: string };
   diagnostics: Diagnostics;
   provenance: Provenance;
+  /** The cleaned, bounded tool error text the model may see: set only for `tool_error` when the contract opts in. */
+  modelMessage?: string;
 }
 
 /** A complete, valid result with its bounded model-facing view. */
@@ -94,7 +98,32 @@ export interface Success<T, V> {
   provenance: Provenance;
   /** How the view was brought within budget, when it had to be. */
   policy?: "summarize" | "spill" | "recall";
+  /** The rendered view's size in the contract's context unit, against its budget. */
+  contextUsed: { unit: "bytes" | "tokens"; value: number; budget: number };
+  /** Under `summarize`: the user hook's cleaned summary, which the model sees instead of the view. */
+  summary?: string;
+  /** Under `spill`: where the full validated result went; `view` is then the bounded preview. */
+  spill?: SpillReference;
+  /** Things noticed that did not fail the call (e.g. MCP text disagreeing with structured content). */
+  flags?: GateFlag[];
 }
+
+/** Where a spilled result can be read back. The handle is opaque: never a path, URL or command. */
+export interface SpillReference {
+  /** The store's name for the result, e.g. `spill_1f3a…`. */
+  handle: string;
+  /** The serialised size of the spilled value in bytes. */
+  bytes: number;
+}
+
+/**
+ * Notes about a call that did not decide its outcome. Codes only: never text from the payload.
+ * - `mcp_text_mismatch`: an MCP result's text block is not the same JSON as its structured content.
+ * - `instruction_like_text`: a `text` field looks like instructions to the model (contract says `flag`).
+ * - `recalled`: the result came from a re-call with narrowed arguments.
+ * - `summary_cached`: the summary came from the cache for the same raw bytes.
+ */
+export type GateFlag = "mcp_text_mismatch" | "instruction_like_text" | "recalled" | "summary_cached";
 
 /** Every call through the gate ends in exactly one of these. */
 export type Outcome<T, V> = Success<T, V> | Failure;
@@ -113,7 +142,7 @@ export type FieldPath = string;
  * Generated from the schema and the contract's `view` settings; data, not code, so it is easy to review.
  */
 export type ViewPlan =
-  | { kind: "value" }
+  | { kind: "value"; max?: number | undefined }
   | { kind: "string"; max: number; overflow: "excerpt" | "omit" }
   | { kind: "object"; properties: Record<string, ViewPlan> }
   | { kind: "array"; items: ViewPlan; take?: number | undefined }
@@ -186,6 +215,8 @@ export interface ToolSpec<T, V, I = unknown> {
   fields: FieldRule[];
   /** Show the model a bounded, cleaned tool error message (off by default). */
   exposeToolError: boolean;
+  /** Longest tool error message kept, in characters (`x-toolgate.toolError.maxChars`); 500 when absent. */
+  toolErrorMaxChars?: number | undefined;
   /** Where the result sits in an MCP `CallToolResult`: `structuredContent` when an output schema is declared. */
   mcp: { structured: boolean };
 }

@@ -1,0 +1,130 @@
+/**
+ * One event per admitted payload, to a pluggable sink, and the counters operators watch.
+ *
+ * Events carry codes, numbers, the tool's name and the caller's correlation id: never payload text, instance
+ * paths or messages, so a log pipeline can keep them without handling tool output.
+ */
+import type { RawKind } from "./receive.js";
+import type { FailureCode, GateFlag, GateStage } from "./types.js";
+
+/** How an admit's view was brought within budget: `direct` (it fit), a policy, or `drop` (an `oversize` failure). */
+export type PolicyMix = "direct" | "summarize" | "spill" | "recall" | "drop";
+
+/** What one admit did. */
+export interface GateEvent {
+  tool: string;
+  contractVersion: string;
+  /** `ok`, or the failure code. */
+  code: "ok" | FailureCode;
+  /** The stage that decided the outcome. */
+  stage: GateStage;
+  /** What the transport delivered. */
+  rawKind: RawKind;
+  sizes: { rawBytes: number; maxBytes: number; viewSize?: number; budget?: number; unit?: "bytes" | "tokens" };
+  correlationId?: string | undefined;
+  /** For successes and `oversize` failures: how the budget was met. */
+  policy?: PolicyMix | undefined;
+  flags?: GateFlag[] | undefined;
+  /** True when this payload was fetched by a `recall` (a re-call with narrowed arguments). */
+  recall?: boolean | undefined;
+  /** ISO 8601 time the payload was received. */
+  receivedAt: string;
+}
+
+/** Receives gate events. A sink that throws never changes an outcome: the error is swallowed. */
+export type EventSink = { emit(event: GateEvent): void } | ((event: GateEvent) => void);
+
+/** Delivers an event to a sink; a sink failure (sync or async) must not turn a good call into a bad one. */
+export function deliver(sink: EventSink | undefined, event: GateEvent): void {
+  if (sink === undefined) return;
+  try {
+    const result: unknown = typeof sink === "function" ? sink(event) : sink.emit(event);
+    if (result instanceof Promise) result.catch(() => undefined);
+  } catch {
+    // Observability is best effort by design; see the function comment.
+  }
+}
+
+/** Sends each event to every sink. */
+export function fanOut(...sinks: EventSink[]): EventSink {
+  return (event) => {
+    for (const sink of sinks) deliver(sink, event);
+  };
+}
+
+/**
+ * Writes each event as one JSON line. `out` is a function taking the line or anything with a `write` method
+ * (`process.stdout`, a file stream).
+ */
+export function jsonLinesSink(out: ((line: string) => unknown) | { write(chunk: string): unknown }): EventSink {
+  const write = typeof out === "function" ? out : (line: string) => out.write(line);
+  return (event) => {
+    write(`${JSON.stringify(event)}\n`);
+  };
+}
+
+/** A snapshot of {@link GateCounters}: counts by tool, then by failure code or policy. */
+export interface CounterSnapshot {
+  admits: Record<string, number>;
+  rejects: Record<string, Partial<Record<FailureCode, number>>>;
+  policies: Record<string, Partial<Record<PolicyMix, number>>>;
+}
+
+/** Counts admits, rejects per tool and code, and the policy mix per tool. Usable as a sink. */
+export class GateCounters {
+  readonly #admits = new Map<string, number>();
+  readonly #rejects = new Map<string, Map<FailureCode, number>>();
+  readonly #policies = new Map<string, Map<PolicyMix, number>>();
+
+  /** Counts one event. */
+  emit(event: GateEvent): void {
+    this.#admits.set(event.tool, (this.#admits.get(event.tool) ?? 0) + 1);
+    if (event.code !== "ok") bump(this.#rejects, event.tool, event.code);
+    if (event.policy !== undefined) bump(this.#policies, event.tool, event.policy);
+  }
+
+  /** The counts so far, as plain objects. */
+  snapshot(): CounterSnapshot {
+    const nested = <K extends string>(map: Map<string, Map<K, number>>) =>
+      Object.fromEntries([...map].map(([tool, counts]) => [tool, Object.fromEntries(counts)])) as Record<
+        string,
+        Partial<Record<K, number>>
+      >;
+    return {
+      admits: Object.fromEntries(this.#admits),
+      rejects: nested(this.#rejects),
+      policies: nested(this.#policies),
+    };
+  }
+
+  /** Starts counting from zero. */
+  reset(): void {
+    this.#admits.clear();
+    this.#rejects.clear();
+    this.#policies.clear();
+  }
+}
+
+function bump<K>(map: Map<string, Map<K, number>>, tool: string, key: K): void {
+  let counts = map.get(tool);
+  if (counts === undefined) {
+    counts = new Map();
+    map.set(tool, counts);
+  }
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+/** The process-wide counters: every admit is counted here, whatever sink its events go to. */
+export const gateCounters = new GateCounters();
+
+let defaultSink: EventSink | undefined;
+
+/** Sets the sink for admits whose context names none (`undefined`: events are only counted). */
+export function setDefaultSink(sink: EventSink | undefined): void {
+  defaultSink = sink;
+}
+
+/** The sink for admits whose context names none. */
+export function getDefaultSink(): EventSink | undefined {
+  return defaultSink;
+}

@@ -1,0 +1,207 @@
+/**
+ * JSON handling that no payload can crash: a linear pre-parse scan for nesting depth and unsafe integers, a parse
+ * that never echoes payload text, an iterative depth/size guard for values that arrive already parsed, and an
+ * iterative canonical serialiser for hashing arguments.
+ *
+ * Why a scan before `JSON.parse`: `JSON.parse` accepts 100,000 levels of nesting, but the validator, the view and
+ * `JSON.stringify` recurse and overflow the stack from about 10,000 levels; and `JSON.parse` silently rounds integer
+ * literals past 2^53. One pass over the decoded text, tracking depth outside strings, catches both before any
+ * recursion runs, in time linear in the text and constant stack.
+ */
+
+/** Why a JSON text was refused before or during parsing (`diagnostics.detail.reason`). */
+export type JsonRefusal = "too_deep" | "unsafe_integer" | "byte_order_mark" | "syntax" | "empty";
+
+/** The result of {@link scanJsonText}: nothing wrong, or the first problem with its character offset. */
+export type JsonScan = { ok: true; depth: number } | { ok: false; reason: JsonRefusal; offset: number; depth: number };
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/** `Number.MAX_SAFE_INTEGER` as digits: an integer literal with more digits, or larger digits, would be rounded. */
+const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Whether a number token is an integer literal (no fraction, no exponent) beyond `Number.MAX_SAFE_INTEGER` in
+ * magnitude, i.e. one that `JSON.parse` may round to a different integer. Literals with a fraction or exponent are
+ * floating point by the writer's own choice and are accepted as such.
+ */
+export function isUnsafeIntegerLiteral(token: string): boolean {
+  let digits = token.charCodeAt(0) === MINUS ? token.slice(1) : token;
+  if (!/^\d+$/.test(digits)) return false;
+  digits = digits.replace(/^0+(?=\d)/, "");
+  if (digits.length !== MAX_SAFE_DIGITS.length) return digits.length > MAX_SAFE_DIGITS.length;
+  return digits > MAX_SAFE_DIGITS;
+}
+
+/**
+ * Scans decoded JSON text once, without recursion: refuses a leading byte order mark, nesting deeper than
+ * `maxDepth` (counting arrays and objects outside strings), and integer literals beyond 2^53 − 1. It does not check
+ * the rest of the syntax; `JSON.parse` does that afterwards on text this scan has found safe.
+ */
+export function scanJsonText(text: string, maxDepth: number): JsonScan {
+  if (text.charCodeAt(0) === 0xfeff) return { ok: false, reason: "byte_order_mark", offset: 0, depth: 0 };
+  let depth = 0;
+  let deepest = 0;
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    const unit = text.charCodeAt(i);
+    if (unit === QUOTE) {
+      // Skip the string: an escaped character never ends it. An unterminated string ends the scan; parse refuses it.
+      i++;
+      while (i < length) {
+        const inner = text.charCodeAt(i);
+        if (inner === BACKSLASH) i += 2;
+        else if (inner === QUOTE) break;
+        else i++;
+      }
+      i++;
+    } else if (unit === OPEN_BRACKET || unit === OPEN_BRACE) {
+      depth++;
+      if (depth > maxDepth) return { ok: false, reason: "too_deep", offset: i, depth };
+      if (depth > deepest) deepest = depth;
+      i++;
+    } else if (unit === CLOSE_BRACKET || unit === CLOSE_BRACE) {
+      depth--;
+      i++;
+    } else if (unit === MINUS || (unit >= DIGIT_0 && unit <= DIGIT_9)) {
+      const start = i;
+      i++;
+      while (i < length && /[0-9eE+\-.]/.test(text[i] as string)) i++;
+      if (isUnsafeIntegerLiteral(text.slice(start, i)))
+        return { ok: false, reason: "unsafe_integer", offset: start, depth };
+    } else {
+      i++;
+    }
+  }
+  return { ok: true, depth: deepest };
+}
+
+/** The result of {@link parseJsonText}. */
+export type JsonParse = { ok: true; value: unknown; depth: number } | { ok: false; reason: JsonRefusal; depth: number };
+
+/**
+ * Scans, then parses. The parser's own error message is dropped on purpose: V8 quotes the offending payload text in
+ * it, and nothing of the payload may reach a failure.
+ */
+export function parseJsonText(text: string, maxDepth: number): JsonParse {
+  if (text.trim() === "") return { ok: false, reason: "empty", depth: 0 };
+  const scan = scanJsonText(text, maxDepth);
+  if (!scan.ok) return { ok: false, reason: scan.reason, depth: scan.depth };
+  try {
+    return { ok: true, value: JSON.parse(text), depth: scan.depth };
+  } catch {
+    return { ok: false, reason: "syntax", depth: scan.depth };
+  }
+}
+
+/** What {@link guardParsedValue} found about a value that arrived already parsed. */
+export type ValueGuard =
+  | { ok: true }
+  | { ok: false; reason: "too_deep"; depth: number }
+  | { ok: false; reason: "too_large"; atLeastBytes: number }
+  | { ok: false; reason: "not_json" };
+
+/**
+ * Checks a value that arrived already parsed (MCP `structuredContent`) before anything recursive touches it:
+ * nesting no deeper than `maxDepth` (a cycle counts as too deep), only JSON types, and a lower bound of its
+ * serialised size no larger than `maxBytes`, so a huge value is refused without serialising it. Iterative.
+ */
+export function guardParsedValue(value: unknown, maxDepth: number, maxBytes: number): ValueGuard {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  let bytes = 0;
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const current = item.value;
+    if (current === null || typeof current === "boolean") bytes += 4;
+    else if (typeof current === "number") {
+      if (!Number.isFinite(current)) return { ok: false, reason: "not_json" };
+      bytes += 1;
+    } else if (typeof current === "string") bytes += current.length + 2;
+    else if (typeof current === "object") {
+      const depth = item.depth + 1;
+      if (depth > maxDepth) return { ok: false, reason: "too_deep", depth };
+      bytes += 2;
+      if (Array.isArray(current)) {
+        for (const element of current) stack.push({ value: element, depth });
+        bytes += current.length;
+      } else {
+        const prototype = Object.getPrototypeOf(current);
+        if (prototype !== Object.prototype && prototype !== null) return { ok: false, reason: "not_json" };
+        for (const key of Object.keys(current)) {
+          bytes += key.length + 4;
+          stack.push({ value: (current as Record<string, unknown>)[key], depth });
+        }
+      }
+    } else return { ok: false, reason: "not_json" };
+    if (bytes > maxBytes) return { ok: false, reason: "too_large", atLeastBytes: bytes };
+  }
+  return { ok: true };
+}
+
+/**
+ * Serialises a value as JSON with object keys sorted, iteratively, for hashing call arguments. Follows
+ * `JSON.stringify` for what is not JSON (`toJSON` is called, `undefined` and functions are skipped in objects and
+ * become `null` in arrays); a bigint is written as its decimal digits. Throws past `maxDepth` levels.
+ */
+export function canonicalJson(value: unknown, maxDepth = 1000): string {
+  const out: string[] = [];
+  // Each entry is either text to emit as is or a value to serialise at a depth.
+  const stack: Array<string | { value: unknown; depth: number }> = [{ value, depth: 0 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (typeof item === "string") {
+      out.push(item);
+      continue;
+    }
+    let current = item.value;
+    if (
+      current !== null &&
+      typeof current === "object" &&
+      typeof (current as { toJSON?: unknown }).toJSON === "function"
+    ) {
+      current = (current as { toJSON: () => unknown }).toJSON();
+    }
+    if (current === undefined || typeof current === "function" || typeof current === "symbol") {
+      out.push("null");
+    } else if (typeof current === "bigint") {
+      out.push(current.toString());
+    } else if (current === null || typeof current !== "object") {
+      out.push(JSON.stringify(current));
+    } else {
+      const depth = item.depth + 1;
+      if (depth > maxDepth) throw new RangeError("toolgate: value nested too deeply to serialise");
+      if (Array.isArray(current)) {
+        stack.push("]");
+        for (let i = current.length - 1; i >= 0; i--) {
+          stack.push({ value: current[i], depth });
+          if (i > 0) stack.push(",");
+        }
+        stack.push("[");
+      } else {
+        const record = current as Record<string, unknown>;
+        const keys = Object.keys(record)
+          .filter((key) => {
+            const entry = record[key];
+            return entry !== undefined && typeof entry !== "function" && typeof entry !== "symbol";
+          })
+          .sort();
+        stack.push("}");
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const key = keys[i] as string;
+          stack.push({ value: record[key], depth });
+          stack.push(`${JSON.stringify(key)}:`);
+          if (i > 0) stack.push(",");
+        }
+        stack.push("{");
+      }
+    }
+  }
+  return out.join("");
+}

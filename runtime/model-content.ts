@@ -1,0 +1,70 @@
+/**
+ * What enters the model's context for one tool call: the view (or a failure's code) inside a delimiter that names
+ * the tool and the source hash and says whether the result is complete.
+ *
+ * Everything inside the delimiter is JSON in which `<`, `>` and `&` are written as `\u003c`, `\u003e` and `\u0026`
+ * (and U+2028/U+2029 escaped too). That is still valid JSON with the same value, but no text from a tool can form a
+ * tag, so nothing inside can close the delimiter or open a new one.
+ */
+import type { Outcome } from "./types.js";
+
+/** The delimiter's tag name. */
+export const RESULT_TAG = "tool_result";
+
+/** JSON with every character that could start or end markup escaped (see the module comment). */
+export function markupSafeJson(value: unknown): string {
+  const json = JSON.stringify(value) ?? "null";
+  return json.replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** An attribute value: tool names come from the contract, but are escaped anyway. */
+function attribute(value: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters must not reach an attribute.
+  return value.replace(/[&<>"'\u0000-\u001F\u2028\u2029]/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/** The short source hash shown to the model: enough to tell results apart and to find them in logs. */
+function sourceOf(rawSha256: string | undefined): string {
+  return rawSha256 === undefined ? "none" : `sha256:${rawSha256.slice(0, 16)}`;
+}
+
+/**
+ * Renders an outcome for the model.
+ *
+ * A success:
+ * ```text
+ * <tool_result tool="list_items" source="sha256:0123456789abcdef" complete="false">
+ * {"items":[…]}
+ * <omitted>[{"path":"/items","kind":"items","count":40}]</omitted>
+ * <continuation>"c-2"</continuation>
+ * </tool_result>
+ * ```
+ * Under `summarize` the body is `<summary>"…"</summary>` instead of the view; under `spill` the body is the
+ * preview followed by `<spilled handle="spill_…"/>`.
+ *
+ * A failure shows the code and whether a retry may help, nothing else (the raw body never appears):
+ * `<tool_result tool="get_record" source="…" complete="false" error="schema_mismatch" retryable="false"/>`.
+ * A `tool_error` whose contract opts in (`exposeToolError`) adds the cleaned, bounded tool message as
+ * `<tool_message>"…"</tool_message>`, which the MCP spec suggests so a model can correct its call.
+ */
+export function toModelContent(outcome: Outcome<unknown, unknown>): string {
+  const { tool, rawSha256 } = outcome.provenance;
+  const open = `<${RESULT_TAG} tool="${attribute(tool)}" source="${sourceOf(rawSha256)}"`;
+  if (!outcome.ok) {
+    const failure = `${open} complete="false" error="${outcome.error.code}" retryable="${outcome.error.retryable}"`;
+    if (outcome.modelMessage === undefined) return `${failure}/>`;
+    return `${failure}>\n<tool_message>${markupSafeJson(outcome.modelMessage)}</tool_message>\n</${RESULT_TAG}>`;
+  }
+  const lines = [`${open} complete="${outcome.complete}"${outcome.policy ? ` policy="${outcome.policy}"` : ""}>`];
+  if (outcome.summary !== undefined) lines.push(`<summary>${markupSafeJson(outcome.summary)}</summary>`);
+  else lines.push(markupSafeJson(outcome.view));
+  if (outcome.spill !== undefined) lines.push(`<spilled handle="${attribute(outcome.spill.handle)}"/>`);
+  // A summary stands for the whole value; the preview's omissions describe a view the model does not see.
+  if (outcome.summary === undefined && outcome.omissions.length > 0)
+    lines.push(`<omitted>${markupSafeJson(outcome.omissions)}</omitted>`);
+  if (outcome.continuation !== undefined) {
+    lines.push(`<continuation>${markupSafeJson(outcome.continuation)}</continuation>`);
+  }
+  lines.push(`</${RESULT_TAG}>`);
+  return lines.join("\n");
+}

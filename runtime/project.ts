@@ -1,0 +1,160 @@
+/**
+ * The view projection: turns a validated value into what the model may see, following a {@link ViewPlan}.
+ *
+ * The walk is iterative (an explicit stack), so no payload shape can overflow the call stack, and every object it
+ * builds gets its keys with `Object.defineProperty`, so a key named `__proto__` stays an own property and never
+ * becomes a prototype.
+ */
+import { boundText, cleanText, codePointLength } from "./text.js";
+import type { Omission, Projection, ViewPlan } from "./types.js";
+
+/** Options for {@link project}. */
+export interface ProjectOptions {
+  /** Character bound for strings under a `value` node without its own `max` (the contract's `view.maxStringChars`). */
+  maxStringChars?: number | undefined;
+}
+
+/** The default bound for strings the plan does not bound itself, as in `x-toolgate.view.maxStringChars`. */
+export const DEFAULT_MAX_STRING_CHARS = 2000;
+
+/** One value waiting to be projected, and where its projection goes. */
+interface Frame {
+  value: unknown;
+  plan: ViewPlan;
+  path: string;
+  /** The container that receives the projection: an array (appended) or an object (under `key`). */
+  into: unknown[] | Record<string, unknown>;
+  key: string;
+}
+
+/** Escapes one key for a JSON pointer (RFC 6901 §3). */
+export function pointerSegment(key: string): string {
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** Puts a value into an object or array without ever invoking a setter (a `__proto__` key stays an own key). */
+function place(into: unknown[] | Record<string, unknown>, key: string, value: unknown): void {
+  if (Array.isArray(into)) {
+    into.push(value);
+    return;
+  }
+  Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** The JSON type of a parsed value, as the union rule needs it. */
+function jsonType(value: unknown): "object" | "array" | "string" | "primitive" {
+  if (Array.isArray(value)) return "array";
+  if (value !== null && typeof value === "object") return "object";
+  if (typeof value === "string") return "string";
+  return "primitive";
+}
+
+/** Whether a plan node can take a value of this JSON type (the union rule: first fitting option wins). */
+function fits(plan: ViewPlan, type: ReturnType<typeof jsonType>): boolean {
+  switch (plan.kind) {
+    case "object":
+      return type === "object";
+    case "array":
+    case "tuple":
+      return type === "array";
+    case "string":
+      return type === "string";
+    case "value":
+      return type === "string" || type === "primitive";
+    case "union":
+      return plan.options.some((option) => fits(option, type));
+  }
+}
+
+/**
+ * Projects validated `data` into its model-facing view.
+ *
+ * - `object`: only own keys listed in `properties`, in plan order; any other key (even from an open schema) is
+ *   never copied. Private fields are simply absent from the plan.
+ * - `array`: the first `take` items; the rest is reported as an `items` omission with the count left out.
+ * - `tuple`: positional; items past the tuple use `rest`, or are reported as an `items` omission.
+ * - `string`: cleaned text; longer than `max` code points becomes a marked excerpt (`excerpt` omission) or is left
+ *   out (`omitted` omission), never cut silently.
+ * - `value`: numbers, booleans, null and cleaned strings (bounded by `max` or `maxStringChars`); an object or array
+ *   the plan knows nothing about is left out and reported as `omitted`.
+ * - `union`: the first option whose kind fits the value's JSON type.
+ * A value left out of an array is dropped from it, and its original index is in the omission's path.
+ */
+export function project(data: unknown, plan: ViewPlan, options: ProjectOptions = {}): Projection<unknown> {
+  const maxStringChars = options.maxStringChars ?? DEFAULT_MAX_STRING_CHARS;
+  const omissions: Omission[] = [];
+  const root: Record<string, unknown> = {};
+  const stack: Frame[] = [{ value: data, plan, path: "", into: root, key: "view" }];
+
+  const putString = (frame: Frame, text: string, max: number, overflow: "excerpt" | "omit"): void => {
+    const cleaned = cleanText(text);
+    const length = codePointLength(cleaned);
+    if (length <= max) {
+      place(frame.into, frame.key, cleaned);
+    } else if (overflow === "excerpt") {
+      const bounded = boundText(cleaned, max);
+      place(frame.into, frame.key, bounded.text);
+      omissions.push({ path: frame.path, kind: "excerpt", count: bounded.leftOut });
+    } else {
+      omissions.push({ path: frame.path, kind: "omitted", count: length });
+    }
+  };
+
+  // Plans are data from the generator; a union of unions is unwrapped here, with a bound in case a plan is cyclic.
+  let unionSteps = 0;
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    const { value, path } = frame;
+    let node = frame.plan;
+    const type = jsonType(value);
+    while (node.kind === "union") {
+      if (++unionSteps > 100_000) throw new Error("toolgate: the view plan's unions do not end");
+      node = node.options.find((option) => fits(option, type)) ?? { kind: "value" };
+    }
+    // A plan node that does not fit the value (validated data and a generated plan should never disagree) falls
+    // back to the `value` rule, which never passes structure it knows nothing about.
+    if (!fits(node, type)) node = { kind: "value" };
+
+    switch (node.kind) {
+      case "value": {
+        if (type === "string") putString(frame, value as string, node.max ?? maxStringChars, "excerpt");
+        else if (type === "primitive") place(frame.into, frame.key, value);
+        else omissions.push({ path, kind: "omitted", count: 1 });
+        break;
+      }
+      case "string":
+        putString(frame, value as string, node.max, node.overflow);
+        break;
+      case "object": {
+        const source = value as Record<string, unknown>;
+        const out: Record<string, unknown> = {};
+        place(frame.into, frame.key, out);
+        const keys = Object.keys(node.properties);
+        // Pushed in reverse so the stack pops them in plan order, which keeps the view's key order stable.
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const key = keys[i] as string;
+          const child = node.properties[key];
+          if (child === undefined || !Object.hasOwn(source, key)) continue;
+          stack.push({ value: source[key], plan: child, path: `${path}/${pointerSegment(key)}`, into: out, key });
+        }
+        break;
+      }
+      case "array":
+      case "tuple": {
+        const source = value as unknown[];
+        const out: unknown[] = [];
+        place(frame.into, frame.key, out);
+        let shown = source.length;
+        if (node.kind === "array" && node.take !== undefined) shown = Math.min(shown, Math.max(0, node.take));
+        if (node.kind === "tuple" && node.rest === undefined) shown = Math.min(shown, node.items.length);
+        for (let i = shown - 1; i >= 0; i--) {
+          const itemPlan = node.kind === "array" ? node.items : (node.items[i] ?? node.rest ?? { kind: "value" });
+          stack.push({ value: source[i], plan: itemPlan, path: `${path}/${i}`, into: out, key: String(i) });
+        }
+        if (shown < source.length) omissions.push({ path, kind: "items", count: source.length - shown });
+        break;
+      }
+    }
+  }
+  // The stack pops in document order, so omissions are already listed top to bottom.
+  return { view: root.view, complete: omissions.length === 0, omissions };
+}

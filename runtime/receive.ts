@@ -1,0 +1,345 @@
+/**
+ * The first two stages of the gate: classify what the transport delivered, and receive its bytes under the
+ * contract's ceiling.
+ *
+ * The ceiling is enforced while reading: a stream is read chunk by chunk, and as soon as the running total passes
+ * `maxBytes` the stream is cancelled (or the iterator returned) and what was read is dropped. So the gate reads at
+ * most the ceiling plus one chunk, and keeps none of it.
+ */
+import { codeForThrown, isTransportFailure } from "./failure.js";
+import { canonicalJson, guardParsedValue, parseJsonText } from "./json-text.js";
+import { cleanText } from "./text.js";
+import type { FailureCode, GateFlag, GateStage } from "./types.js";
+
+/** What the transport delivered, as far as the gate can tell. Used in events and diagnostics. */
+export type RawKind =
+  | "string"
+  | "bytes"
+  | "stream"
+  | "response"
+  | "iterable"
+  | "mcp_text"
+  | "mcp_structured"
+  | "mcp_error"
+  | "transport_failure"
+  | "unsupported";
+
+/** The bytes of a payload, ready to decode. */
+export interface Received {
+  ok: true;
+  kind: RawKind;
+  bytes: Uint8Array;
+  flags: GateFlag[];
+}
+
+/** Why nothing usable was received. Carries codes and numbers only, never payload text. */
+export interface NotReceived {
+  ok: false;
+  kind: RawKind;
+  code: FailureCode;
+  stage: GateStage;
+  /** Bytes read before the gate stopped (for a refused stream: at most the ceiling plus one chunk). */
+  bytesRead: number;
+  /** The bytes, when they were all read and are worth hashing for provenance (a tool error's text). */
+  bytes?: Uint8Array;
+  detail: Record<string, string | number | boolean>;
+  /** The caller's own transport message (from `transportFailure`), trusted text. */
+  callerMessage?: string;
+  /** A tool error's text, cleaned but not yet bounded. */
+  toolMessage?: string;
+}
+
+/** What {@link receive} needs from the contract. */
+export interface ReceiveLimits {
+  maxBytes: number;
+  maxDepth: number;
+  /** Read MCP `structuredContent` (the contract declares an output schema) rather than the first text block. */
+  structured: boolean;
+}
+
+const encoder = new TextEncoder();
+
+/** In `u` mode a surrogate range only matches surrogates that are not part of a pair. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** UTF-8 length of a string, counted without encoding it (lone surrogates count as the 3 bytes of U+FFFD). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** A transport-level refusal with no payload. */
+function refused(
+  kind: RawKind,
+  code: FailureCode,
+  stage: GateStage,
+  bytesRead: number,
+  detail: Record<string, string | number | boolean> = {},
+): NotReceived {
+  return { ok: false, kind, code, stage, bytesRead, detail };
+}
+
+/** One chunk as bytes, or `undefined` for a chunk type no transport should deliver. */
+function chunkBytes(chunk: unknown): Uint8Array | undefined {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (typeof chunk === "string") return encoder.encode(chunk);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  return undefined;
+}
+
+/** Joins chunks into one array. */
+function concatenate(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0];
+  const joined = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return joined;
+}
+
+/**
+ * Reads chunks from `next` until done, counting bytes. Past `maxBytes` it calls `stop` (cancel the stream, return
+ * the iterator), drops everything read, and refuses with `result_too_large`. A thrown read is a `transport_error`
+ * (a `TimeoutError` a `timeout`); its message is not kept, as it may quote the payload.
+ */
+async function readChunks(
+  kind: RawKind,
+  next: () => Promise<IteratorResult<unknown>>,
+  stop: () => Promise<unknown> | undefined,
+  maxBytes: number,
+): Promise<Received | NotReceived> {
+  let chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    let step: IteratorResult<unknown>;
+    try {
+      step = await next();
+    } catch (error) {
+      chunks = [];
+      return refused(kind, codeForThrown(error), "transport", total, { reason: "read_failed" });
+    }
+    if (step.done) break;
+    const bytes = chunkBytes(step.value);
+    if (bytes === undefined) {
+      chunks = [];
+      await Promise.resolve(stop()).catch(() => undefined);
+      return refused(kind, "transport_error", "transport", total, { reason: "unsupported_chunk" });
+    }
+    total += bytes.byteLength;
+    if (total > maxBytes) {
+      // Drop the references first so nothing past the ceiling stays reachable, then stop the producer.
+      chunks = [];
+      await Promise.resolve(stop()).catch(() => undefined);
+      return refused(kind, "result_too_large", "receive", total, { reason: "over_ceiling" });
+    }
+    chunks.push(bytes);
+  }
+  return { ok: true, kind, bytes: concatenate(chunks, total), flags: [] };
+}
+
+/** Reads a web `ReadableStream` under the ceiling, cancelling it when it goes over. */
+function readStream(kind: RawKind, stream: ReadableStream<unknown>, maxBytes: number) {
+  if (stream.locked)
+    return Promise.resolve(refused(kind, "transport_error", "transport", 0, { reason: "stream_locked" }));
+  const reader = stream.getReader();
+  return readChunks(
+    kind,
+    () => reader.read() as Promise<IteratorResult<unknown>>,
+    () => reader.cancel(),
+    maxBytes,
+  ).finally(() => {
+    try {
+      reader.releaseLock();
+    } catch {
+      // Releasing a lock on a stream that errored or was cancelled may throw in some runtimes; nothing to undo.
+    }
+  });
+}
+
+/** Whether `value` looks like a fetch `Response` (checked by shape, so any fetch implementation works). */
+function isResponse(value: object): value is Response {
+  if (typeof Response !== "undefined" && value instanceof Response) return true;
+  const candidate = value as Partial<Response>;
+  return (
+    typeof candidate.status === "number" &&
+    typeof candidate.ok === "boolean" &&
+    typeof candidate.headers?.get === "function" &&
+    "body" in candidate
+  );
+}
+
+/** Whether `value` is a web `ReadableStream`. */
+function isReadableStream(value: object): value is ReadableStream<unknown> {
+  return typeof (value as Partial<ReadableStream>).getReader === "function";
+}
+
+/** Whether `value` looks like an MCP `CallToolResult` (`{ content: [...], structuredContent?, isError? }`). */
+export function isCallToolResult(value: object): value is McpCallToolResult {
+  return Array.isArray((value as { content?: unknown }).content);
+}
+
+/** The parts of an MCP `CallToolResult` the gate reads (2025-06-18 revision of the spec). */
+export interface McpCallToolResult {
+  content: Array<{ type?: unknown; text?: unknown }>;
+  structuredContent?: unknown;
+  isError?: unknown;
+}
+
+/** The text of every text block, joined by newlines. */
+function textOf(result: McpCallToolResult): string {
+  const parts: string[] = [];
+  for (const block of result.content) {
+    if (block !== null && typeof block === "object" && block.type === "text" && typeof block.text === "string") {
+      parts.push(block.text);
+    }
+  }
+  return parts.join("\n");
+}
+
+/** Whether an MCP result's text block carries the same JSON value as its structured content. */
+function textAgreesWithStructure(text: string, structured: unknown, limits: ReceiveLimits): boolean {
+  if (utf8Length(text) > limits.maxBytes) return false;
+  const parsed = parseJsonText(text, limits.maxDepth);
+  if (!parsed.ok) return false;
+  try {
+    return canonicalJson(parsed.value, limits.maxDepth + 1) === canonicalJson(structured, limits.maxDepth + 1);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads an MCP `CallToolResult`.
+ * - `isError: true` → `tool_error`; the text blocks become the (cleaned) tool message, kept in diagnostics only.
+ * - With an output schema (`structured`): `structuredContent` is the result; absent, the call fails as
+ *   `schema_mismatch` (the MCP spec requires structured results that conform to the declared schema). It is
+ *   depth- and size-guarded, then serialised to bytes and from then on goes through the same decode and parse as
+ *   any other payload, so `data` is a fresh JSON copy. A text block that is not the same JSON is flagged
+ *   `mcp_text_mismatch` (reported, not a failure).
+ * - Without one: the first text block is the JSON text of the result.
+ */
+function receiveCallToolResult(result: McpCallToolResult, limits: ReceiveLimits): Received | NotReceived {
+  if (result.isError === true) {
+    const text = textOf(result);
+    const bytes = utf8Length(text) <= limits.maxBytes ? encoder.encode(text) : undefined;
+    return {
+      ...refused("mcp_error", "tool_error", "transport", utf8Length(text), { reason: "is_error" }),
+      ...(bytes ? { bytes } : {}),
+      toolMessage: cleanText(text),
+    };
+  }
+  if (limits.structured) {
+    if (!("structuredContent" in result) || result.structuredContent === undefined) {
+      return refused("mcp_structured", "schema_mismatch", "validate", 0, { reason: "no_structured_content" });
+    }
+    const guard = guardParsedValue(result.structuredContent, limits.maxDepth, limits.maxBytes);
+    if (!guard.ok) {
+      if (guard.reason === "too_large") {
+        return refused("mcp_structured", "result_too_large", "receive", guard.atLeastBytes, { reason: "over_ceiling" });
+      }
+      return refused("mcp_structured", "invalid_json", "parse", 0, {
+        reason: guard.reason,
+        ...(guard.reason === "too_deep" ? { depth: guard.depth, maxDepth: limits.maxDepth } : {}),
+      });
+    }
+    const json = JSON.stringify(result.structuredContent);
+    const bytes = encoder.encode(json);
+    if (bytes.byteLength > limits.maxBytes) {
+      return refused("mcp_structured", "result_too_large", "receive", bytes.byteLength, { reason: "over_ceiling" });
+    }
+    const text = textOf(result);
+    const flags: GateFlag[] =
+      text !== "" && !textAgreesWithStructure(text, result.structuredContent, limits) ? ["mcp_text_mismatch"] : [];
+    return { ok: true, kind: "mcp_structured", bytes, flags };
+  }
+  const block = result.content.find(
+    (entry) => entry !== null && typeof entry === "object" && entry.type === "text" && typeof entry.text === "string",
+  );
+  if (block === undefined) return refused("mcp_text", "invalid_json", "parse", 0, { reason: "no_text_content" });
+  return receiveString("mcp_text", block.text as string, limits.maxBytes);
+}
+
+/** A string payload: refused over the ceiling without encoding it; lone surrogates are not UTF-8 text. */
+function receiveString(kind: RawKind, text: string, maxBytes: number): Received | NotReceived {
+  // Every UTF-16 unit is at least one UTF-8 byte, so a string longer than the ceiling in units is over it in bytes.
+  const bytes = text.length > maxBytes ? text.length : utf8Length(text);
+  if (bytes > maxBytes) return refused(kind, "result_too_large", "receive", bytes, { reason: "over_ceiling" });
+  if (LONE_SURROGATE.test(text))
+    return refused(kind, "invalid_encoding", "decode", bytes, { reason: "lone_surrogate" });
+  return { ok: true, kind, bytes: encoder.encode(text), flags: [] };
+}
+
+/**
+ * Classifies `raw` and receives its bytes under `limits.maxBytes`. Accepts: a `transportFailure(...)`, an `Error`
+ * (a failed transport: `TimeoutError` → `timeout`, else `transport_error`), a string, a `Uint8Array`/`ArrayBuffer`/
+ * typed array, a fetch `Response` (non-2xx → `transport_error`, 408/504 → `timeout`; a `Content-Length` over the
+ * ceiling is refused before reading), a web `ReadableStream`, an async iterable of chunks (bytes or strings), and
+ * an MCP `CallToolResult`. Anything else is refused as `transport_error` (`unsupported_raw`): an already parsed
+ * value cannot be size-checked honestly, so pass the text or the stream.
+ */
+export async function receive(raw: unknown, limits: ReceiveLimits): Promise<Received | NotReceived> {
+  const { maxBytes } = limits;
+  if (isTransportFailure(raw)) {
+    return { ...refused("transport_failure", raw.kind, "transport", 0), callerMessage: raw.message };
+  }
+  if (raw instanceof Error)
+    return refused("transport_failure", codeForThrown(raw), "transport", 0, { reason: "thrown" });
+  if (typeof raw === "string") return receiveString("string", raw, maxBytes);
+  if (raw instanceof Uint8Array || raw instanceof ArrayBuffer || ArrayBuffer.isView(raw)) {
+    const bytes = chunkBytes(raw) as Uint8Array;
+    if (bytes.byteLength > maxBytes) {
+      return refused("bytes", "result_too_large", "receive", bytes.byteLength, { reason: "over_ceiling" });
+    }
+    return { ok: true, kind: "bytes", bytes, flags: [] };
+  }
+  if (typeof raw !== "object" || raw === null)
+    return refused("unsupported", "transport_error", "transport", 0, { reason: "unsupported_raw" });
+
+  if (isResponse(raw)) {
+    const body = raw.body as ReadableStream<unknown> | null;
+    const cancelBody = () => body?.cancel().catch(() => undefined);
+    if (!raw.ok) {
+      await cancelBody();
+      const code = raw.status === 408 || raw.status === 504 ? "timeout" : "transport_error";
+      return refused("response", code, "transport", 0, { reason: "http_status", status: raw.status });
+    }
+    const declared = Number(raw.headers.get("content-length"));
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      await cancelBody();
+      return refused("response", "result_too_large", "receive", 0, {
+        reason: "declared_over_ceiling",
+        declaredBytes: declared,
+      });
+    }
+    if (raw.bodyUsed) return refused("response", "transport_error", "transport", 0, { reason: "body_used" });
+    if (body === null) return { ok: true, kind: "response", bytes: new Uint8Array(0), flags: [] };
+    return readStream("response", body, maxBytes);
+  }
+  if (isReadableStream(raw)) return readStream("stream", raw, maxBytes);
+  if (typeof (raw as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function") {
+    const iterator = (raw as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+    return readChunks(
+      "iterable",
+      () => iterator.next(),
+      () => iterator.return?.(),
+      maxBytes,
+    );
+  }
+  if (isCallToolResult(raw)) return receiveCallToolResult(raw, limits);
+  return refused("unsupported", "transport_error", "transport", 0, { reason: "unsupported_raw" });
+}

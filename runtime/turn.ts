@@ -1,0 +1,162 @@
+/**
+ * One agent turn's ledger of tool results: what each tool contributed, the per-turn limits, and the context used.
+ *
+ * The caller opens a `Turn` per agent turn and passes it to every `admit` (`ctx.turn`). At the end it reads
+ * {@link Turn.report}: whether every expected result arrived complete, and if not which ones are partial, absent
+ * or failed and why, so it can compact the context or stop with an answer that says what could not be read.
+ */
+import type { FailureCode, Omission, Outcome } from "./types.js";
+
+/** What one tool call contributed to the turn. */
+export type ContributionStatus = "complete" | "partial" | "absent" | "failed";
+
+/** Why a contribution is not complete, as codes. */
+export type ContributionReason = FailureCode | "view_cut" | "summarize" | "spill" | "no_result";
+
+/** One tool call's record in the turn. */
+export interface Contribution {
+  tool: string;
+  correlationId?: string | undefined;
+  status: ContributionStatus;
+  /** Absent for `complete`. */
+  reason?: ContributionReason | undefined;
+  /** For `failed`: whether a retry of the same call may help. */
+  retryable?: boolean | undefined;
+  /** For `partial`: what the view left out. */
+  omissions?: Omission[] | undefined;
+  /** The continuation token, when the tool has more to give. */
+  continuation?: string | undefined;
+  /** The context this result takes, in its contract's unit (0 for failures and absent results). */
+  contextUsed: { unit: "bytes" | "tokens"; value: number };
+}
+
+/** The turn's state at the time of asking. */
+export interface TurnReport {
+  turnId: string;
+  /** True when every contribution is complete. */
+  complete: boolean;
+  contributions: Contribution[];
+  /** The contributions that are not complete: what an answer must say it could not read. */
+  unread: Contribution[];
+  /** Context used by results, summed per unit. */
+  contextUsed: { bytes: number; tokens: number };
+  /** Re-calls made per tool. */
+  recalls: Record<string, number>;
+}
+
+let turnCounter = 0;
+
+/** The ledger of one agent turn. Not shared across turns: open a new one per turn. */
+export class Turn {
+  /** An id for logs; defaults to a per-process counter. */
+  readonly id: string;
+  readonly #contributions: Contribution[] = [];
+  readonly #recalls = new Map<string, number>();
+  readonly #argumentHashes = new Map<string, Set<string>>();
+
+  /** @param options.id the turn's id in your logs. */
+  constructor(options: { id?: string } = {}) {
+    turnCounter += 1;
+    this.id = options.id ?? `turn-${turnCounter}`;
+  }
+
+  /**
+   * Declares a call the caller is about to make, so that it is reported `absent` if no outcome ever arrives
+   * (the agent stopped, the call was skipped). The outcome, when it comes, replaces it.
+   */
+  expect(tool: string, correlationId?: string): void {
+    this.#contributions.push({
+      tool,
+      correlationId,
+      status: "absent",
+      reason: "no_result",
+      contextUsed: { unit: "bytes", value: 0 },
+    });
+  }
+
+  /** Records an outcome (admit does this when given the turn). Replaces the matching expected entry, if any. */
+  record(outcome: Outcome<unknown, unknown>): Contribution {
+    const { tool, correlationId } = outcome.provenance;
+    const contribution = contributionOf(outcome);
+    const expected = this.#contributions.findIndex(
+      (entry) => entry.status === "absent" && entry.tool === tool && entry.correlationId === correlationId,
+    );
+    if (expected >= 0) this.#contributions[expected] = contribution;
+    else this.#contributions.push(contribution);
+    return contribution;
+  }
+
+  /** How many re-calls `tool` has made in this turn. */
+  recallsOf(tool: string): number {
+    return this.#recalls.get(tool) ?? 0;
+  }
+
+  /** Counts one re-call of `tool`. */
+  countRecall(tool: string): void {
+    this.#recalls.set(tool, this.recallsOf(tool) + 1);
+  }
+
+  /**
+   * Notes that `tool` was called with arguments of this hash. Returns false when it was already called with the
+   * same arguments in this turn (a re-call with the same arguments would return the same result).
+   */
+  noteArguments(tool: string, argumentsHash: string): boolean {
+    let seen = this.#argumentHashes.get(tool);
+    if (seen === undefined) {
+      seen = new Set();
+      this.#argumentHashes.set(tool, seen);
+    }
+    if (seen.has(argumentsHash)) return false;
+    seen.add(argumentsHash);
+    return true;
+  }
+
+  /** Whether `tool` was already called with arguments of this hash in this turn. */
+  hasSeenArguments(tool: string, argumentsHash: string): boolean {
+    return this.#argumentHashes.get(tool)?.has(argumentsHash) ?? false;
+  }
+
+  /** The turn so far. */
+  report(): TurnReport {
+    const contributions = this.#contributions.map((entry) => ({ ...entry }));
+    const unread = contributions.filter((entry) => entry.status !== "complete");
+    const contextUsed = { bytes: 0, tokens: 0 };
+    for (const entry of contributions) contextUsed[entry.contextUsed.unit] += entry.contextUsed.value;
+    return {
+      turnId: this.id,
+      complete: unread.length === 0,
+      contributions,
+      unread,
+      contextUsed,
+      recalls: Object.fromEntries(this.#recalls),
+    };
+  }
+}
+
+/** The contribution an outcome makes. */
+function contributionOf(outcome: Outcome<unknown, unknown>): Contribution {
+  const { tool, correlationId } = outcome.provenance;
+  if (!outcome.ok) {
+    return {
+      tool,
+      correlationId,
+      status: "failed",
+      reason: outcome.error.code,
+      retryable: outcome.error.retryable,
+      contextUsed: { unit: "bytes", value: 0 },
+    };
+  }
+  const contextUsed = { unit: outcome.contextUsed.unit, value: outcome.contextUsed.value };
+  if (outcome.complete) return { tool, correlationId, status: "complete", contextUsed };
+  const reason: ContributionReason =
+    outcome.policy === "summarize" || outcome.policy === "spill" ? outcome.policy : "view_cut";
+  return {
+    tool,
+    correlationId,
+    status: "partial",
+    reason,
+    omissions: outcome.omissions,
+    continuation: outcome.continuation,
+    contextUsed,
+  };
+}
