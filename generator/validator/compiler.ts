@@ -1,0 +1,48 @@
+/**
+ * The Ajv instance that compiles one contract schema into standalone code.
+ *
+ * Every option here was measured against the official JSON Schema Test Suite (see `test/conformance/`); the
+ * comments say which cases each one decides.
+ */
+import { Ajv, type Options } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import type { Dialect } from "../schema.js";
+import { multipleOfKeyword } from "./multiple-of.js";
+
+/** Whether `format` only annotates (the 2020-12 default, section 7.2.1) or is checked. */
+export type FormatMode = "annotate" | "assert";
+
+/** The Ajv options toolgate compiles with, shared by the generator and the conformance tests. */
+export function compilerOptions(formats: FormatMode): Options {
+  return {
+    // Property names such as `toString` or `constructor` must not be found on the prototype of a parsed object.
+    ownProperties: true,
+    // Stop at the first error: the gate reports where validation failed, not every failure.
+    allErrors: false,
+    // Patterns are ECMA-262 regular expressions with the `u` flag, as the spec asks (2020-12 core, section 6.4).
+    unicodeRegExp: true,
+    // Unknown keywords (`x-*`, vendor annotations) are valid JSON Schema and carry no assertion; Ajv's strict mode
+    // would also reject valid 2020-12 patterns (`strictTuples`, `strictRequired`), so it is off as a whole.
+    strict: false,
+    // Format is an annotation unless the contract asks for assertion.
+    validateFormats: formats === "assert",
+    // Nothing to print at build time: refusals are reported through the pipeline.
+    logger: false,
+    code: { source: true, esm: true, lines: true },
+  };
+}
+
+/** A fresh Ajv instance for one dialect, with toolgate's keyword fixes and the full format set. */
+export function createCompiler(dialect: Dialect, formats: FormatMode): Ajv {
+  const options = compilerOptions(formats);
+  const ajv =
+    dialect === "2020-12" ? new Ajv2020(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv(options);
+  ajv.removeKeyword("multipleOf");
+  ajv.addKeyword(multipleOfKeyword);
+  // ajv-formats registers its validators with standalone code that imports them from its `formats` module;
+  // the module rewrite maps that import onto `toolgate/runtime`.
+  addFormats.default(ajv, { mode: "full" });
+  return ajv;
+}

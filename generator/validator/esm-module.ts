@@ -1,0 +1,101 @@
+/**
+ * Turning Ajv's standalone output into one real ES module that imports only `toolgate/runtime`.
+ *
+ * Ajv's `standaloneCode` with `code.esm` still reaches its run-time helpers through `require()`. Each such call is
+ * replaced by a name imported from `toolgate/runtime`; a `require` that toolgate does not know is an error, and a
+ * syntax-level check proves none survives. Each validator is wrapped in its own function scope, so validators
+ * compiled by different Ajv instances (whose local names overlap: `validate10`, `schema31`, …) share one module.
+ */
+import { ts } from "ts-morph";
+
+/** The one module generated validators import from. */
+export const RUNTIME_MODULE = "toolgate/runtime";
+
+/** Every `require(…)` expression Ajv or ajv-formats emits, and the `toolgate/runtime` export that replaces it. */
+const RUNTIME_REPLACEMENTS: ReadonlyMap<string, string> = new Map([
+  ['require("ajv/dist/runtime/equal").default', "jsonEqual"],
+  ['require("ajv/dist/runtime/ucs2length").default', "codePointLength"],
+  ['require("ajv-formats/dist/formats").fullFormats', "formatValidators"],
+]);
+
+/** Matches one `require("…")` call with the property read right after it. */
+const REQUIRE_CALL = /require\("([^"\\]*)"\)(\.[A-Za-z_$][\w$]*)?/g;
+
+/** One validator's standalone code, ready to be placed in a module. */
+export interface StandaloneValidator {
+  exportName: string;
+  /** Ajv's standalone module text for this validator alone. */
+  code: string;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const EXPORT_LINE = /^export const ([A-Za-z_$][\w$]*) = ([A-Za-z_$][\w$]*);$/m;
+
+/** ECMAScript reserved words (and strict-mode and module ones) that cannot name an export binding. */
+const RESERVED = new Set(
+  (
+    "await break case catch class const continue debugger default delete do else enum export extends false finally " +
+    "for function if implements import in instanceof interface let new null package private protected public " +
+    "return static super switch this throw true try typeof var void while with yield arguments eval"
+  ).split(" "),
+);
+
+/** Throws unless a name can be an `export const` binding that does not shadow a runtime import. */
+export function assertExportName(name: string): void {
+  if (!IDENTIFIER.test(name) || RESERVED.has(name)) {
+    throw new TypeError(`validator export name ${JSON.stringify(name)} is not a JavaScript identifier`);
+  }
+  if ([...RUNTIME_REPLACEMENTS.values()].includes(name)) {
+    throw new TypeError(`validator export name ${JSON.stringify(name)} is taken by an import from ${RUNTIME_MODULE}`);
+  }
+}
+
+/** One ES module body exporting every validator, importing Ajv's helpers from `toolgate/runtime`. */
+export function assembleModule(validators: readonly StandaloneValidator[]): string {
+  const imports = new Set<string>();
+  const sections: string[] = [];
+  for (const { exportName, code } of validators) {
+    const exported = EXPORT_LINE.exec(code);
+    if (exported === null || exported[1] !== exportName) {
+      throw new Error(`Ajv's standalone code for ${exportName} has no export line`);
+    }
+    const functionName = exported[2] as string;
+    const body = code
+      .replace(/^"use strict";\n?/, "")
+      .replace(EXPORT_LINE, "")
+      .replace(REQUIRE_CALL, (call) => {
+        const replacement = RUNTIME_REPLACEMENTS.get(call);
+        if (replacement === undefined) {
+          throw new Error(`the standalone validator needs ${call}, which ${RUNTIME_MODULE} does not provide`);
+        }
+        imports.add(replacement);
+        return replacement;
+      })
+      .trim();
+    sections.push(`export const ${exportName} = (() => {\n${body}\nreturn ${functionName};\n})();\n`);
+  }
+  const importLine =
+    imports.size === 0 ? "" : `import { ${[...imports].sort().join(", ")} } from "${RUNTIME_MODULE}";\n\n`;
+  const moduleCode = importLine + sections.join("\n");
+  assertNoRequire(moduleCode);
+  return moduleCode;
+}
+
+/**
+ * Throws when the code still mentions `require` as an identifier. Parsed rather than searched: a schema's strings
+ * (a `pattern`, a `const`) may well contain the text `require(`.
+ */
+export function assertNoRequire(code: string): void {
+  const file = ts.createSourceFile("validators.js", code, ts.ScriptTarget.ES2022, false, ts.ScriptKind.JS);
+  const stack: ts.Node[] = [file];
+  while (stack.length > 0) {
+    const node = stack.pop() as ts.Node;
+    if (ts.isIdentifier(node) && node.text === "require") {
+      const { line } = file.getLineAndCharacterOfPosition(node.getStart(file));
+      throw new Error(`the generated validator module still calls require() (line ${line + 1})`);
+    }
+    node.forEachChild((child) => {
+      stack.push(child);
+    });
+  }
+}

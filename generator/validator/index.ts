@@ -1,0 +1,93 @@
+/**
+ * The validator stage: each contract schema becomes a precompiled standalone Ajv validator, emitted as real ESM
+ * that needs no schema compilation, no `eval` and no `require` at run time.
+ *
+ * `emitValidators` either returns the module body or refuses: a schema using a feature Ajv validates wrongly
+ * (see `unsupported.ts`), or one Ajv cannot compile, yields refusals naming the keyword and its pointer.
+ */
+import standaloneModule from "ajv/dist/standalone/index.js";
+import { pointerOf } from "../errors.js";
+import type { JsonSchema, ResolvedSchema } from "../schema.js";
+import { createCompiler, type FormatMode } from "./compiler.js";
+import { assembleModule, assertExportName, type StandaloneValidator } from "./esm-module.js";
+import { SchemaIndex } from "./schema-index.js";
+import { stableUris } from "./stable-uris.js";
+import { findUnsupportedFeatures, unknownFormats } from "./unsupported.js";
+
+export type { FormatMode } from "./compiler.js";
+
+/** One validator to generate. */
+export interface ValidatorRequest {
+  /** Export name in the module, e.g. "validateResult" / "validateInput". */
+  exportName: string;
+  /** The schema with everything it references loaded. */
+  schema: ResolvedSchema;
+  /** Whether `format` only annotates (the 2020-12 default) or is asserted. */
+  formats: FormatMode;
+}
+
+/** Why the generator will not emit a validator for a schema, and where. */
+export interface Refusal {
+  /** JSON pointer inside the contract file: the schema's pointer plus the pointer inside the schema. */
+  pointer: string;
+  reason: string;
+}
+
+/** One ESM module body (no header) exporting each requested validator; or the reasons the generator must refuse. */
+export function emitValidators(requests: ValidatorRequest[]): { code: string } | { refusals: Refusal[] } {
+  const names = new Set<string>();
+  for (const { exportName } of requests) {
+    assertExportName(exportName);
+    if (names.has(exportName)) throw new TypeError(`two validators are named ${exportName}`);
+    names.add(exportName);
+  }
+  const refusals: Refusal[] = [];
+  const validators: StandaloneValidator[] = [];
+  for (const request of requests) {
+    const compiled = compileValidator(request);
+    if ("refusals" in compiled) refusals.push(...compiled.refusals);
+    else validators.push(compiled);
+  }
+  if (refusals.length > 0) return { refusals };
+  return { code: assembleModule(validators) };
+}
+
+/** Standalone code for one request, or why it is refused. */
+function compileValidator(request: ValidatorRequest): StandaloneValidator | { refusals: Refusal[] } {
+  const schema = stableUris(request.schema);
+  const index = new SchemaIndex(schema);
+  const refusals = [
+    ...findUnsupportedFeatures(index),
+    ...(request.formats === "assert" ? unknownFormats(index) : []),
+  ].map(
+    ({ node, tokens, reason }): Refusal =>
+      node.document === index.root.document
+        ? { pointer: pointerOf(schema.pointer + node.pointer, ...tokens), reason }
+        : { pointer: schema.pointer, reason: `in ${node.document}#${pointerOf(node.pointer, ...tokens)}: ${reason}` },
+  );
+  if (refusals.length > 0) return { refusals: dedupe(refusals) };
+
+  const ajv = createCompiler(schema.dialect, request.formats);
+  try {
+    for (const uri of Object.keys(schema.documents).sort()) {
+      if (uri === schema.baseUri) continue;
+      ajv.addSchema(schema.documents[uri] as JsonSchema as object, uri);
+    }
+    ajv.addSchema(schema.root as object, schema.baseUri);
+    const code = standaloneModule.default(ajv, { [request.exportName]: schema.baseUri });
+    return { exportName: request.exportName, code };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { refusals: [{ pointer: schema.pointer, reason: `Ajv cannot compile this schema: ${message}` }] };
+  }
+}
+
+function dedupe(refusals: Refusal[]): Refusal[] {
+  const seen = new Set<string>();
+  return refusals.filter((r) => {
+    const key = `${r.pointer}\n${r.reason}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
