@@ -1,3 +1,7 @@
+/**
+ * `toolgate/runtime`: the gate generated adapters run, and the one symbol table generated code imports from.
+ * Cheap to import: the tokenizer, OpenTelemetry and the file system are loaded only when used.
+ */
 export {
   type CounterSnapshot,
   deliver,
@@ -61,5 +65,5 @@ export {
 export { ownedByTenant } from "./tenancy.js";
 export { boundText, cleanText, codePointLength, EXCERPT_MARK } from "./text.js";
 export { type Contribution, type ContributionReason, type ContributionStatus, Turn, type TurnReport } from "./turn.js";
-export { formatValidators, jsonEqual } from "./validation.js";
 export type * from "./types.js";
+export { formatValidators, jsonEqual } from "./validation.js";

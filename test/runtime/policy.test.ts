@@ -1,0 +1,256 @@
+/**
+ * Over-budget results under each policy of the chain: drop, summarize, spill, recall; and the token budget.
+ */
+
+import { randomUUID } from "node:crypto";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { FileSpillStore, MemorySpillStore, type ToolSpec, Turn, toModelContent } from "../../runtime/index.js";
+import {
+  admitCollecting,
+  expectNoLeak,
+  goodRecord,
+  type RecordInput,
+  type RecordResult,
+  recordTool,
+} from "./fixture.js";
+
+/** A record whose view (5 items of long labels) is far over a 300-byte budget. */
+function bigRecord(marker = "label", items = 40): string {
+  return JSON.stringify(
+    goodRecord({ items: Array.from({ length: items }, (_, id) => ({ id, label: `${marker} ${"x".repeat(80)}` })) }),
+  );
+}
+
+const tight: Partial<ToolSpec<RecordResult, unknown, RecordInput>> = { context: { unit: "bytes", max: 300 } };
+
+describe("drop", () => {
+  it("is an oversize failure that says what would narrow the call, with no payload in it", async () => {
+    const marker = `MARK${randomUUID().replaceAll("-", "")}`;
+    const { outcome, events } = await admitCollecting(recordTool({ ...tight, oversize: ["drop"] }), bigRecord(marker));
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error.code).toBe("oversize");
+    expect(outcome.error.retryable).toBe(false);
+    expect(outcome.diagnostics.stage).toBe("policy");
+    expect(outcome.diagnostics.sizes).toMatchObject({ budget: 300, unit: "bytes" });
+    expect(outcome.diagnostics.sizes?.viewSize).toBeGreaterThan(300);
+    expect(outcome.diagnostics.detail).toMatchObject({ narrowPath: "/items", narrowItems: 5 });
+    expect(outcome.error.message).toContain("/items");
+    expect(events[0]).toMatchObject({ code: "oversize", policy: "drop", stage: "policy" });
+    expectNoLeak(outcome, events, marker);
+  });
+
+  it("is what happens when no policy in the chain can apply", async () => {
+    const outcome = await recordTool({ ...tight, oversize: ["summarize", "recall"] }).admit(bigRecord());
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error.code).toBe("oversize");
+    expect(outcome.diagnostics.detail).toMatchObject({ summarize: "no_hook", recall: "no_hook" });
+  });
+});
+
+describe("summarize", () => {
+  it("puts the hook's cleaned summary in front of the model, keeps data whole, and caches by raw hash", async () => {
+    let calls = 0;
+    const tool = recordTool({ ...tight, oversize: ["summarize", "drop"] });
+    const hooks = {
+      summarize: (data: RecordResult) => {
+        calls++;
+        return `Record ${data.recordId} has ${data.items?.length} items.\u200B`;
+      },
+    };
+    const raw = bigRecord();
+    const first = await tool.admit(raw, { hooks });
+    expect(first.ok).toBe(true);
+    if (!first.ok) return;
+    expect(first.policy).toBe("summarize");
+    expect(first.summary).toBe("Record r-1 has 40 items.");
+    expect(first.complete).toBe(false);
+    expect(first.data.items).toHaveLength(40);
+    expect(first.contextUsed.value).toBeLessThanOrEqual(300);
+    const content = toModelContent(first);
+    expect(content).toContain('<summary>"Record r-1 has 40 items."</summary>');
+    expect(content).toContain('policy="summarize"');
+    expect(content).not.toContain("xxxx");
+
+    const second = await tool.admit(raw, { hooks });
+    expect(calls).toBe(1);
+    expect(second.ok && second.flags).toContain("summary_cached");
+  });
+
+  it("a summary over its own budget passes to the next policy", async () => {
+    const outcome = await recordTool({ ...tight, oversize: ["summarize", "drop"], summaryMax: 10 }).admit(bigRecord(), {
+      hooks: { summarize: () => "This summary is longer than ten bytes." },
+    });
+    expect(outcome.ok ? "ok" : outcome.error.code).toBe("oversize");
+    expect(outcome.ok || outcome.diagnostics.detail?.summarize).toBe("summary_over_budget");
+  });
+});
+
+describe("spill", () => {
+  const directories: string[] = [];
+  afterAll(async () => {
+    for (const directory of directories) await rm(directory, { recursive: true, force: true });
+  });
+
+  it("stores the validated result and shows a handle with a bounded preview", async () => {
+    const store = new MemorySpillStore();
+    const tool = recordTool({ context: { unit: "bytes", max: 700 }, oversize: ["spill", "drop"], spillPreview: 2 });
+    const { outcome, events } = await admitCollecting(tool, bigRecord(), { spillStore: store });
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.policy).toBe("spill");
+    expect(outcome.complete).toBe(false);
+    expect(outcome.spill?.handle).toMatch(/^spill_[0-9a-f]{32}$/);
+    expect((outcome.view as { items: unknown[] }).items).toHaveLength(2);
+    expect(outcome.omissions).toContainEqual({ path: "/items", kind: "items", count: 38 });
+    expect(await store.get(outcome.spill?.handle as string)).toEqual(outcome.data);
+    expect(toModelContent(outcome)).toContain(`<spilled handle="${outcome.spill?.handle}"/>`);
+    expect(events[0]).toMatchObject({ code: "ok", policy: "spill" });
+  });
+
+  it("the file-system store writes one owner-only file per value and refuses handles that are not its own", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "toolgate-spill-test-"));
+    directories.push(directory);
+    const store = new FileSpillStore({ directory });
+    const tool = recordTool({ context: { unit: "bytes", max: 700 }, oversize: ["spill"], spillPreview: 1 });
+    const outcome = await tool.admit(bigRecord(), { spillStore: store });
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok || outcome.spill === undefined) return;
+    expect(await readdir(directory)).toEqual([`${outcome.spill.handle}.json`]);
+    expect(await store.get(outcome.spill.handle)).toEqual(outcome.data);
+    expect(await store.get("../../etc/passwd")).toBeUndefined();
+    expect(await store.get("spill_0000")).toBeUndefined();
+  });
+
+  it("a preview still over budget passes to the next policy", async () => {
+    const outcome = await recordTool({ context: { unit: "bytes", max: 50 }, oversize: ["spill", "drop"] }).admit(
+      bigRecord(),
+      {
+        spillStore: new MemorySpillStore(),
+      },
+    );
+    expect(outcome.ok ? "ok" : outcome.error.code).toBe("oversize");
+    expect(outcome.ok || outcome.diagnostics.detail?.spill).toBe("preview_over_budget");
+  });
+});
+
+describe("recall", () => {
+  const tool = recordTool({ ...tight, oversize: ["recall", "drop"], recallLimit: 1 });
+  /** A fake tool: returns as many items as `limit` asks for. */
+  const call = (args: RecordInput) => bigRecord("item", args.limit ?? 40);
+  /** Narrows to one item. */
+  const narrow = (args: RecordInput | undefined) => ({ recordId: args?.recordId ?? "r-1", limit: 1 });
+
+  it("narrows the arguments, re-calls through the caller, and admits the new result", async () => {
+    const turn = new Turn();
+    const seen: unknown[] = [];
+    const outcome = await tool.admit(bigRecord(), {
+      args: { recordId: "r-1", limit: 40 },
+      turn,
+      call: (args) => {
+        seen.push(args);
+        return call(args);
+      },
+      hooks: { recall: narrow },
+    });
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(seen).toEqual([{ recordId: "r-1", limit: 1 }]);
+    expect(outcome.policy).toBe("recall");
+    expect(outcome.flags).toContain("recalled");
+    expect(outcome.data.items).toHaveLength(1);
+    expect(turn.recallsOf("get_record")).toBe(1);
+  });
+
+  it("the recall hook learns the budget and the largest array", async () => {
+    let told: unknown;
+    await tool.admit(bigRecord(), {
+      args: { recordId: "r-1", limit: 40 },
+      call,
+      hooks: {
+        recall: (args, info) => {
+          told = { attempt: info.attempt, budget: info.budget, largest: info.largest };
+          return narrow(args);
+        },
+      },
+    });
+    expect(told).toEqual({ attempt: 0, budget: { unit: "bytes", max: 300 }, largest: { path: "/items", items: 5 } });
+  });
+
+  it("at most recallLimit re-calls per tool per turn; past it the chain moves on", async () => {
+    const turn = new Turn();
+    const ctx = { turn, call, hooks: { recall: narrow } };
+    const first = await tool.admit(bigRecord(), { ...ctx, args: { recordId: "r-1", limit: 40 } });
+    expect(first.ok).toBe(true);
+    const second = await tool.admit(bigRecord(), { ...ctx, args: { recordId: "r-2", limit: 40 } });
+    expect(second.ok ? "ok" : second.error.code).toBe("oversize");
+    expect(second.ok || second.diagnostics.detail?.recall).toBe("limit_reached");
+  });
+
+  it("the same arguments twice is an error", async () => {
+    const outcome = await recordTool({ ...tight, oversize: ["recall", "drop"], recallLimit: 3 }).admit(bigRecord(), {
+      args: { recordId: "r-1", limit: 40 },
+      call,
+      hooks: { recall: (args) => ({ limit: args?.limit ?? 0, recordId: args?.recordId ?? "" }) },
+    });
+    expect(outcome.ok ? "ok" : outcome.error.code).toBe("oversize");
+    expect(outcome.ok || outcome.diagnostics.detail?.recall).toBe("repeated_arguments");
+  });
+
+  it("arguments already used earlier in the turn are refused too", async () => {
+    const turn = new Turn();
+    const used = { recordId: "r-1", limit: 1 };
+    await tool.admit(bigRecord("item", 1), { turn, args: used });
+    const outcome = await recordTool({ ...tight, oversize: ["recall", "drop"], recallLimit: 3 }).admit(bigRecord(), {
+      turn,
+      args: { recordId: "r-1", limit: 40 },
+      call,
+      hooks: { recall: () => used },
+    });
+    expect(outcome.ok || outcome.diagnostics.detail?.recall).toBe("repeated_arguments");
+  });
+
+  it("a re-call that fails ends in that failure", async () => {
+    const outcome = await tool.admit(bigRecord(), {
+      args: { recordId: "r-1", limit: 40 },
+      call: () => {
+        throw new Error("connection refused");
+      },
+      hooks: { recall: narrow },
+    });
+    expect(outcome.ok ? "ok" : outcome.error.code).toBe("transport_error");
+  });
+});
+
+describe("token budgets", () => {
+  it("measures the rendered view in o200k_base tokens, and special-token text in a payload does not throw", async () => {
+    const tool = recordTool({ context: { unit: "tokens", max: 100, tokenizer: "o200k_base" } });
+    const fits = await tool.admit(JSON.stringify(goodRecord({ title: "hello <|endoftext|> world" })));
+    expect(fits.ok).toBe(true);
+    if (!fits.ok) return;
+    expect(fits.contextUsed.unit).toBe("tokens");
+    expect(fits.contextUsed.value).toBeGreaterThan(10);
+    expect(fits.contextUsed.value).toBeLessThanOrEqual(100);
+    // Fewer tokens than bytes: it really counted tokens.
+    expect(fits.contextUsed.value).toBeLessThan(new TextEncoder().encode(toModelContent(fits)).byteLength);
+
+    const over = await tool.admit(bigRecord());
+    expect(over.ok ? "ok" : over.error.code).toBe("oversize");
+    // Counting stopped at the budget: the reported size is a floor, not a full count.
+    expect(over.ok || over.diagnostics.sizes?.viewSize).toBe(101);
+    expect(over.ok || over.diagnostics.detail?.viewSizeIsFloor).toBe(true);
+  });
+
+  it("cl100k_base counts differently from o200k_base on the same view", async () => {
+    const payload = JSON.stringify(goodRecord({ title: "Überprüfung der Quartalsberichte für das Geschäftsjahr" }));
+    const o200k = await recordTool({ context: { unit: "tokens", max: 500, tokenizer: "o200k_base" } }).admit(payload);
+    const cl100k = await recordTool({ context: { unit: "tokens", max: 500, tokenizer: "cl100k_base" } }).admit(payload);
+    expect(o200k.ok && cl100k.ok).toBe(true);
+    if (!o200k.ok || !cl100k.ok) return;
+    expect(o200k.contextUsed.value).not.toBe(cl100k.contextUsed.value);
+  });
+});
