@@ -25,6 +25,18 @@ const MINUS = 0x2d;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 
+/** Whether a UTF-16 unit can continue a JSON number token: a digit, `.`, `e`, `E`, `+` or `-`. */
+function isNumberChar(unit: number): boolean {
+  return (
+    (unit >= DIGIT_0 && unit <= DIGIT_9) ||
+    unit === 0x2e ||
+    unit === 0x65 ||
+    unit === 0x45 ||
+    unit === 0x2b ||
+    unit === MINUS
+  );
+}
+
 /** `Number.MAX_SAFE_INTEGER` as digits: an integer literal with more digits, or larger digits, would be rounded. */
 const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
 
@@ -75,7 +87,7 @@ export function scanJsonText(text: string, maxDepth: number): JsonScan {
     } else if (unit === MINUS || (unit >= DIGIT_0 && unit <= DIGIT_9)) {
       const start = i;
       i++;
-      while (i < length && /[0-9eE+\-.]/.test(text[i] as string)) i++;
+      while (i < length && isNumberChar(text.charCodeAt(i))) i++;
       if (isUnsafeIntegerLiteral(text.slice(start, i)))
         return { ok: false, reason: "unsafe_integer", offset: start, depth };
     } else {
