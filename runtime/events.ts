@@ -25,7 +25,7 @@ export interface GateEvent {
   /** For successes and `oversize` failures: how the budget was met. */
   policy?: PolicyMix | undefined;
   flags?: GateFlag[] | undefined;
-  /** True when this payload was fetched by a `recall` (a re-call with narrowed arguments). */
+  /** True when the outcome came from a `recall` (a re-call with narrowed arguments); sizes are then the re-call's. */
   recall?: boolean | undefined;
   /** ISO 8601 time the payload was received. */
   receivedAt: string;

@@ -263,8 +263,9 @@ interface EventFacts {
 }
 
 /**
- * Admits one raw payload. `recallDepth` > 0 for payloads fetched by `recall`; `turn` is never undefined here (a
- * call without one gets a private turn so the re-call limit still holds).
+ * Admits one raw payload. `recallDepth` > 0 for payloads fetched by `recall`: their outcome becomes the outcome of
+ * the original admit, which emits the one event for both. `turn` is never undefined here (a call without one gets a
+ * private turn so the re-call limit still holds).
  */
 async function admitPayload<T, V, I>(
   gate: GateState<T, V, I>,
@@ -303,10 +304,12 @@ async function admitPayload<T, V, I>(
       receivedAt,
       ...(facts.policy === undefined ? {} : { policy: facts.policy }),
       ...(facts.flags === undefined || facts.flags.length === 0 ? {} : { flags: facts.flags }),
-      ...(recallDepth > 0 ? { recall: true } : {}),
+      ...(facts.policy === "recall" ? { recall: true } : {}),
     };
-    gateCounters.emit(event);
-    deliver(ctx.sink ?? getDefaultSink(), event);
+    if (recallDepth === 0) {
+      gateCounters.emit(event);
+      deliver(ctx.sink ?? getDefaultSink(), event);
+    }
     return outcome;
   };
 

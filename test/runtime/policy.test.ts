@@ -7,7 +7,14 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { FileSpillStore, MemorySpillStore, type ToolSpec, Turn, toModelContent } from "../../runtime/index.js";
+import {
+  FileSpillStore,
+  type GateEvent,
+  MemorySpillStore,
+  type ToolSpec,
+  Turn,
+  toModelContent,
+} from "../../runtime/index.js";
 import {
   admitCollecting,
   expectNoLeak,
@@ -148,9 +155,11 @@ describe("recall", () => {
   it("narrows the arguments, re-calls through the caller, and admits the new result", async () => {
     const turn = new Turn();
     const seen: unknown[] = [];
+    const events: GateEvent[] = [];
     const outcome = await tool.admit(bigRecord(), {
       args: { recordId: "r-1", limit: 40 },
       turn,
+      sink: (event) => events.push(event),
       call: (args) => {
         seen.push(args);
         return call(args);
@@ -164,6 +173,10 @@ describe("recall", () => {
     expect(outcome.flags).toContain("recalled");
     expect(outcome.data.items).toHaveLength(1);
     expect(turn.recallsOf("get_record")).toBe(1);
+    // One admit, one event: the final outcome, marked as coming from a re-call.
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ code: "ok", policy: "recall", recall: true });
+    expect(turn.report().contributions).toHaveLength(1);
   });
 
   it("the recall hook learns the budget and the largest array", async () => {
