@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ContractError } from "./errors.js";
+import { runImport } from "./import.js";
 import { toolgateVersion } from "./package.js";
 import { generate, type ToolSummary } from "./pipeline.js";
 import { compareOutput, writeOutput } from "./write.js";
@@ -21,6 +22,12 @@ Usage:
   toolgate generate [--schemas DIR] [--out DIR] [--check]
       Read every *.tool.json contract in DIR (default schemas/) and write the adapters to --out
       (default generated/). With --check, write nothing: exit 1 and name every stale or missing file.
+  toolgate import FILE... [--out DIR] [--force]
+  toolgate import --stdio "COMMAND ARGS" [--out DIR] [--force]
+      Turn MCP tool definitions (a tools/list result, a JSON-RPC response, an array of tools or one tool; or a
+      server started over stdio, every page) into contracts in DIR (default schemas/), and list every unbounded
+      field to bound. Tools without an outputSchema are refused. An existing contract is only replaced with
+      --force, which keeps its x-toolgate block. Exit 1 when any tool was refused.
   toolgate --help       this text
   toolgate --version    the version
 
@@ -63,6 +70,8 @@ export async function main(argv: readonly string[], io: Console = stdio): Promis
 }
 
 async function run(argv: readonly string[], io: Console): Promise<number> {
+  // `import` has options of its own (--stdio, --force), so it parses its own arguments.
+  if (argv[0] === "import") return runImport(argv.slice(1), io);
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(argv);
