@@ -275,6 +275,12 @@ async function admitPayload<T, V, I>(
 ): Promise<Outcome<T, V>> {
   const { spec } = gate;
   const { limits, context: budget } = spec;
+  // Receive: classify and read under the ceiling. The payload counts as received once it is all read (or refused).
+  const received = await receive(raw, {
+    maxBytes: limits.maxBytes,
+    maxDepth: limits.maxDepth,
+    structured: spec.mcp.structured,
+  });
   const receivedAt = (ctx.now?.() ?? new Date()).toISOString();
   const argumentsHash = await hashArguments(ctx.args);
   if (argumentsHash !== undefined) ctx.turn.noteArguments(spec.name, argumentsHash);
@@ -328,12 +334,6 @@ async function admitPayload<T, V, I>(
     return finish(failure, facts);
   };
 
-  // Receive: classify and read under the ceiling.
-  const received = await receive(raw, {
-    maxBytes: limits.maxBytes,
-    maxDepth: limits.maxDepth,
-    structured: spec.mcp.structured,
-  });
   if (!received.ok) {
     provenance.rawBytes = received.bytesRead;
     if (received.bytes !== undefined) provenance.rawSha256 = await sha256Hex(received.bytes);
