@@ -42,6 +42,17 @@ export {
   type ToolAdapter,
 } from "./gate.js";
 export { canonicalJson, guardParsedValue, isUnsafeIntegerLiteral, parseJsonText, scanJsonText } from "./json-text.js";
+export {
+  type McpValidator,
+  type McpValidatorOptions,
+  type McpValidatorProvider,
+  type McpValidatorResult,
+  mcpCallFailure,
+  mcpValidatorProvider,
+  type OutputValidators,
+  outputSchemaSha256,
+  sha256HexSync,
+} from "./mcp-validator.js";
 export { DEFAULT_TOKENIZER, loadTokenizer, type Measured, measureText } from "./measure.js";
 export { markupSafeJson, RESULT_TAG, toModelContent } from "./model-content.js";
 export {
@@ -64,6 +75,14 @@ export {
 } from "./spill.js";
 export { ownedByTenant } from "./tenancy.js";
 export { boundText, cleanText, codePointLength, EXCERPT_MARK } from "./text.js";
-export { type Contribution, type ContributionReason, type ContributionStatus, Turn, type TurnReport } from "./turn.js";
+export {
+  type Contribution,
+  type ContributionReason,
+  type ContributionStatus,
+  describeUnread,
+  Turn,
+  type TurnOptions,
+  type TurnReport,
+} from "./turn.js";
 export type * from "./types.js";
 export { formatValidators, jsonEqual } from "./validation.js";

@@ -1,0 +1,74 @@
+/**
+ * Generate a folder of contracts with the real generator into `.tmp/mcp/` inside the repo (so generated code finds
+ * `toolgate/runtime` by package self-reference), and load what the MCP tests need from it.
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, statSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { canonicalJson } from "../../generator/load.js";
+import { generate } from "../../generator/pipeline.js";
+import { writeOutput } from "../../generator/write.js";
+import type { ValidateFunction } from "../../runtime/types.js";
+
+/** The repository root. */
+export const repo = path.resolve(import.meta.dirname, "../..");
+/** The MCP fixture servers and their contracts. */
+export const fixtures = path.join(repo, "test/fixtures/mcp-servers");
+
+/** A generated catalog, loaded. */
+export interface FixtureCatalog {
+  /** The output folder. */
+  dir: string;
+  /** `index.ts`, imported. */
+  index: Record<string, unknown>;
+  /**
+   * What the generator should emit as `outputValidators` in `index.ts`, built here from the generated modules: each
+   * tool's `validateResult` by the sha256 of its contract's output schema in canonical JSON, hashed with node:crypto
+   * (independently of the runtime's own SHA-256).
+   */
+  outputValidators: Record<string, ValidateFunction<unknown>>;
+}
+
+/** A fresh scratch folder under `.tmp/mcp/`. */
+export async function scratchFolder(prefix: string): Promise<string> {
+  const root = path.join(repo, ".tmp", "mcp");
+  await mkdir(root, { recursive: true });
+  return mkdtemp(path.join(root, `${prefix}-`));
+}
+
+/** Generate `contracts` into `out`; throws with every contract error when generation fails. */
+export async function generateCatalog(contracts: string, out: string): Promise<FixtureCatalog> {
+  const result = await generate({ schemas: contracts, projectRoot: repo });
+  if (!result.ok) throw new Error(`generation failed:\n${result.errors.map(String).join("\n")}`);
+  await writeOutput(out, result.files);
+  const outputValidators: Record<string, ValidateFunction<unknown>> = {};
+  for (const tool of result.tools) {
+    const contract = JSON.parse(await readFile(path.resolve(repo, tool.file), "utf8"));
+    const hash = createHash("sha256").update(canonicalJson(contract.outputSchema)).digest("hex");
+    const module = await import(pathToFileURL(path.join(out, tool.folder, "validate.js")).href);
+    outputValidators[hash] = module.validateResult;
+  }
+  const index = await import(pathToFileURL(path.join(out, "index.ts")).href);
+  return { dir: out, index, outputValidators };
+}
+
+/**
+ * Make sure `dist/` (what `toolgate/runtime` resolves to) is at least as new as `runtime/`: generated adapters run
+ * against it. `npm test` builds first; this covers running one test folder on its own.
+ */
+export async function ensureRuntimeBuilt(): Promise<void> {
+  const built = path.join(repo, "dist/runtime/index.js");
+  const sources = (await readdir(path.join(repo, "runtime"))).filter((name) => name.endsWith(".ts"));
+  const newest = Math.max(...sources.map((name) => statSync(path.join(repo, "runtime", name)).mtimeMs));
+  const missing = sources.some((name) => !existsSync(path.join(repo, "dist/runtime", name.replace(/\.ts$/, ".js"))));
+  if (!missing && existsSync(built) && statSync(built).mtimeMs >= newest) return;
+  const tsc = path.join(repo, "node_modules/.bin/tsc");
+  await promisify(execFile)(tsc, ["-p", "tsconfig.build.json"], { cwd: repo }).catch((error: { stdout?: string }) => {
+    // Type errors elsewhere in the project do not stop tsc from emitting; only a missing output is fatal.
+    if (!existsSync(built)) throw error;
+  });
+}
