@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../generator/load.js";
 import { isTransportFailure } from "../../runtime/failure.js";
 import {
+  type McpValidator,
+  type McpValidatorProvider,
   mcpCallFailure,
   mcpValidatorProvider,
   outputSchemaSha256,
@@ -119,10 +121,10 @@ describe("mcpValidatorProvider", () => {
 
   it("asks the fallback, when one is given, only for unknown schemas", () => {
     const asked: unknown[] = [];
-    const fallback = {
-      getValidator<T>(schema: unknown) {
+    const fallback: McpValidatorProvider = {
+      getValidator<T>(schema: unknown): McpValidator<T> {
         asked.push(schema);
-        return (input: unknown) => ({ valid: true as const, data: input as T, errorMessage: undefined });
+        return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
       },
     };
     const withFallback = mcpValidatorProvider(
