@@ -563,7 +563,7 @@ async function admitPayload<T, V, I>(
         continue;
       }
       const attempt = ctx.turn.recallsOf(spec.name);
-      if (attempt >= spec.recallLimit) {
+      if (attempt >= ctx.turn.recallLimitFor(spec.name, spec.recallLimit)) {
         passed.recall = "limit_reached";
         continue;
       }

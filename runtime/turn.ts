@@ -42,6 +42,21 @@ export interface TurnReport {
   contextUsed: { bytes: number; tokens: number };
   /** Re-calls made per tool. */
   recalls: Record<string, number>;
+  /** The turn's own context budget, when one was set, and whether the results are over it. */
+  budget?: { bytes?: number | undefined; tokens?: number | undefined; over: boolean } | undefined;
+}
+
+/** Options of a {@link Turn}. */
+export interface TurnOptions {
+  /** The turn's id in your logs. */
+  id?: string | undefined;
+  /**
+   * A cap on re-calls per tool in this turn, on top of each contract's `recallLimit` (the lower one holds): one
+   * number for every tool, or a number per tool name.
+   */
+  recallLimit?: number | Readonly<Record<string, number>> | undefined;
+  /** The context the turn's results may take, per unit: the report says when they are over it. */
+  budget?: { bytes?: number | undefined; tokens?: number | undefined } | undefined;
 }
 
 let turnCounter = 0;
@@ -53,11 +68,21 @@ export class Turn {
   readonly #contributions: Contribution[] = [];
   readonly #recalls = new Map<string, number>();
   readonly #argumentHashes = new Map<string, Set<string>>();
+  readonly #recallLimit: TurnOptions["recallLimit"];
+  readonly #budget: TurnOptions["budget"];
 
-  /** @param options.id the turn's id in your logs. */
-  constructor(options: { id?: string } = {}) {
+  /** Opens a turn; see {@link TurnOptions}. */
+  constructor(options: TurnOptions = {}) {
     turnCounter += 1;
     this.id = options.id ?? `turn-${turnCounter}`;
+    this.#recallLimit = options.recallLimit;
+    this.#budget = options.budget;
+  }
+
+  /** The re-calls `tool` may make in this turn: its contract's limit, or the turn's cap if lower. */
+  recallLimitFor(tool: string, contractLimit: number): number {
+    const cap = typeof this.#recallLimit === "number" ? this.#recallLimit : this.#recallLimit?.[tool];
+    return cap === undefined ? contractLimit : Math.min(contractLimit, cap);
   }
 
   /**
@@ -122,6 +147,7 @@ export class Turn {
     const unread = contributions.filter((entry) => entry.status !== "complete");
     const contextUsed = { bytes: 0, tokens: 0 };
     for (const entry of contributions) contextUsed[entry.contextUsed.unit] += entry.contextUsed.value;
+    const budget = this.#budget;
     return {
       turnId: this.id,
       complete: unread.length === 0,
@@ -129,6 +155,16 @@ export class Turn {
       unread,
       contextUsed,
       recalls: Object.fromEntries(this.#recalls),
+      ...(budget === undefined
+        ? {}
+        : {
+            budget: {
+              ...budget,
+              over:
+                (budget.bytes !== undefined && contextUsed.bytes > budget.bytes) ||
+                (budget.tokens !== undefined && contextUsed.tokens > budget.tokens),
+            },
+          }),
     };
   }
 }
@@ -159,4 +195,32 @@ function contributionOf(outcome: Outcome<unknown, unknown>): Contribution {
     continuation: outcome.continuation,
     contextUsed,
   };
+}
+
+/** How a contribution that is not complete is told in plain words. */
+function unreadLine(entry: Contribution): string {
+  const call = entry.correlationId === undefined ? entry.tool : `${entry.tool} (${entry.correlationId})`;
+  switch (entry.status) {
+    case "absent":
+      return `${call}: no result arrived`;
+    case "failed":
+      return `${call}: failed (${entry.reason}${entry.retryable ? ", a retry may help" : ""})`;
+    case "partial": {
+      const cut = (entry.omissions ?? []).map(
+        (omission) => `${omission.count} ${omission.kind} at ${omission.path || "/"}`,
+      );
+      const how = entry.reason === "view_cut" ? "shown in part" : `shown as a ${entry.reason}`;
+      return `${call}: ${how}${cut.length > 0 ? ` (${cut.join(", ")} left out)` : ""}`;
+    }
+    default:
+      return call;
+  }
+}
+
+/**
+ * What a partial answer should admit it could not read, one line per contribution that is not complete; empty when
+ * the turn is complete. Built from tool names, codes, counts and schema paths only: never tool output.
+ */
+export function describeUnread(report: TurnReport): string {
+  return report.unread.map(unreadLine).join("\n");
 }

@@ -267,3 +267,16 @@ describe("token budgets", () => {
     expect(o200k.contextUsed.value).not.toBe(cl100k.contextUsed.value);
   });
 });
+
+describe("recall under a turn's cap", () => {
+  it("a turn that allows no re-calls moves the chain on even when the contract allows one", async () => {
+    const outcome = await recordTool({ ...tight, oversize: ["recall", "drop"], recallLimit: 1 }).admit(bigRecord(), {
+      turn: new Turn({ recallLimit: 0 }),
+      args: { recordId: "r-1", limit: 40 },
+      call: () => bigRecord("item", 1),
+      hooks: { recall: () => ({ recordId: "r-1", limit: 1 }) },
+    });
+    expect(outcome.ok ? "ok" : outcome.error.code).toBe("oversize");
+    expect(outcome.ok || outcome.diagnostics.detail?.recall).toBe("limit_reached");
+  });
+});

@@ -2,7 +2,7 @@
  * A Turn's record after a mix of complete, partial, failed and absent calls.
  */
 import { describe, expect, it } from "vitest";
-import { defineTool, Turn, transportFailure } from "../../runtime/index.js";
+import { defineTool, describeUnread, Turn, transportFailure } from "../../runtime/index.js";
 import { goodRecord, recordSpec } from "./fixture.js";
 
 describe("Turn", () => {
@@ -42,6 +42,14 @@ describe("Turn", () => {
     expect(report.unread.map((entry) => entry.status)).toEqual(["absent", "partial", "failed", "failed"]);
     expect(report.contextUsed).toEqual({ bytes: complete.contextUsed.value + partial.contextUsed.value, tokens: 0 });
     expect(report.contextUsed.bytes).toBeGreaterThan(0);
+    expect(describeUnread(report)).toBe(
+      [
+        "get_history (h-1): no result arrived",
+        "search_records (c-2): shown in part (4 items at /items left out)",
+        "get_record (c-3): failed (timeout, a retry may help)",
+        "search_records (c-4): failed (schema_mismatch)",
+      ].join("\n"),
+    );
 
     // The expected call arrives: it replaces its absent entry.
     await history.admit(JSON.stringify(goodRecord()), { turn, correlationId: "h-1" });
@@ -54,5 +62,23 @@ describe("Turn", () => {
     const turn = new Turn();
     await defineTool(recordSpec()).admit(JSON.stringify(goodRecord()), { turn });
     expect(turn.report()).toMatchObject({ complete: true, unread: [] });
+  });
+
+  it("reports when the results are over the turn's own budget", async () => {
+    const tool = defineTool(recordSpec());
+    const roomy = new Turn({ budget: { bytes: 10_000 } });
+    await tool.admit(JSON.stringify(goodRecord()), { turn: roomy });
+    expect(roomy.report().budget).toEqual({ bytes: 10_000, over: false });
+    const tight = new Turn({ budget: { bytes: 50 } });
+    await tool.admit(JSON.stringify(goodRecord()), { turn: tight });
+    expect(tight.report().budget).toEqual({ bytes: 50, over: true });
+    expect(describeUnread(tight.report())).toBe("");
+  });
+
+  it("caps re-calls per tool below the contract's limit", () => {
+    expect(new Turn({ recallLimit: 0 }).recallLimitFor("get_record", 2)).toBe(0);
+    expect(new Turn({ recallLimit: { get_record: 1 } }).recallLimitFor("get_record", 3)).toBe(1);
+    expect(new Turn({ recallLimit: { other: 1 } }).recallLimitFor("get_record", 3)).toBe(3);
+    expect(new Turn({ recallLimit: 5 }).recallLimitFor("get_record", 2)).toBe(2);
   });
 });
