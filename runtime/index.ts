@@ -64,7 +64,7 @@ export {
 } from "./otel.js";
 export { DEFAULT_MAX_STRING_CHARS, type ProjectOptions, pointerSegment, project } from "./project.js";
 export { hashArguments, sha256Hex } from "./provenance.js";
-export { type McpCallToolResult, type RawKind, receive } from "./receive.js";
+export { type McpCallToolResult, type ParsedResult, parsedResult, type RawKind, receive } from "./receive.js";
 export {
   FileSpillStore,
   getDefaultSpillStore,

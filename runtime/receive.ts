@@ -13,6 +13,7 @@ import type { FailureCode, GateFlag, GateStage } from "./types.js";
 
 /** What the transport delivered, as far as the gate can tell. Used in events and diagnostics. */
 export type RawKind =
+  | "parsed"
   | "string"
   | "bytes"
   | "stream"
@@ -58,6 +59,29 @@ export interface ReceiveLimits {
 }
 
 const encoder = new TextEncoder();
+
+const PARSED_RESULT = Symbol.for("toolgate.parsedResult");
+
+/** A tool result that is already a JS value, marked by {@link parsedResult}. */
+export interface ParsedResult {
+  readonly [PARSED_RESULT]: true;
+  readonly value: unknown;
+}
+
+/**
+ * Marks a value an in-process tool returned (no transport, no JSON text) for `admit`:
+ * `admit(parsedResult(await localTool(args)))`. The gate guards its depth and size without recursion and
+ * serialises it, then treats it like any JSON payload. A bare object is not accepted, because an object with a
+ * `content` array cannot be told apart from an MCP `CallToolResult`.
+ */
+export function parsedResult(value: unknown): ParsedResult {
+  return Object.freeze({ [PARSED_RESULT]: true as const, value });
+}
+
+/** Whether `raw` was made by {@link parsedResult}. */
+function isParsedResult(raw: object): raw is ParsedResult {
+  return (raw as Record<symbol, unknown>)[PARSED_RESULT] === true;
+}
 
 /** In `u` mode a surrogate range only matches surrogates that are not part of a pair. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -224,6 +248,30 @@ function textAgreesWithStructure(text: string, structured: unknown, limits: Rece
 }
 
 /**
+ * A value that arrived already parsed (MCP `structuredContent`, an in-process tool's return value): depth- and
+ * size-guarded without recursion, then serialised, so from here on it goes through the same decode and parse as any
+ * other payload and `data` is a fresh JSON copy. An integral number past 2^53 − 1 is refused by that parse like an
+ * integer literal, since it may already have been rounded.
+ */
+function receiveParsedValue(kind: RawKind, value: unknown, limits: ReceiveLimits): Received | NotReceived {
+  const guard = guardParsedValue(value, limits.maxDepth, limits.maxBytes);
+  if (!guard.ok) {
+    if (guard.reason === "too_large") {
+      return refused(kind, "result_too_large", "receive", guard.atLeastBytes, { reason: "over_ceiling" });
+    }
+    return refused(kind, "invalid_json", "parse", 0, {
+      reason: guard.reason,
+      ...(guard.reason === "too_deep" ? { depth: guard.depth, maxDepth: limits.maxDepth } : {}),
+    });
+  }
+  const bytes = encoder.encode(JSON.stringify(value));
+  if (bytes.byteLength > limits.maxBytes) {
+    return refused(kind, "result_too_large", "receive", bytes.byteLength, { reason: "over_ceiling" });
+  }
+  return { ok: true, kind, bytes, flags: [] };
+}
+
+/**
  * Reads an MCP `CallToolResult`.
  * - `isError: true` → `tool_error`; the text blocks become the (cleaned) tool message, kept in diagnostics only.
  * - With an output schema (`structured`): `structuredContent` is the result; absent, the call fails as
@@ -247,21 +295,9 @@ function receiveCallToolResult(result: McpCallToolResult, limits: ReceiveLimits)
     if (!("structuredContent" in result) || result.structuredContent === undefined) {
       return refused("mcp_structured", "schema_mismatch", "validate", 0, { reason: "no_structured_content" });
     }
-    const guard = guardParsedValue(result.structuredContent, limits.maxDepth, limits.maxBytes);
-    if (!guard.ok) {
-      if (guard.reason === "too_large") {
-        return refused("mcp_structured", "result_too_large", "receive", guard.atLeastBytes, { reason: "over_ceiling" });
-      }
-      return refused("mcp_structured", "invalid_json", "parse", 0, {
-        reason: guard.reason,
-        ...(guard.reason === "too_deep" ? { depth: guard.depth, maxDepth: limits.maxDepth } : {}),
-      });
-    }
-    const json = JSON.stringify(result.structuredContent);
-    const bytes = encoder.encode(json);
-    if (bytes.byteLength > limits.maxBytes) {
-      return refused("mcp_structured", "result_too_large", "receive", bytes.byteLength, { reason: "over_ceiling" });
-    }
+    const serialised = receiveParsedValue("mcp_structured", result.structuredContent, limits);
+    if (!serialised.ok) return serialised;
+    const { bytes } = serialised;
     const text = textOf(result);
     const flags: GateFlag[] =
       text !== "" && !textAgreesWithStructure(text, result.structuredContent, limits) ? ["mcp_text_mismatch"] : [];
@@ -289,8 +325,8 @@ function receiveString(kind: RawKind, text: string, maxBytes: number): Received 
  * (a failed transport: `TimeoutError` → `timeout`, else `transport_error`), a string, a `Uint8Array`/`ArrayBuffer`/
  * typed array, a fetch `Response` (non-2xx → `transport_error`, 408/504 → `timeout`; a `Content-Length` over the
  * ceiling is refused before reading), a web `ReadableStream`, an async iterable of chunks (bytes or strings), and
- * an MCP `CallToolResult`. Anything else is refused as `transport_error` (`unsupported_raw`): an already parsed
- * value cannot be size-checked honestly, so pass the text or the stream.
+ * an MCP `CallToolResult`, and a `parsedResult(value)` from an in-process tool. Anything else is refused as
+ * `transport_error` (`unsupported_raw`): a bare object is ambiguous (see {@link parsedResult}).
  */
 export async function receive(raw: unknown, limits: ReceiveLimits): Promise<Received | NotReceived> {
   const { maxBytes } = limits;
@@ -310,6 +346,7 @@ export async function receive(raw: unknown, limits: ReceiveLimits): Promise<Rece
   if (typeof raw !== "object" || raw === null)
     return refused("unsupported", "transport_error", "transport", 0, { reason: "unsupported_raw" });
 
+  if (isParsedResult(raw)) return receiveParsedValue("parsed", raw.value, limits);
   if (isResponse(raw)) {
     const body = raw.body as ReadableStream<unknown> | null;
     const cancelBody = () => body?.cancel().catch(() => undefined);

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   defineTool,
   ownedByTenant,
+  parsedResult,
   project,
   type ToolSpec,
   toModelContent,
@@ -534,5 +535,34 @@ describe("provenance", () => {
     expect((await tool.admit(JSON.stringify(goodRecord()))).ok).toBe(true);
     const other = await tool.admit(JSON.stringify(goodRecord()), { tenant: "globex" });
     expect(other.ok ? "ok" : other.error.code).toBe("semantic_violation");
+  });
+});
+
+describe("parsedResult: an in-process tool's return value", () => {
+  it("is admitted like its JSON, as a fresh copy", async () => {
+    const value = goodRecord();
+    const outcome = await recordTool().admit(parsedResult(value));
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.data).toEqual(value);
+    expect(outcome.data).not.toBe(value);
+    expect(outcome.provenance.rawBytes).toBe(JSON.stringify(value).length);
+  });
+
+  it("is refused when too deep, cyclic, not JSON, over the ceiling, or holding a rounded integer", async () => {
+    const cyclic: Record<string, unknown> = goodRecord();
+    cyclic.self = cyclic;
+    const cases: Array<[unknown, string]> = [
+      [cyclic, "invalid_json"],
+      [goodRecord({ count: 2 ** 60 }), "invalid_json"],
+      [goodRecord({ createdAt: new Date(0) }), "invalid_json"],
+      [goodRecord({ count: Number.NaN }), "invalid_json"],
+      [goodRecord({ title: "x".repeat(5000) }), "result_too_large"],
+    ];
+    const tool = recordTool({ limits: { maxBytes: 4096, maxDepth: 12 } });
+    for (const [value, code] of cases) {
+      const outcome = await tool.admit(parsedResult(value));
+      expect(outcome.ok ? "ok" : outcome.error.code).toBe(code);
+    }
   });
 });
