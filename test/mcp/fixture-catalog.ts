@@ -31,6 +31,8 @@ export interface FixtureCatalog {
    * (independently of the runtime's own SHA-256).
    */
   outputValidators: Record<string, ValidateFunction<unknown>>;
+  /** Each tool's folder and the sha256 of its output schema (the key in `outputValidators`). */
+  tools: Array<{ tool: string; folder: string; outputSchemaSha256: string }>;
 }
 
 /** A fresh scratch folder under `.tmp/mcp/`. */
@@ -46,14 +48,16 @@ export async function generateCatalog(contracts: string, out: string): Promise<F
   if (!result.ok) throw new Error(`generation failed:\n${result.errors.map(String).join("\n")}`);
   await writeOutput(out, result.files);
   const outputValidators: Record<string, ValidateFunction<unknown>> = {};
+  const tools: FixtureCatalog["tools"] = [];
   for (const tool of result.tools) {
     const contract = JSON.parse(await readFile(path.resolve(repo, tool.file), "utf8"));
     const hash = createHash("sha256").update(canonicalJson(contract.outputSchema)).digest("hex");
     const module = await import(pathToFileURL(path.join(out, tool.folder, "validate.js")).href);
     outputValidators[hash] = module.validateResult;
+    tools.push({ tool: tool.tool, folder: tool.folder, outputSchemaSha256: hash });
   }
   const index = await import(pathToFileURL(path.join(out, "index.ts")).href);
-  return { dir: out, index, outputValidators };
+  return { dir: out, index, outputValidators, tools };
 }
 
 /**
