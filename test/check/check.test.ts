@@ -138,6 +138,27 @@ const bounded: Case[] = [
     },
   ],
   [
+    "unevaluatedItems: items evaluated in place (allOf prefixItems) keep their own bound",
+    {
+      schema: {
+        type: "array",
+        maxItems: 2,
+        allOf: [{ prefixItems: [{ type: "string", maxLength: 5 }] }],
+        unevaluatedItems: { type: "null" },
+      },
+      // The checker does not track which position an in-place evaluator covers, so a rest item counts as the
+      // larger of what may evaluate it (the string, 62) and unevaluatedItems (null): loose, never too small.
+      want: { maxBytes: 2 + 1 + 62 + 62, maxDepth: 1 },
+    },
+  ],
+  [
+    "unevaluatedItems: false with contains: every item matches contains",
+    {
+      schema: { type: "array", maxItems: 3, contains: { type: "string", maxLength: 2 }, unevaluatedItems: false },
+      want: { maxBytes: 2 + 2 + 3 * 26, maxDepth: 1 },
+    },
+  ],
+  [
     "an anchored pattern with bounded repetition bounds a string",
     { schema: { type: "string", pattern: "^[a-f0-9]{4}$" }, want: { maxBytes: 2 + 4 * 6, maxDepth: 0 } },
   ],
