@@ -11,9 +11,12 @@
  *
  * Decisions a reader should know:
  * - Nesting deeper than `limits.maxDepth` and integer literals past 2^53 − 1 are found by one linear scan of the
- *   decoded text before `JSON.parse`, and end as `invalid_json` at stage `parse` (`detail.reason` is `too_deep` or
- *   `unsafe_integer`): the text cannot be turned into a faithful value the rest of the gate can safely walk, and
- *   retrying will not change that. A leading byte order mark is `invalid_json` too (`byte_order_mark`).
+ *   decoded text, before anything recursive (the validator, the view, `JSON.stringify`) touches the value; both are
+ *   decided at stage `parse`. Too deep is `schema_mismatch` (keyword `maxDepth`, `detail.reason = "too_deep"`): the
+ *   text is well-formed JSON, and the depth bound is the contract's (derived from the schema), so a deeper value is
+ *   one the contract does not allow, e.g. an object where the schema's deepest level has a string. An unsafe
+ *   integer is `invalid_json` (`detail.reason = "unsafe_integer"`): the text has no faithful JSON value in this
+ *   runtime, whatever the schema says. A leading byte order mark is `invalid_json` too (`byte_order_mark`).
  * - Parsed data is never spread or `Object.assign`ed: a `__proto__` key stays an own property of `data`.
  * - A view over budget goes through the contract's policy chain in order; a policy that cannot apply (no hook,
  *   limit reached, result still over budget) passes to the next, and when none is left the call fails `oversize`.
@@ -152,6 +155,13 @@ const DEFAULT_TOOL_ERROR_CHARS = 500;
 const MAX_ISSUES = 20;
 /** Longest continuation token passed to the model; longer is not a cursor. */
 const MAX_CONTINUATION_CHARS = 1024;
+/** The issue reported for a value nested deeper than the contract's `maxDepth`. */
+const TOO_DEEP_ISSUE: ValidationIssue = Object.freeze({
+  instancePath: "",
+  schemaPath: "x-toolgate/receive/maxDepth",
+  keyword: "maxDepth",
+});
+
 /** Summaries kept per adapter. */
 const SUMMARY_CACHE_SIZE = 256;
 
@@ -341,6 +351,7 @@ async function admitPayload<T, V, I>(
       stage: received.stage,
       sizes: { rawBytes: received.bytesRead, maxBytes: limits.maxBytes },
       ...(Object.keys(received.detail).length > 0 ? { detail: received.detail } : {}),
+      ...(received.detail.reason === "too_deep" ? { issues: [TOO_DEEP_ISSUE] } : {}),
     };
     const facts = { stage: received.stage, rawKind: received.kind };
     if (received.code === "tool_error") {
@@ -375,10 +386,24 @@ async function admitPayload<T, V, I>(
 
   // Parse: depth and unsafe integers first, in one scan, then JSON.parse.
   const parsed = parseJsonText(text, limits.maxDepth);
+  if (!parsed.ok && parsed.reason === "too_deep") {
+    return fail(
+      "schema_mismatch",
+      {
+        stage: "parse",
+        sizes,
+        issues: [TOO_DEEP_ISSUE],
+        detail: { reason: "too_deep", depth: parsed.depth, maxDepth: limits.maxDepth },
+      },
+      { stage: "parse", rawKind },
+    );
+  }
   if (!parsed.ok) {
-    const detail: Record<string, string | number | boolean> = { reason: parsed.reason };
-    if (parsed.reason === "too_deep") Object.assign(detail, { depth: parsed.depth, maxDepth: limits.maxDepth });
-    return fail("invalid_json", { stage: "parse", sizes, detail }, { stage: "parse", rawKind });
+    return fail(
+      "invalid_json",
+      { stage: "parse", sizes, detail: { reason: parsed.reason } },
+      { stage: "parse", rawKind },
+    );
   }
 
   // Validate the whole value, before any view or shortening.

@@ -101,12 +101,21 @@ export function scanJsonText(text: string, maxDepth: number): JsonScan {
 export type JsonParse = { ok: true; value: unknown; depth: number } | { ok: false; reason: JsonRefusal; depth: number };
 
 /**
- * Scans, then parses. The parser's own error message is dropped on purpose: V8 quotes the offending payload text in
- * it, and nothing of the payload may reach a failure.
+ * Scans, then parses. `too_deep` is reported only for text that is otherwise well-formed JSON (broken text is
+ * `syntax` whatever its depth): `JSON.parse` itself survives any nesting, so it is safe to ask it, and the value is
+ * dropped unread. The parser's own error message is dropped on purpose: V8 quotes the offending payload text in it,
+ * and nothing of the payload may reach a failure.
  */
 export function parseJsonText(text: string, maxDepth: number): JsonParse {
   if (text.trim() === "") return { ok: false, reason: "empty", depth: 0 };
   const scan = scanJsonText(text, maxDepth);
+  if (!scan.ok && scan.reason === "too_deep") {
+    try {
+      JSON.parse(text);
+    } catch {
+      return { ok: false, reason: "syntax", depth: scan.depth };
+    }
+  }
   if (!scan.ok) return { ok: false, reason: scan.reason, depth: scan.depth };
   try {
     return { ok: true, value: JSON.parse(text), depth: scan.depth };

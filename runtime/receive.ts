@@ -259,10 +259,15 @@ function receiveParsedValue(kind: RawKind, value: unknown, limits: ReceiveLimits
     if (guard.reason === "too_large") {
       return refused(kind, "result_too_large", "receive", guard.atLeastBytes, { reason: "over_ceiling" });
     }
-    return refused(kind, "invalid_json", "parse", 0, {
-      reason: guard.reason,
-      ...(guard.reason === "too_deep" ? { depth: guard.depth, maxDepth: limits.maxDepth } : {}),
-    });
+    if (guard.reason === "too_deep") {
+      // As for text: deeper than the contract allows is a mismatch with the contract (a cycle counts as too deep).
+      return refused(kind, "schema_mismatch", "parse", 0, {
+        reason: "too_deep",
+        depth: guard.depth,
+        maxDepth: limits.maxDepth,
+      });
+    }
+    return refused(kind, "invalid_json", "parse", 0, { reason: guard.reason });
   }
   const bytes = encoder.encode(JSON.stringify(value));
   if (bytes.byteLength > limits.maxBytes) {

@@ -171,9 +171,17 @@ describe("admit: each failure ends in its exact code, with no trace of the paylo
     {
       name: "100,000-deep nesting",
       raw: (m) => `${"[".repeat(100_000)}"${m}"${"]".repeat(100_000)}`,
+      code: "schema_mismatch",
+      spec: { limits: { maxBytes: 1024 * 1024, maxDepth: 12 } },
+      keyword: "maxDepth",
+      reason: "too_deep",
+    },
+    {
+      name: "100,000-deep nesting that is not even JSON",
+      raw: (m) => `${"[".repeat(100_000)}"${m}"`,
       code: "invalid_json",
       spec: { limits: { maxBytes: 1024 * 1024, maxDepth: 12 } },
-      reason: "too_deep",
+      reason: "syntax",
     },
     {
       name: "an integer past 2^53",
@@ -258,8 +266,21 @@ describe("admit: hostile shapes that must not hurt", () => {
     const outcome = await recordTool().admit(deep);
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
-    expect(outcome.error.code).toBe("invalid_json");
+    expect(outcome.error.code).toBe("schema_mismatch");
+    expect(outcome.diagnostics.stage).toBe("parse");
     expect(outcome.diagnostics.detail).toEqual({ reason: "too_deep", depth: 13, maxDepth: 12 });
+    expect(outcome.diagnostics.issues).toEqual([
+      { instancePath: "", schemaPath: "x-toolgate/receive/maxDepth", keyword: "maxDepth" },
+    ]);
+  });
+
+  it("an object where the schema's deepest level has a string is refused by the depth bound already", async () => {
+    const tool = recordTool({ limits: { maxBytes: 4096, maxDepth: 3 } });
+    const items = [{ id: 1, label: "fine" }];
+    expect((await tool.admit(JSON.stringify(goodRecord({ items })))).ok).toBe(true);
+    const deeper = await tool.admit(JSON.stringify(goodRecord({ items: [{ id: 1, label: { text: "x" } }] })));
+    expect(deeper.ok ? "ok" : deeper.error.code).toBe("schema_mismatch");
+    expect(deeper.ok || deeper.diagnostics.stage).toBe("parse");
   });
 
   it("a __proto__ payload under an open schema: an own property of data, no prototype touched, not in the view", async () => {
@@ -396,7 +417,8 @@ describe("MCP CallToolResult", () => {
     let deep: unknown = 1;
     for (let i = 0; i < 50_000; i++) deep = [deep];
     const outcome = await recordTool({ mcp: { structured: true } }).admit({ content: [], structuredContent: deep });
-    expect(outcome.ok ? "ok" : outcome.error.code).toBe("invalid_json");
+    expect(outcome.ok ? "ok" : outcome.error.code).toBe("schema_mismatch");
+    expect(outcome.ok || outcome.diagnostics.detail?.reason).toBe("too_deep");
   });
 
   it("a tool error's message is shown to the model only when the contract opts in, cleaned and bounded", async () => {
@@ -553,7 +575,7 @@ describe("parsedResult: an in-process tool's return value", () => {
     const cyclic: Record<string, unknown> = goodRecord();
     cyclic.self = cyclic;
     const cases: Array<[unknown, string]> = [
-      [cyclic, "invalid_json"],
+      [cyclic, "schema_mismatch"],
       [goodRecord({ count: 2 ** 60 }), "invalid_json"],
       [goodRecord({ createdAt: new Date(0) }), "invalid_json"],
       [goodRecord({ count: Number.NaN }), "invalid_json"],

@@ -1,0 +1,102 @@
+/**
+ * End to end: the adapters the generator emits for `schemas/` run through this gate over the sample payloads in
+ * `test/fixtures/payloads/<tool>/` (good, malformed, invalid, hostile, oversize). The generated files are written
+ * to a temporary folder, with their `toolgate/runtime` import pointed at this source tree (outside the package, the
+ * package's self-reference does not resolve, and the built `dist/` may be older than the source).
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generate } from "../../generator/pipeline.js";
+import { type Outcome, type ToolAdapter, toModelContent } from "../../runtime/index.js";
+
+const RUNTIME_SOURCE = JSON.stringify(new URL("../../runtime/index.ts", import.meta.url).pathname);
+
+type AnyAdapter = ToolAdapter<unknown, unknown, unknown>;
+
+let folder = "";
+const adapters = new Map<string, AnyAdapter>();
+
+beforeAll(async () => {
+  const result = await generate({ schemas: "schemas" });
+  if (!result.ok) throw new Error(`the example contracts do not generate: ${result.errors.map(String).join("; ")}`);
+  folder = await mkdtemp(join(tmpdir(), "toolgate-generated-"));
+  for (const [file, text] of result.files) {
+    await mkdir(dirname(join(folder, file)), { recursive: true });
+    await writeFile(join(folder, file), text.replaceAll('from "toolgate/runtime"', `from ${RUNTIME_SOURCE}`));
+  }
+  for (const tool of result.tools) {
+    const module = (await import(pathToFileURL(join(folder, tool.folder, "adapter.ts")).href)) as Record<
+      string,
+      unknown
+    >;
+    const adapter = Object.values(module).find((value) => (value as AnyAdapter | undefined)?.name === tool.tool);
+    if (adapter === undefined) throw new Error(`no adapter exported for ${tool.tool}`);
+    adapters.set(tool.tool, adapter as AnyAdapter);
+  }
+});
+
+afterAll(async () => {
+  if (folder !== "") await rm(folder, { recursive: true, force: true });
+});
+
+/** A sample payload as an MCP result, the way an MCP client delivers it. */
+async function sample(tool: string, name: string): Promise<unknown> {
+  const text = await readFile(join("test/fixtures/payloads", tool, name), "utf8");
+  const adapter = adapters.get(tool) as AnyAdapter;
+  if (!adapter.spec.mcp.structured) return text;
+  let structured: unknown;
+  try {
+    structured = JSON.parse(text);
+  } catch {
+    // Not JSON: what a broken server sends as plain text, with no structured content.
+    return text;
+  }
+  return { content: [{ type: "text", text }], structuredContent: structured };
+}
+
+/** The invariants every outcome keeps, whatever the payload. */
+function expectSafeContent(outcome: Outcome<unknown, unknown>): void {
+  const content = toModelContent(outcome);
+  expect(content.match(/<\/tool_result>|\/>$/g)).toHaveLength(1);
+  expect(content).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B\uFEFF]|[\u{E0000}-\u{E007F}]/u);
+}
+
+const tools = ["get_record", "query_database", "read_file", "read_graph", "search_docs"];
+
+describe.each(tools)("the generated %s adapter", (tool) => {
+  it("admits the good sample with a complete or marked view", async () => {
+    const outcome = await adapters.get(tool)?.admit(await sample(tool, "good.json"), { tenant: "tn_acme0042" });
+    expect(outcome?.ok).toBe(true);
+    if (outcome?.ok) expectSafeContent(outcome);
+  });
+
+  it("refuses the malformed sample as invalid_json", async () => {
+    const outcome = await adapters.get(tool)?.admit(await sample(tool, "malformed.txt"));
+    expect(outcome?.ok ? "ok" : outcome?.error.code).toBe("invalid_json");
+  });
+
+  it("refuses the invalid sample as schema_mismatch", async () => {
+    const outcome = await adapters.get(tool)?.admit(await sample(tool, "invalid.json"));
+    expect(outcome?.ok ? "ok" : outcome?.error.code).toBe("schema_mismatch");
+  });
+
+  it("keeps the hostile sample's tricks out of what the model sees", async () => {
+    const outcome = (await adapters.get(tool)?.admit(await sample(tool, "hostile.json"))) as Outcome<unknown, unknown>;
+    expectSafeContent(outcome);
+  });
+
+  it("never passes the oversize sample whole into the context", async () => {
+    const adapter = adapters.get(tool) as AnyAdapter;
+    const outcome = await adapter.admit(await sample(tool, "oversize.json"));
+    if (outcome.ok) {
+      expect(outcome.complete).toBe(false);
+      expect(outcome.contextUsed.value).toBeLessThanOrEqual(adapter.spec.context.max);
+    } else {
+      expect(["oversize", "result_too_large", "schema_mismatch"]).toContain(outcome.error.code);
+    }
+    expectSafeContent(outcome);
+  });
+});
