@@ -18,7 +18,7 @@ import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { checkBounds } from "../../generator/check.js";
 import { resolveSchema } from "../../generator/resolve.js";
-import type { Dialect, JsonSchema } from "../../generator/schema.js";
+import type { Dialect, JsonSchema, SchemaObject } from "../../generator/schema.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const corpus = path.resolve(repo, "../shared/corpus");
@@ -49,7 +49,7 @@ function depthOf(value: unknown): number {
  * most 4 entries, two levels deep. The conjunction is bounded whatever the suite schema says, so every merge rule
  * of the checker (allOf, $ref, unevaluated*, tuples, anyOf, enum) is exercised against Ajv's verdicts.
  */
-function envelope(levels: number): JsonSchema {
+function envelope(levels: number): SchemaObject {
   const inner = levels === 0 ? { type: ["null", "boolean", "number", "string"] } : envelope(levels - 1);
   return {
     maxLength: 16,
@@ -98,6 +98,21 @@ interface Tally {
   violations: string[];
 }
 
+const oracles = new Map<string, Ajv2019 | Ajv2020>();
+
+/** One Ajv per dialect and format mode, reused: creating one costs more than compiling a suite schema. */
+function oracle(dialect: Dialect, formats: "annotate" | "assert"): Ajv2019 | Ajv2020 {
+  const key = `${dialect} ${formats}`;
+  let ajv = oracles.get(key);
+  if (ajv === undefined) {
+    const options = { strict: false, validateFormats: formats === "assert", logger: false as const };
+    ajv = dialect === "2019-09" ? new Ajv2019(options) : new Ajv2020(options);
+    addFormats.default(ajv);
+    oracles.set(key, ajv);
+  }
+  return ajv;
+}
+
 /** Resolve, check, and hold every instance the validator accepts to the bounds. */
 async function checkAgainstOracle(
   tally: Tally,
@@ -127,14 +142,14 @@ async function checkAgainstOracle(
   if (report.maxDepth !== null) tally.depthBounded++;
   if (report.maxBytes === null) expect(report.findings.length, label).toBeGreaterThan(0);
   if (report.maxBytes === null && report.maxDepth === null) return;
-  const options = { strict: false, validateFormats: formats === "assert", logger: false as const };
-  const ajv = dialect === "2019-09" ? new Ajv2019(options) : new Ajv2020(options);
-  addFormats.default(ajv);
+  const ajv = oracle(dialect, formats);
   let validate: ReturnType<typeof ajv.compile>;
   try {
     validate = ajv.compile(bundled as object);
   } catch {
     return; // Ajv cannot compile it: no oracle
+  } finally {
+    if (typeof bundled === "object") ajv.removeSchema(bundled);
   }
   for (const data of instances) {
     let accepted: boolean;
