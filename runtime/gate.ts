@@ -29,7 +29,7 @@ import { deliver, type EventSink, type GateEvent, gateCounters, getDefaultSink, 
 import { codeForThrown, FAILURE_MESSAGES, RETRY_DEFAULTS, transportFailure } from "./failure.js";
 import { checkFieldRules, locate } from "./fields.js";
 import { parseJsonText } from "./json-text.js";
-import { measureText } from "./measure.js";
+import { type Measured, measureText } from "./measure.js";
 import { toModelContent } from "./model-content.js";
 import { pointerSegment, project } from "./project.js";
 import { hashArguments, sha256Hex } from "./provenance.js";
@@ -162,6 +162,9 @@ const TOO_DEEP_ISSUE: ValidationIssue = Object.freeze({
   keyword: "maxDepth",
 });
 
+/** String bounds tried in turn for a spill preview: the plan's own, then shorter excerpts. */
+const PREVIEW_STRING_STEPS: ReadonlyArray<number | undefined> = [undefined, 1000, 250, 60];
+
 /** Summaries kept per adapter. */
 const SUMMARY_CACHE_SIZE = 256;
 
@@ -215,10 +218,12 @@ function largestArray(view: unknown): { path: string; items: number } | undefine
 }
 
 /**
- * A copy of a view plan whose arrays keep at most `take` items: the preview of a spilled or summarized result.
- * Plans of recursive schemas may be cyclic, so nodes are copied once each through a map, without recursion.
+ * A copy of a view plan whose arrays keep at most `take` items and, when `maxChars` is given, whose strings keep at
+ * most `maxChars` characters (a marked excerpt; a string the contract says to omit when long stays omitted): the
+ * preview of a spilled or summarized result. Plans of recursive schemas may be cyclic, so nodes are copied once
+ * each through a map, without recursion.
  */
-export function previewPlan(plan: ViewPlan, take: number): ViewPlan {
+export function previewPlan(plan: ViewPlan, take: number, maxChars?: number): ViewPlan {
   const copies = new Map<ViewPlan, ViewPlan>();
   const queue: ViewPlan[] = [];
   const copyOf = (node: ViewPlan): ViewPlan => {
@@ -243,6 +248,10 @@ export function previewPlan(plan: ViewPlan, take: number): ViewPlan {
       copy.rest = node.rest === undefined ? undefined : copyOf(node.rest);
     } else if (node.kind === "union" && copy.kind === "union") {
       copy.options = node.options.map(copyOf);
+    } else if (maxChars !== undefined && node.kind === "string" && copy.kind === "string") {
+      copy.max = Math.min(node.max, maxChars);
+    } else if (maxChars !== undefined && node.kind === "value" && copy.kind === "value") {
+      copy.max = Math.min(node.max ?? maxChars, maxChars);
     }
   }
   return root;
@@ -480,8 +489,8 @@ async function admitPayload<T, V, I>(
   const budgetInfo = { unit: budget.unit, max: budget.max };
   const largest = largestArray(projection.view);
   const passed: Record<string, string> = {};
-  const preview = (): { view: V; omissions: Omission[] } => {
-    const shown = project(data, previewPlan(spec.view.plan, spec.spillPreview), {
+  const preview = (maxChars?: number): { view: V; omissions: Omission[] } => {
+    const shown = project(data, previewPlan(spec.view.plan, spec.spillPreview, maxChars), {
       maxStringChars: spec.view.maxStringChars,
     });
     return { view: shown.view as V, omissions: shown.omissions };
@@ -548,22 +557,32 @@ async function admitPayload<T, V, I>(
     }
 
     if (policy === "spill") {
-      const shown = preview();
-      const candidate: Success<T, V> = {
-        ...success,
-        view: shown.view,
-        complete: false,
-        omissions: shown.omissions,
-        continuation: continuationOf(data, spec.view.continuation),
-        // A placeholder of the real handle's length, so the preview is measured as the model will read it.
-        spill: { handle: `spill_${"0".repeat(32)}`, bytes: 0 },
-        policy: "spill",
-      };
-      const size = await measureText(toModelContent(candidate as Outcome<unknown, unknown>), budget);
-      if (!size.within) {
+      // The preview keeps `spillPreview` items per array; when long text still does not fit, strings are cut to
+      // shorter marked excerpts, step by step, until it fits or the excerpts would say nothing.
+      let fitted: { candidate: Success<T, V>; size: Measured } | undefined;
+      for (const maxChars of PREVIEW_STRING_STEPS) {
+        const shown = preview(maxChars);
+        const candidate: Success<T, V> = {
+          ...success,
+          view: shown.view,
+          complete: false,
+          omissions: shown.omissions,
+          continuation: continuationOf(data, spec.view.continuation),
+          // A placeholder of the real handle's length, so the preview is measured as the model will read it.
+          spill: { handle: `spill_${"0".repeat(32)}`, bytes: 0 },
+          policy: "spill",
+        };
+        const size = await measureText(toModelContent(candidate as Outcome<unknown, unknown>), budget);
+        if (size.within) {
+          fitted = { candidate, size };
+          break;
+        }
+      }
+      if (fitted === undefined) {
         passed.spill = "preview_over_budget";
         continue;
       }
+      const { candidate, size } = fitted;
       const json = JSON.stringify(data);
       try {
         const store = ctx.spillStore ?? getDefaultSpillStore();

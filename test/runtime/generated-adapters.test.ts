@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate } from "../../generator/pipeline.js";
-import { type Outcome, type ToolAdapter, toModelContent } from "../../runtime/index.js";
+import { MemorySpillStore, type Outcome, type ToolAdapter, toModelContent } from "../../runtime/index.js";
 
 const RUNTIME_SOURCE = JSON.stringify(new URL("../../runtime/index.ts", import.meta.url).pathname);
 
@@ -90,7 +90,7 @@ describe.each(tools)("the generated %s adapter", (tool) => {
 
   it("never passes the oversize sample whole into the context", async () => {
     const adapter = adapters.get(tool) as AnyAdapter;
-    const outcome = await adapter.admit(await sample(tool, "oversize.json"));
+    const outcome = await adapter.admit(await sample(tool, "oversize.json"), { spillStore: new MemorySpillStore() });
     if (outcome.ok) {
       expect(outcome.complete).toBe(false);
       expect(outcome.contextUsed.value).toBeLessThanOrEqual(adapter.spec.context.max);

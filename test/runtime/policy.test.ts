@@ -11,9 +11,11 @@ import {
   FileSpillStore,
   type GateEvent,
   MemorySpillStore,
+  project,
   type ToolSpec,
   Turn,
   toModelContent,
+  type ViewPlan,
 } from "../../runtime/index.js";
 import {
   admitCollecting,
@@ -131,6 +133,31 @@ describe("spill", () => {
     expect(await store.get(outcome.spill.handle)).toEqual(outcome.data);
     expect(await store.get("../../etc/passwd")).toBeUndefined();
     expect(await store.get("spill_0000")).toBeUndefined();
+  });
+
+  it("a long text is cut to a shorter marked excerpt in the preview until it fits", async () => {
+    const plan: ViewPlan = {
+      kind: "object",
+      properties: { recordId: { kind: "value" }, title: { kind: "string", max: 5000, overflow: "excerpt" } },
+    };
+    const store = new MemorySpillStore();
+    const tool = recordTool({
+      view: { plan, maxStringChars: 2000 },
+      buildView: (data) => project(data, plan),
+      context: { unit: "bytes", max: 600 },
+      oversize: ["spill"],
+    });
+    const title = "word ".repeat(380);
+    const outcome = await tool.admit(JSON.stringify(goodRecord({ title })), { spillStore: store });
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.policy).toBe("spill");
+    const shown = (outcome.view as { title: string }).title;
+    expect(shown.endsWith("…")).toBe(true);
+    expect(shown.length).toBe(250);
+    expect(outcome.omissions).toEqual([{ path: "/title", kind: "excerpt", count: 1900 - 249 }]);
+    expect(outcome.contextUsed.value).toBeLessThanOrEqual(600);
+    expect(((await store.get(outcome.spill?.handle as string)) as RecordResult).title).toBe(title);
   });
 
   it("a preview still over budget passes to the next policy", async () => {

@@ -158,6 +158,20 @@ describe("project", () => {
     expect(depth).toBe(5000);
   });
 
+  it("previewPlan can also cap strings, keeping a contract's `omit` as it is", () => {
+    const plan: ViewPlan = {
+      kind: "object",
+      properties: {
+        a: { kind: "string", max: 100, overflow: "excerpt" },
+        b: { kind: "string", max: 100, overflow: "omit" },
+        c: { kind: "value" },
+      },
+    };
+    const data = { a: "x".repeat(50), b: "y".repeat(50), c: "z".repeat(50) };
+    expect(project(data, previewPlan(plan, 3, 10)).view).toEqual({ a: `${"x".repeat(9)}…`, c: `${"z".repeat(9)}…` });
+    expect(project(data, previewPlan(plan, 3)).view).toEqual(data);
+  });
+
   it("previewPlan caps every array, also in a cyclic plan, without touching the original", () => {
     const tree: ViewPlan = { kind: "object", properties: {} };
     const children: ViewPlan = { kind: "array", items: tree, take: 10 };
