@@ -159,7 +159,9 @@ export async function readToolFiles(
       }
     } catch (error) {
       if (!(error instanceof ToolListShapeError)) throw error;
-      refused.push({ tool: shown, reason: error.message });
+      // The message starts with the origin, which the report already shows as the "tool".
+      const reason = error.message.startsWith(`${shown}: `) ? error.message.slice(shown.length + 2) : error.message;
+      refused.push({ tool: shown, reason });
     }
   }
   return { tools, refused, notes };

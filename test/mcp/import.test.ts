@@ -266,6 +266,19 @@ describe("toolgate import (CLI)", () => {
     expect(again.out).toMatch(/0 written, 0 replaced, 2 unchanged, 1 refused\./);
   });
 
+  it("says when a file is only one page of a paged list, and refuses a file that holds no tools", async () => {
+    const out = await freshFolder();
+    const page = path.join(out, "..", `page-${folders}.json`);
+    const server = path.join(out, "..", `server-${folders}.json`);
+    await writeFile(page, JSON.stringify({ tools: [weather], nextCursor: "2" }));
+    await writeFile(server, JSON.stringify({ server_info: { name: "memory-server" } }));
+    const run = await toolgate("import", page, server, "--out", out);
+    expect(run.out).toMatch(/note \S*page-\d+\.json is one page of a longer list \(it has a nextCursor\): use --stdio/);
+    expect(run.err).toMatch(/refused\s+\S*server-\d+\.json: not a tool list/);
+    expect(run.code).toBe(1);
+    expect(await readdir(out)).toEqual(["get_weather.tool.json"]);
+  });
+
   it.each([
     [["import"], /no FILE and no --stdio/],
     [["import", "a.json", "--stdio", "node x"], /not both/],
