@@ -435,6 +435,9 @@ const KEYWORDS_BY_TYPE: Partial<Record<JsonType, string[]>> = {
 
 class BoundsWalker {
   private readonly memo = new Map<string, Bound>();
+  /** In-place evaluator trees by conjunct, and compiled patterns: both asked for once per property name. */
+  private readonly evaluatorCache = new Map<string, Evaluators>();
+  private readonly patterns = new Map<string, RegExp | null>();
   /**
    * The schemas on the path from the root to the value being bounded (with how many levels hold each): a `$ref`
    * back to one of them is recursion. Each level contributes its own pointer and, for the child it descends into,
@@ -768,7 +771,7 @@ class BoundsWalker {
     }
     let mayMatchPattern = false;
     for (const { pattern, schema } of patternEntries(c)) {
-      const match = patternMatches(pattern, name);
+      const match = this.patternMatches(pattern, name);
       // Only a sure match adds a constraint; an unreadable pattern may still let the key in (never tighter).
       if (match === true) direct.push(schema);
       if (match !== false) mayMatchPattern = true;
@@ -781,7 +784,7 @@ class BoundsWalker {
     const evaluators = this.evaluators(c, "properties");
     const options = [...(evaluators.names.get(name) ?? []), ...evaluators.any];
     for (const { pattern, schema } of evaluators.patterns) {
-      if (patternMatches(pattern, name) !== false) options.push(schema);
+      if (this.patternMatches(pattern, name) !== false) options.push(schema);
     }
     const unevaluated = node.unevaluatedProperties;
     if (isSchema(unevaluated) && unevaluated !== false) {
@@ -830,7 +833,11 @@ class BoundsWalker {
 
   /** The in-place subschemas of a conjunct that may evaluate properties or items (for `unevaluated*`). */
   private evaluators(c: Located, of: "properties" | "items"): Evaluators {
+    const key = `${of} ${c.pointer}`;
+    const known = this.evaluatorCache.get(key);
+    if (known !== undefined) return known;
     const out: Evaluators = { names: new Map(), patterns: [], any: [] };
+    this.evaluatorCache.set(key, out);
     const seen = new Set<string>([c.pointer]);
     const todo: LocatedSchema[] = inPlaceChildren(c.pointer, c.node, (ref) => this.resolve(ref), out);
     while (todo.length > 0) {
@@ -891,6 +898,20 @@ class BoundsWalker {
       result = result === undefined ? bound : intersect(result, bound);
     }
     return result ?? whenFree();
+  }
+
+  /** Whether a key matches a `patternProperties` pattern (as Ajv compiles it); undefined when it does not compile. */
+  private patternMatches(pattern: string, key: string): boolean | undefined {
+    let re = this.patterns.get(pattern);
+    if (re === undefined) {
+      try {
+        re = new RegExp(pattern, "u");
+      } catch {
+        re = null;
+      }
+      this.patterns.set(pattern, re);
+    }
+    return re === null ? undefined : re.test(key);
   }
 
   private resolve(ref: string): LocatedSchema | undefined {
@@ -972,15 +993,6 @@ function patternEntries(c: LocatedSchema): Array<{ pattern: string; schema: Loca
       out.push({ pattern, schema: { pointer: pointerOf(c.pointer, "patternProperties", pattern), node: sub } });
   }
   return out;
-}
-
-/** Whether a key matches a `patternProperties` pattern; undefined when the pattern does not compile. */
-function patternMatches(pattern: string, key: string): boolean | undefined {
-  try {
-    return new RegExp(pattern, "u").test(key);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The subschemas applied in place to the same value, whose annotations `unevaluated*` sees. */
