@@ -254,3 +254,28 @@ describe("checkBounds on SchemaStore", () => {
     expect(tally.schemas).toBe(schemas.length);
   });
 });
+
+describe("checkBounds on real MCP tool definitions", () => {
+  const root = path.join(corpus, "mcp-tools");
+  const files = readdirSync(root, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".json"))
+    .sort();
+
+  it("reports on every input and output schema, with findings exactly when a bound is missing", () => {
+    let schemas = 0;
+    for (const file of files) {
+      const tool = JSON.parse(readFileSync(path.join(root, file), "utf8")) as Record<string, unknown>;
+      for (const key of ["inputSchema", "outputSchema"]) {
+        const schema = tool[key];
+        if (typeof schema !== "object" || schema === null) continue;
+        schemas++;
+        const report = checkBounds(schema as JsonSchema);
+        const label = `${file}#/${key}`;
+        expect(report.maxBytes === null, label).toBe(report.findings.length > 0);
+        if (report.maxBytes !== null) expect(report.maxDepth, label).not.toBeNull();
+        for (const f of report.findings) expect(f.pointer === "" || f.pointer.startsWith("/"), label).toBe(true);
+      }
+    }
+    expect(schemas).toBeGreaterThan(250);
+  });
+});
