@@ -3,7 +3,7 @@
  * goes through `toolgate import`, `generate` and a TypeScript type check of the generated files. Whatever is not
  * carried through is listed with its reason, and the counts are printed and pinned.
  */
-import { readdir } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { Project, ts } from "ts-morph";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -158,6 +158,7 @@ beforeAll(async () => {
       ...[...reasons].map(([reason, count]) => `  ${count} × ${reason}`),
     ].join("\n"),
   );
+  return () => rm(scratch, { recursive: true, force: true });
 }, 300_000);
 
 describe("the MCP corpus", () => {

@@ -4,7 +4,7 @@
  * compiled at run time anywhere on the path from `tools/list` to `toModelContent`.
  */
 import { execFile } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
@@ -94,6 +94,7 @@ beforeAll(async () => {
     .trim()
     .split("\n")
     .map((line) => JSON.parse(line) as Line);
+  return () => rm(dir, { recursive: true, force: true });
 });
 
 describe("under node --disallow-code-generation-from-strings", () => {
