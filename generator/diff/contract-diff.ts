@@ -1,0 +1,386 @@
+/**
+ * Compare two snapshots of a project's contracts, tool by tool: tools added and removed, the result and input
+ * schemas (semantically, see `schema-diff.ts`), the fields that reach the model view, the `x-toolgate` settings with
+ * their defaults applied, dialects and MCP metadata. Every change gets a class (see `classes.ts`).
+ */
+import { escapePointerToken } from "../errors.js";
+import { canonicalJson, compareText } from "../load.js";
+import type { JsonSchema } from "../schema.js";
+import { fragmentToPointer, isSchemaObject, valueAt } from "../walk.js";
+import { CHANGE_CLASSES, type ChangeClass, classify, type SchemaRole } from "./classes.js";
+import { compareSchemas } from "./schema-diff.js";
+import type { Snapshot, ToolSnapshot } from "./snapshot.js";
+
+/** What part of a contract a change is in. */
+export type ChangeArea = "tool" | "result" | "arguments" | "view" | "settings";
+
+/** One change of one tool's contract, as reports show it. */
+export interface ContractChange {
+  /** The tool's name. */
+  tool: string;
+  class: ChangeClass;
+  /** A stable id of the kind of change: `enum-value-added`, `view-field-added`, `receive-changed`, … */
+  kind: string;
+  area: ChangeArea;
+  /**
+   * JSON pointer into the contract file: into the new version where the changed part exists there, else into the
+   * old one. A pointer under `$defs/externalN` names a schema that a `$ref` pulled in from another file.
+   */
+  pointer: string;
+  /** For result, arguments and view changes: the field's location in a value (`*` for every item). */
+  path?: string;
+  /** One line for a reader. */
+  summary: string;
+  /** The old value; absent when there was none. */
+  before?: unknown;
+  /** The new value; absent when there is none. */
+  after?: unknown;
+}
+
+/** Contract keys that are compared on their own; the rest of an MCP Tool object is metadata. */
+const CONTRACT_KEYS = new Set(["name", "description", "inputSchema", "outputSchema", "x-toolgate"]);
+
+/** What a setting is, for the summary of its change. */
+const SETTING_NAMES: Record<string, string> = {
+  version: "contract version",
+  formats: "format checking",
+  receive: "receive bound",
+  context: "context budget",
+  view: "view setting",
+  oversize: "oversize policy chain",
+  summarize: "summary budget",
+  spill: "spill preview",
+  recall: "recall limit",
+  retry: "retry override",
+  fields: "field kind",
+  toolError: "tool error exposure",
+};
+
+/** Every change between two snapshots, tools in name order, each tool's changes most severe class first. */
+export function diffSnapshots(base: Snapshot, head: Snapshot): ContractChange[] {
+  const names = [...new Set([...base.tools.keys(), ...head.tools.keys()])].sort(compareText);
+  const changes: ContractChange[] = [];
+  for (const name of names) {
+    const before = base.tools.get(name);
+    const after = head.tools.get(name);
+    let found: ContractChange[];
+    if (before === undefined) {
+      found = [
+        {
+          tool: name,
+          class: "added",
+          kind: "tool-added",
+          area: "tool",
+          pointer: "",
+          summary: "tool added",
+          after: after?.file,
+        },
+      ];
+    } else if (after === undefined) {
+      found = [
+        {
+          tool: name,
+          class: "removed",
+          kind: "tool-removed",
+          area: "tool",
+          pointer: "",
+          summary: "tool removed",
+          before: before.file,
+        },
+      ];
+    } else {
+      found = diffTool(before, after);
+    }
+    const rank = (c: ContractChange) => CHANGE_CLASSES.indexOf(c.class);
+    changes.push(
+      ...found
+        .map((c, i) => ({ c, i }))
+        .sort((x, y) => rank(x.c) - rank(y.c) || x.i - y.i)
+        .map(({ c }) => c),
+    );
+  }
+  return changes;
+}
+
+/** The changes of one tool present on both sides. */
+export function diffTool(before: ToolSnapshot, after: ToolSnapshot): ContractChange[] {
+  const tool = after.name;
+  const out: ContractChange[] = [];
+  const add = (change: Omit<ContractChange, "tool">) => out.push({ tool, ...change });
+
+  const [db, da] = [before.document.description, after.document.description];
+  if (db !== da)
+    add(
+      withValues(
+        {
+          class: "annotation",
+          kind: "description-changed",
+          area: "tool",
+          pointer: "/description",
+          summary: "tool description changed (the model reads it)",
+        },
+        db,
+        da,
+      ),
+    );
+  for (const key of [...new Set([...Object.keys(before.document), ...Object.keys(after.document)])].sort(compareText)) {
+    if (CONTRACT_KEYS.has(key)) continue;
+    const [x, y] = [before.document[key], after.document[key]];
+    if (key === "annotations" && (isSchemaObject(x) || isSchemaObject(y))) {
+      const [hx, hy] = [isSchemaObject(x) ? x : {}, isSchemaObject(y) ? y : {}];
+      for (const hint of [...new Set([...Object.keys(hx), ...Object.keys(hy)])].sort(compareText)) {
+        if (
+          canonicalJson(hx[hint] ?? null) === canonicalJson(hy[hint] ?? null) &&
+          Object.hasOwn(hx, hint) === Object.hasOwn(hy, hint)
+        )
+          continue;
+        add(
+          withValues(
+            {
+              class: "settings",
+              kind: "mcp-annotation-changed",
+              area: "tool",
+              pointer: `/annotations/${escapePointerToken(hint)}`,
+              summary: `MCP annotation ${hint} changed`,
+            },
+            hx[hint],
+            hy[hint],
+          ),
+        );
+      }
+      continue;
+    }
+    if (canonicalJson(x ?? null) === canonicalJson(y ?? null) && (x === undefined) === (y === undefined)) continue;
+    add(
+      withValues(
+        {
+          class: "annotation",
+          kind: "metadata-changed",
+          area: "tool",
+          pointer: `/${escapePointerToken(key)}`,
+          summary: `${key} changed`,
+        },
+        x,
+        y,
+      ),
+    );
+  }
+
+  if (before.result.dialect !== after.result.dialect) {
+    add({
+      class: "settings",
+      kind: "dialect-changed",
+      area: "settings",
+      pointer: "/outputSchema/$schema",
+      summary: "result schema dialect changed",
+      before: before.result.dialect,
+      after: after.result.dialect,
+    });
+  }
+  const [ib, ia] = [before.input?.dialect, after.input?.dialect];
+  if (ib !== undefined && ia !== undefined && ib !== ia) {
+    add({
+      class: "settings",
+      kind: "dialect-changed",
+      area: "settings",
+      pointer: "/inputSchema/$schema",
+      summary: "input schema dialect changed",
+      before: ib,
+      after: ia,
+    });
+  }
+
+  diffSettings(before.settings, after.settings, "/x-toolgate", add);
+
+  const [vb, va] = [new Set(before.viewFields), new Set(after.viewFields)];
+  for (const path of after.viewFields) {
+    if (!vb.has(path))
+      add({
+        class: "exposure",
+        kind: "view-field-added",
+        area: "view",
+        pointer: fieldPointer(after.result.bundled, path, "/outputSchema"),
+        path,
+        summary: "field newly reaches the model view",
+      });
+  }
+  for (const path of before.viewFields) {
+    if (!va.has(path))
+      add({
+        class: "settings",
+        kind: "view-field-removed",
+        area: "view",
+        pointer: fieldPointer(before.result.bundled, path, "/outputSchema"),
+        path,
+        summary: "field no longer reaches the model view",
+      });
+  }
+
+  schemaChanges(
+    before.result.bundled,
+    after.result.bundled,
+    before.formatsAsserted,
+    after.formatsAsserted,
+    "result",
+    add,
+  );
+  if (before.input !== undefined || after.input !== undefined) {
+    if (before.input === undefined)
+      add({
+        class: "breaking",
+        kind: "input-schema-added",
+        area: "arguments",
+        pointer: "/inputSchema",
+        path: "",
+        summary: "input schema added: arguments are now checked",
+      });
+    if (after.input === undefined)
+      add({
+        class: "loosened",
+        kind: "input-schema-removed",
+        area: "arguments",
+        pointer: "/inputSchema",
+        path: "",
+        summary: "input schema removed: arguments are no longer checked",
+      });
+    if (before.input !== undefined && after.input !== undefined) {
+      schemaChanges(
+        before.input.bundled,
+        after.input.bundled,
+        before.formatsAsserted,
+        after.formatsAsserted,
+        "arguments",
+        add,
+      );
+    }
+  }
+  return out;
+}
+
+/** Semantic changes of one schema, classed for its role. */
+function schemaChanges(
+  before: JsonSchema,
+  after: JsonSchema,
+  assertedBefore: boolean,
+  assertedAfter: boolean,
+  role: SchemaRole,
+  add: (change: Omit<ContractChange, "tool">) => void,
+): void {
+  const prefix = role === "result" ? "/outputSchema" : "/inputSchema";
+  for (const change of compareSchemas(
+    { schema: before, formatsAsserted: assertedBefore },
+    { schema: after, formatsAsserted: assertedAfter },
+  )) {
+    add(
+      withValues(
+        {
+          class: classify(change.direction, role),
+          kind: change.kind,
+          area: role,
+          pointer: prefix + change.pointer,
+          path: change.path,
+          summary: change.summary,
+        },
+        change.before,
+        change.after,
+      ),
+    );
+  }
+}
+
+/**
+ * Leaf by leaf comparison of the effective settings. Objects are compared key by key; lists as a whole (the order of
+ * an oversize policy chain matters; `omit` is sorted beforehand).
+ */
+function diffSettings(
+  before: unknown,
+  after: unknown,
+  pointer: string,
+  add: (change: Omit<ContractChange, "tool">) => void,
+): void {
+  if (isSchemaObject(before) && isSchemaObject(after)) {
+    for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort(compareText)) {
+      diffSettings(before[key], after[key], `${pointer}/${escapePointerToken(key)}`, add);
+    }
+    return;
+  }
+  if (
+    canonicalJson(before ?? null) === canonicalJson(after ?? null) &&
+    (before === undefined) === (after === undefined)
+  )
+    return;
+  const tokens = pointer.split("/").slice(2);
+  const top = tokens[0] ?? "";
+  const name = SETTING_NAMES[top] ?? top;
+  const exposes = pointer === "/x-toolgate/toolError/expose" && after === true;
+  add(
+    withValues(
+      {
+        class: exposes ? "exposure" : "settings",
+        kind: `${top}-changed`,
+        area: "settings",
+        pointer,
+        summary: exposes
+          ? "tool errors newly shown to the model"
+          : `${name} changed (${tokens.slice(1).join("/") || top})`,
+      },
+      before,
+      after,
+    ),
+  );
+}
+
+/** Set `before`/`after` only when there is a value, so that "absent" stays distinct from `null`. */
+function withValues<T extends object>(
+  change: T,
+  before: unknown,
+  after: unknown,
+): T & { before?: unknown; after?: unknown } {
+  const out: T & { before?: unknown; after?: unknown } = { ...change };
+  if (before !== undefined) out.before = before;
+  if (after !== undefined) out.after = after;
+  return out;
+}
+
+/**
+ * Where a field of the result is declared: the schema pointer reached from the root through `$ref`, `properties`,
+ * `items`/`prefixItems` and the branches of `allOf`/`anyOf`/`oneOf`. Falls back to `prefix` when it cannot tell.
+ */
+export function fieldPointer(bundled: JsonSchema, path: string, prefix: string): string {
+  let candidates: Array<{ schema: unknown; at: string }> = [{ schema: bundled, at: "" }];
+  const tokens = path === "" ? [] : path.slice(1).split("/");
+  for (const token of tokens) {
+    const name = token.replaceAll("~1", "/").replaceAll("~0", "~");
+    const next: Array<{ schema: unknown; at: string }> = [];
+    const queue = [...candidates];
+    const seen = new Set<string>();
+    while (queue.length > 0 && seen.size < 256) {
+      const { schema, at } = queue.shift() as { schema: unknown; at: string };
+      if (seen.has(at) || !isSchemaObject(schema)) continue;
+      seen.add(at);
+      if (typeof schema.$ref === "string" && schema.$ref.startsWith("#")) {
+        const target = fragmentToPointer(schema.$ref.slice(1));
+        queue.push({ schema: valueAt(bundled, target), at: target });
+      }
+      for (const keyword of ["allOf", "anyOf", "oneOf"]) {
+        const branches = schema[keyword];
+        if (Array.isArray(branches))
+          for (const [i, branch] of branches.entries()) queue.push({ schema: branch, at: `${at}/${keyword}/${i}` });
+      }
+      if (name === "*") {
+        if (isSchemaObject(schema.items) || typeof schema.items === "boolean")
+          next.push({ schema: schema.items, at: `${at}/items` });
+        for (const keyword of ["prefixItems", "items"]) {
+          const list = schema[keyword];
+          if (Array.isArray(list))
+            for (const [i, item] of list.entries()) next.push({ schema: item, at: `${at}/${keyword}/${i}` });
+        }
+      } else if (isSchemaObject(schema.properties) && Object.hasOwn(schema.properties, name)) {
+        next.push({ schema: schema.properties[name], at: `${at}/properties/${token}` });
+      }
+    }
+    if (next.length === 0) return prefix;
+    candidates = next;
+  }
+  return prefix + (candidates[0]?.at ?? "");
+}
