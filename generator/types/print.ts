@@ -1,0 +1,165 @@
+/**
+ * Printing: each unit goes through json-schema-to-typescript, the project's chosen printer, on its own. The
+ * printer only ever sees the subset built by the lowering (no `$ref`: references are `tsType` names, so its
+ * resolver never fetches anything and never names anything after a `title` or `$id`). Two things are kept away
+ * from it and put back into its output afterwards:
+ * - the unit's name: it would re-case it (`toSafeString`), so it prints a placeholder and the real name is
+ *   written over that placeholder in the declaration line;
+ * - property names: hostile names (`hasOwnProperty`, `__proto__`, U+2028, …) would reach its internals and its
+ *   quoting, so it prints identifier placeholders that are replaced with keys quoted by `propertyKey`.
+ */
+import { compile, type Options } from "json-schema-to-typescript";
+import type { Unit } from "./lower.js";
+import { annotated, intersectionOf, isNever, isUnknown, type SafeSchema, UNKNOWN, unionOf } from "./safe.js";
+import { propertyKey } from "./text.js";
+
+/** The printer's options; every one that changes the output is set here, on purpose. */
+const PRINTER_OPTIONS: Partial<Options> = {
+  bannerComment: "", // the write stage adds the `@generated` header to the whole file
+  format: true, // prettier, with the style below: readable, deterministic output
+  style: { bracketSpacing: true, printWidth: 120, semi: true, singleQuote: false, tabWidth: 2, trailingComma: "all" },
+  additionalProperties: true, // never consulted: the lowering always sets `additionalProperties`
+  declareExternallyReferenced: true, // never consulted: units hold no `$ref`
+  unreachableDefinitions: false,
+  strictIndexSignatures: false, // sound without it; `noUncheckedIndexedAccess` adds `| undefined` on reads
+  unknownAny: true, // `unknown`, never `any`
+  ignoreMinAndMaxItems: true, // no unions of tuples; tuples come from `prefixItems` only
+  maxItems: -1,
+  enableConstEnums: false,
+  inferStringEnumKeysFromValues: false,
+  $refOptions: { resolve: { external: false } }, // belt and braces: nothing is ever fetched
+};
+
+/** The name every unit is printed under before its real name is written in. */
+const UNIT_PLACEHOLDER = "ToolgateTypesUnit";
+
+/** Property-name placeholders: `<prefix><n>$`, with a prefix that occurs in no input string. */
+export class KeyPlaceholders {
+  readonly #prefix: string;
+  readonly #names: string[] = [];
+
+  /** `inputStrings`: every string of the input (names, keys, values); the prefix occurs in none of them. */
+  constructor(inputStrings: string[]) {
+    let prefix = "$$k";
+    while (inputStrings.some((text) => text.includes(prefix))) prefix = `$${prefix}`;
+    this.#prefix = prefix;
+  }
+
+  placeholder(name: string): string {
+    this.#names.push(name);
+    return `${this.#prefix}${this.#names.length - 1}$`;
+  }
+
+  /** `code` with every placeholder replaced by its property name, quoted where it must be. */
+  restore(code: string): string {
+    const pattern = new RegExp(`${this.#prefix.replaceAll("$", "\\$")}(\\d+)\\$`, "g");
+    return code.replace(pattern, (_, index: string) => propertyKey(this.#names[Number(index)] as string));
+  }
+}
+
+/** The printer's input for one subset node. */
+function printerSchema(schema: SafeSchema, keys: KeyPlaceholders): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  switch (schema.kind) {
+    case "custom":
+      out.tsType = schema.binding === "atom" ? schema.text : `(${schema.text})`;
+      break;
+    case "string":
+    case "number":
+    case "boolean":
+    case "null":
+      out.type = schema.kind;
+      break;
+    case "array":
+      out.type = "array";
+      out.items = printerSchema(schema.items, keys);
+      break;
+    case "union":
+      out.anyOf = schema.members.map((m) => printerSchema(m, keys));
+      break;
+    case "intersection":
+      out.allOf = schema.members.map((m) => printerSchema(m, keys));
+      break;
+    case "object": {
+      const properties: Record<string, unknown> = {};
+      const required: string[] = [];
+      for (const property of schema.properties) {
+        const key = keys.placeholder(property.name);
+        properties[key] = printerSchema(property.schema, keys);
+        if (property.required) required.push(key);
+      }
+      out.type = "object";
+      out.properties = properties;
+      out.required = required;
+      if (isUnknown(schema.additional)) out.additionalProperties = true;
+      else if (isNever(schema.additional) && schema.properties.length > 0) out.additionalProperties = false;
+      else out.additionalProperties = printerSchema(schema.additional, keys); // `[k: string]: never` when empty
+      break;
+    }
+  }
+  if (schema.description !== undefined) out.description = schema.description;
+  if (schema.deprecated) out.deprecated = true;
+  return out;
+}
+
+/** One unit as TypeScript: `export type Name = …` or `export interface Name {…}`, with its JSDoc. */
+export async function printUnit(unit: Unit, keys: KeyPlaceholders): Promise<string> {
+  const printed = await compile(
+    printerSchema(unit.schema, keys) as Parameters<typeof compile>[0],
+    UNIT_PLACEHOLDER,
+    PRINTER_OPTIONS,
+  );
+  const header = new RegExp(`^export (interface|type) ${UNIT_PLACEHOLDER}\\b`, "gm");
+  const headers = printed.match(header)?.length ?? 0;
+  if (headers !== 1) throw new Error(`emitTypes: expected one declaration for ${unit.name}, got ${headers}`);
+  return keys.restore(printed.replace(header, `export $1 ${unit.name}`));
+}
+
+/** Named types a node refers to without an object or array in between (where TypeScript needs no deferral). */
+function immediateRefs(schema: SafeSchema): string[] {
+  if (schema.kind === "custom") return schema.ref === undefined ? [] : [schema.ref];
+  if (schema.kind === "union" || schema.kind === "intersection") return schema.members.flatMap(immediateRefs);
+  return [];
+}
+
+function withoutImmediateRef(schema: SafeSchema, name: string): SafeSchema {
+  if (schema.kind === "custom") return schema.ref === name ? UNKNOWN : schema;
+  if (schema.kind === "union" || schema.kind === "intersection") {
+    const members = schema.members.map((m) => withoutImmediateRef(m, name));
+    const rebuilt = schema.kind === "union" ? unionOf(members) : intersectionOf(members);
+    return annotated(rebuilt, schema.description, schema.deprecated === true);
+  }
+  return schema;
+}
+
+/**
+ * A type alias may not refer to itself except through an object or array (`type A = A | string` is an error).
+ * Such a schema (`$defs: {a: {anyOf: [{$ref: "#/$defs/a"}, …]}}`) loops in every validator; each reference that
+ * closes such a cycle becomes `unknown`, which only widens.
+ */
+export function breakAliasCycles(units: Unit[]): Unit[] {
+  const byName = new Map(units.map((unit) => [unit.name, unit.schema]));
+  const state = new Map<string, "active" | "done">();
+  const cut = new Map<string, Set<string>>();
+  const visit = (name: string): void => {
+    state.set(name, "active");
+    const schema = byName.get(name);
+    for (const target of schema === undefined ? [] : immediateRefs(schema)) {
+      const targetState = state.get(target);
+      if (targetState === "active") {
+        cut.set(name, (cut.get(name) ?? new Set()).add(target));
+      } else if (targetState === undefined && byName.has(target)) {
+        visit(target);
+      }
+    }
+    state.set(name, "done");
+  };
+  for (const unit of units) if (!state.has(unit.name)) visit(unit.name);
+  return units.map((unit) => {
+    const targets = cut.get(unit.name);
+    if (targets === undefined) return unit;
+    let schema = unit.schema;
+    for (const target of targets) schema = withoutImmediateRef(schema, target);
+    return { name: unit.name, schema };
+  });
+}
