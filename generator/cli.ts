@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { DIFF_HELP, runDiff } from "./diff/command.js";
 import { ContractError } from "./errors.js";
 import { runImport } from "./import.js";
 import { toolgateVersion } from "./package.js";
@@ -28,6 +29,7 @@ Usage:
       server started over stdio, every page) into contracts in DIR (default schemas/), and list every unbounded
       field to bound. Tools without an outputSchema are refused. An existing contract is only replaced with
       --force, which keeps its x-toolgate block. Exit 1 when any tool was refused.
+${DIFF_HELP}
   toolgate --help       this text
   toolgate --version    the version
 
@@ -72,6 +74,8 @@ export async function main(argv: readonly string[], io: Console = stdio): Promis
 async function run(argv: readonly string[], io: Console): Promise<number> {
   // `import` has options of its own (--stdio, --force), so it parses its own arguments.
   if (argv[0] === "import") return runImport(argv.slice(1), io);
+  // So does `diff` (--base, --head, --format, --fail-on).
+  if (argv[0] === "diff") return runDiff(argv.slice(1), io);
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(argv);
