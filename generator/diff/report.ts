@@ -147,7 +147,8 @@ export function code(text: string): string {
   const flat = oneLine(text).replaceAll("|", "\\|");
   const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = "`".repeat(longest + 1);
-  const pad = flat.startsWith("`") || flat.endsWith("`") || flat === "" ? " " : "";
+  if (flat === "") return "` `";
+  const pad = flat.startsWith("`") || flat.endsWith("`") ? " " : "";
   return `${fence}${pad}${flat}${pad}${fence}`;
 }
 
