@@ -161,7 +161,8 @@ function readConfig(): { schemas?: string; out?: string; refs?: Record<string, s
   }
   const known = new Set(["schemas", "out", "refs"]);
   for (const key of Object.keys(config)) {
-    if (!known.has(key)) throw new ContractError("toolgate.config.json", `/${key}`, `unknown key ${JSON.stringify(key)}`);
+    if (!known.has(key))
+      throw new ContractError("toolgate.config.json", `/${key}`, `unknown key ${JSON.stringify(key)}`);
   }
   return config as { schemas?: string; out?: string; refs?: Record<string, string> };
 }
@@ -170,10 +171,15 @@ function readConfig(): { schemas?: string; out?: string; refs?: Record<string, s
 function printSummary(tools: readonly ToolSummary[], io: Console): void {
   for (const tool of tools) {
     const budget = `${tool.context.max} ${tool.context.unit}`;
-    const derived = tool.derivedMaxBytes === null ? "unbounded schema" : `largest valid result ${tool.derivedMaxBytes} B`;
-    const findings = tool.findings.length === 0 ? "fully bounded" : `${tool.findings.length} finding${tool.findings.length === 1 ? "" : "s"}`;
+    const derived =
+      tool.derivedMaxBytes === null ? "unbounded schema" : `largest valid result ${tool.derivedMaxBytes} B`;
+    const findings =
+      tool.findings.length === 0
+        ? "fully bounded"
+        : `${tool.findings.length} finding${tool.findings.length === 1 ? "" : "s"}`;
     if (tool.folder === "") io.out(`${tool.tool}: not generated (see the errors below)`);
-    else io.out(`${tool.tool} → ${tool.folder}/  ceiling ${tool.maxBytes} B (${derived}), budget ${budget}, ${findings}`);
+    else
+      io.out(`${tool.tool} → ${tool.folder}/  ceiling ${tool.maxBytes} B (${derived}), budget ${budget}, ${findings}`);
     for (const finding of tool.findings) io.out(`  warn ${tool.file}#${finding.pointer}: ${finding.message}`);
   }
 }

@@ -21,7 +21,8 @@ export type EmittedFiles = Map<string, string>;
 export async function emitTool(tool: ToolModel, version: string): Promise<EmittedFiles> {
   const top = header(version, tool.contract.file);
   const requests: ValidatorRequest[] = [{ exportName: "validateResult", schema: tool.result, formats: tool.formats }];
-  if (tool.input !== undefined) requests.push({ exportName: "validateInput", schema: tool.input, formats: tool.formats });
+  if (tool.input !== undefined)
+    requests.push({ exportName: "validateInput", schema: tool.input, formats: tool.formats });
   const validators = emitValidators(requests);
   if ("refusals" in validators) {
     throw validators.refusals.map(

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { canonicalJson } from "../runtime/json-text.js";
 import { ContractError } from "./errors.js";
 import { packageFile } from "./package.js";
 import type { JsonSchema, SchemaObject } from "./schema.js";
@@ -24,6 +25,8 @@ export interface LoadedContract {
   relativePath: string;
   /** sha256 (hex) of the contract in canonical form (keys sorted, no white space): reformatting changes nothing. */
   sha256: string;
+  /** sha256 (hex) of the output schema in canonical form: how an MCP server's advertised schema is matched. */
+  outputSchemaSha256: string;
   /** The parsed file. */
   document: SchemaObject;
   name: string;
@@ -32,6 +35,9 @@ export interface LoadedContract {
   outputSchema: JsonSchema;
   settings: XToolgate;
 }
+
+/** Canonical JSON (keys sorted, no white space), shared with the runtime so both hash the same text. */
+export { canonicalJson };
 
 /** The suffix that marks a contract file. */
 export const CONTRACT_SUFFIX = ".tool.json";
@@ -86,7 +92,8 @@ export async function loadContract(file: string, contractsDir: string): Promise<
     file: shown,
     path: absolute,
     relativePath: path.relative(contractsDir, absolute).split(path.sep).join("/"),
-    sha256: createHash("sha256").update(canonicalJson(document)).digest("hex"),
+    sha256: sha256Of(document, shown, ""),
+    outputSchemaSha256: sha256Of(document.outputSchema, shown, "/outputSchema"),
     document,
     name,
     description: document.description as string | undefined,
@@ -94,6 +101,20 @@ export async function loadContract(file: string, contractsDir: string): Promise<
     outputSchema: document.outputSchema as JsonSchema,
     settings: settings as XToolgate,
   };
+}
+
+/**
+ * sha256 (hex) of a value's canonical JSON (keys sorted, no white space): the same hash the runtime computes for a
+ * schema an MCP server advertises, so the two can be matched.
+ */
+export function sha256Of(value: unknown, file: string, pointer: string): string {
+  let text: string;
+  try {
+    text = canonicalJson(value);
+  } catch {
+    throw new ContractError(file, pointer, "nested too deeply: a contract may nest at most 1000 levels");
+  }
+  return createHash("sha256").update(text).digest("hex");
 }
 
 /** Parse JSON, turning a syntax error into a contract error with line and column. */
@@ -112,45 +133,6 @@ export function parseJson(text: string, file: string): unknown {
     }
     throw new ContractError(file, "", `invalid JSON${where}: ${message.replace(/^.*?: /, "").split(" in JSON")[0]}`);
   }
-}
-
-/** Text already written out, waiting on the stack of {@link canonicalJson}. */
-class Written {
-  constructor(readonly text: string) {}
-}
-
-/** JSON with object keys sorted at every level and no white space: one text per value, whatever the layout. */
-export function canonicalJson(value: unknown): string {
-  // Iterative, so that a deeply nested contract cannot overflow the stack.
-  const out: string[] = [];
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (item instanceof Written) {
-      out.push(item.text);
-    } else if (Array.isArray(item)) {
-      out.push("[");
-      stack.push(new Written("]"));
-      for (let i = item.length - 1; i >= 0; i--) {
-        stack.push(item[i]);
-        if (i > 0) stack.push(new Written(","));
-      }
-    } else if (typeof item === "object" && item !== null) {
-      const record = item as Record<string, unknown>;
-      const keys = Object.keys(record).sort(compareText);
-      out.push("{");
-      stack.push(new Written("}"));
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i] as string;
-        stack.push(record[key]);
-        stack.push(new Written(`${JSON.stringify(key)}:`));
-        if (i > 0) stack.push(new Written(","));
-      }
-    } else {
-      out.push(JSON.stringify(item) ?? "null");
-    }
-  }
-  return out.join("");
 }
 
 /** Code-unit order: the same on every machine and in every locale. */

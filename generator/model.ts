@@ -19,7 +19,15 @@ export interface ToolModel {
   /** The folder under `generated/` holding this tool's files. */
   folder: string;
   /** Identifiers, unique across the catalog. */
-  names: { adapter: string; result: string; input?: string | undefined; view: string; outcome: string };
+  names: {
+    adapter: string;
+    /** The catalog's local name for the output validator, in the same scope as the adapters. */
+    resultValidator: string;
+    result: string;
+    input?: string | undefined;
+    view: string;
+    outcome: string;
+  };
   result: ResolvedSchema;
   input?: ResolvedSchema | undefined;
   /** The checker's report on the output schema (pointers relative to the output schema). */
@@ -81,7 +89,8 @@ export function modelTool(
     );
   }
   const maxBytes = declaredBytes ?? (bounds.maxBytes as number);
-  const maxDepth = settings.receive?.maxDepth ?? Math.min(bounds.maxDepth ?? DEFAULTS.maxDepthCeiling, DEFAULTS.maxDepthCeiling);
+  const maxDepth =
+    settings.receive?.maxDepth ?? Math.min(bounds.maxDepth ?? DEFAULTS.maxDepthCeiling, DEFAULTS.maxDepthCeiling);
 
   const unit = settings.context?.unit ?? DEFAULTS.context.unit;
   const context: ContextBudget = {
@@ -93,7 +102,10 @@ export function modelTool(
   const view = settings.view ?? {};
   const maxStringChars = view.maxStringChars ?? DEFAULTS.maxStringChars;
   const fieldEntries = Object.entries(settings.fields ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
-  const extraPaths: Array<readonly [string, string]> = fieldEntries.map(([path]) => [path, `/x-toolgate/fields/${path.replaceAll("~", "~0").replaceAll("/", "~1")}`]);
+  const extraPaths: Array<readonly [string, string]> = fieldEntries.map(([path]) => [
+    path,
+    `/x-toolgate/fields/${path.replaceAll("~", "~0").replaceAll("/", "~1")}`,
+  ]);
   if (view.continuation !== undefined) extraPaths.push([view.continuation, "/x-toolgate/view/continuation"]);
   const plan = planView(result.bundled, view, maxStringChars, file, extraPaths);
 
@@ -101,6 +113,7 @@ export function modelTool(
   const typeBase = adapter.charAt(0).toUpperCase() + adapter.slice(1);
   const names = {
     adapter,
+    resultValidator: scopes.identifiers.claim(`${adapter}Validator`),
     result: `${typeBase}Result`,
     input: input === undefined ? undefined : `${typeBase}Input`,
     view: `${typeBase}View`,
@@ -125,7 +138,9 @@ export function modelTool(
     spillPreview: settings.spill?.preview ?? DEFAULTS.spillPreview,
     retry: settings.retry ?? {},
     fields: fieldEntries.map(([path, rule]) =>
-      rule.kind === "text" ? { path, kind: "text", onInstruction: rule.onInstruction ?? "flag" } : { path, kind: "opaque" },
+      rule.kind === "text"
+        ? { path, kind: "text", onInstruction: rule.onInstruction ?? "flag" }
+        : { path, kind: "opaque" },
     ),
     exposeToolError: settings.toolError?.expose ?? false,
     toolErrorChars: settings.toolError?.maxChars ?? DEFAULTS.toolErrorChars,

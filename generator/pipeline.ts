@@ -6,7 +6,7 @@
 import path from "node:path";
 import { checkBounds, type Finding } from "./check.js";
 import { dialectMisuse, dialectOf } from "./dialect.js";
-import { emitCatalog, emitTool, type EmittedFiles } from "./emit.js";
+import { type EmittedFiles, emitCatalog, emitTool } from "./emit.js";
 import { ContractError, ContractErrors } from "./errors.js";
 import { compareText, displayPath, findContracts, type LoadedContract, loadContract } from "./load.js";
 import { modelTool, nameScopes, type ToolModel } from "./model.js";
@@ -68,7 +68,13 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   for (const contract of contracts) {
     const other = byName.get(contract.name);
     if (other !== undefined) {
-      errors.push(new ContractError(contract.file, "/name", `the tool ${JSON.stringify(contract.name)} is already defined in ${other.file}`));
+      errors.push(
+        new ContractError(
+          contract.file,
+          "/name",
+          `the tool ${JSON.stringify(contract.name)} is already defined in ${other.file}`,
+        ),
+      );
     }
     byName.set(contract.name, contract);
   }
@@ -85,7 +91,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         contract.inputSchema === undefined
           ? undefined
           : await resolveOne(contract, contract.inputSchema, "/inputSchema", resolveOptions);
-      const bounds = checkBounds(result.bundled);
+      const bounds = checkBounds(result.bundled, { dialect: result.dialect, formats: contract.settings.formats });
       const summary: ToolSummary = {
         tool: contract.name,
         file: contract.file,

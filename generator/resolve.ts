@@ -129,7 +129,10 @@ class Resolver {
       for (const keyword of ["$ref", "$dynamicRef", "$recursiveRef"] as const) {
         const ref = node[keyword];
         if (typeof ref !== "string") continue;
-        const target = this.#absolute(ref, base, { file: origin.file, pointer: `${origin.pointer}${pointer}/${keyword}` });
+        const target = this.#absolute(ref, base, {
+          file: origin.file,
+          pointer: `${origin.pointer}${pointer}/${keyword}`,
+        });
         const resource = target.split("#")[0] as string;
         if (!this.#wanted.has(resource)) {
           this.#wanted.set(resource, { file: origin.file, pointer: `${origin.pointer}${pointer}/${keyword}` });
@@ -188,7 +191,11 @@ class Resolver {
     else if (fragment.startsWith("/")) location = { ...found, pointer: found.pointer + fragmentToPointer(fragment) };
     else location = this.#anchors.get(`${resource}#${fragment}`);
     if (location === undefined || valueAt(this.documents.get(location.documentUri), location.pointer) === undefined) {
-      throw new ContractError(origin.file, origin.pointer, `unresolvable $ref: ${JSON.stringify(ref)} points at nothing`);
+      throw new ContractError(
+        origin.file,
+        origin.pointer,
+        `unresolvable $ref: ${JSON.stringify(ref)} points at nothing`,
+      );
     }
     return location;
   }
@@ -212,13 +219,16 @@ class Resolver {
       const id = item.node.$id;
       // In draft-07 a `$id` beside `$ref` is ignored, like every sibling of `$ref`.
       const ignoresId = this.dialect === "draft-07" && item.node.$ref !== undefined;
-      const base =
-        typeof id === "string" && !id.startsWith("#") && !ignoresId ? joinUri(id, item.base) : item.base;
+      const base = typeof id === "string" && !id.startsWith("#") && !ignoresId ? joinUri(id, item.base) : item.base;
       yield { node: item.node, pointer: item.pointer, base };
       const next = [...children(item.node)];
       for (let i = next.length - 1; i >= 0; i--) {
         const child = next[i] as (typeof next)[number];
-        stack.push({ node: child.schema, pointer: item.pointer + child.tokens.map((t) => `/${escapePointerToken(t)}`).join(""), base });
+        stack.push({
+          node: child.schema,
+          pointer: item.pointer + child.tokens.map((t) => `/${escapePointerToken(t)}`).join(""),
+          base,
+        });
       }
     }
   }
@@ -273,7 +283,8 @@ class Resolver {
         node.$ref = `#${encodeFragment(pointerInBundle)}`;
         if (this.dialect === "draft-07") {
           // draft-07 ignores every sibling of `$ref`; keep only the definitions other references may point into.
-          for (const key of Object.keys(node)) if (key !== "$ref" && key !== "definitions" && key !== "$defs") delete node[key];
+          for (const key of Object.keys(node))
+            if (key !== "$ref" && key !== "definitions" && key !== "$defs") delete node[key];
         }
       }
     }

@@ -51,10 +51,16 @@ export function planView(
   const settings: Settings = {
     omit: new Map((view.omit ?? []).map((p, i) => [p, `/x-toolgate/view/omit/${i}`])),
     arrays: new Map(
-      Object.entries(view.arrays ?? {}).map(([p, v]) => [p, { take: v.take, pointer: `/x-toolgate/view/arrays/${escapePointerToken(p)}` }]),
+      Object.entries(view.arrays ?? {}).map(([p, v]) => [
+        p,
+        { take: v.take, pointer: `/x-toolgate/view/arrays/${escapePointerToken(p)}` },
+      ]),
     ),
     strings: new Map(
-      Object.entries(view.strings ?? {}).map(([p, v]) => [p, { ...v, pointer: `/x-toolgate/view/strings/${escapePointerToken(p)}` }]),
+      Object.entries(view.strings ?? {}).map(([p, v]) => [
+        p,
+        { ...v, pointer: `/x-toolgate/view/strings/${escapePointerToken(p)}` },
+      ]),
     ),
     maxStringChars,
   };
@@ -135,17 +141,22 @@ class Planner {
       }
       for (const keyword of ["allOf", "anyOf", "oneOf"]) {
         const branches = node[keyword];
-        if (Array.isArray(branches)) for (const branch of branches) stack.push({ node: branch as JsonSchema, refs: path });
+        if (Array.isArray(branches))
+          for (const branch of branches) stack.push({ node: branch as JsonSchema, refs: path });
       }
     }
     return out;
   }
 
   object(shapes: Array<{ node: SchemaObject; refs: readonly string[] }>, path: string, depth: number): TypedPlan {
-    const declared = new Map<string, { schemas: Array<{ node: JsonSchema; refs: readonly string[] }>; required: boolean }>();
+    const declared = new Map<
+      string,
+      { schemas: Array<{ node: JsonSchema; refs: readonly string[] }>; required: boolean }
+    >();
     const required = new Set<string>();
     for (const { node } of shapes) {
-      if (Array.isArray(node.required)) for (const name of node.required) if (typeof name === "string") required.add(name);
+      if (Array.isArray(node.required))
+        for (const name of node.required) if (typeof name === "string") required.add(name);
     }
     for (const { node, refs } of shapes) {
       if (!isSchemaObject(node.properties)) continue;
@@ -161,7 +172,10 @@ class Planner {
       this.seen.add(childPath);
       if (this.settings.omit.has(childPath)) continue;
       const entry = declared.get(name) as { schemas: Array<{ node: JsonSchema; refs: readonly string[] }> };
-      const schema: JsonSchema = entry.schemas.length === 1 ? (entry.schemas[0]?.node as JsonSchema) : { allOf: entry.schemas.map((s) => s.node) };
+      const schema: JsonSchema =
+        entry.schemas.length === 1
+          ? (entry.schemas[0]?.node as JsonSchema)
+          : { allOf: entry.schemas.map((s) => s.node) };
       const plan = this.plan(schema, childPath, depth + 1, entry.schemas[0]?.refs ?? []);
       properties[name] = { plan, required: required.has(name) && alwaysShown(plan) };
     }
@@ -174,14 +188,21 @@ class Planner {
     const take = this.settings.arrays.get(path)?.take;
     const prefix = shapes.find(({ node }) => Array.isArray(node.prefixItems) || Array.isArray(node.items));
     const itemsOf = (node: SchemaObject): JsonSchema | undefined =>
-      Array.isArray(node.items) ? (node.additionalItems as JsonSchema | undefined) : (node.items as JsonSchema | undefined);
+      Array.isArray(node.items)
+        ? (node.additionalItems as JsonSchema | undefined)
+        : (node.items as JsonSchema | undefined);
     const rest = shapes.map(({ node, refs }) => ({ node: itemsOf(node), refs })).find((s) => s.node !== undefined);
     if (prefix !== undefined && take === undefined) {
-      const tuple = (Array.isArray(prefix.node.prefixItems) ? prefix.node.prefixItems : prefix.node.items) as JsonSchema[];
+      const tuple = (
+        Array.isArray(prefix.node.prefixItems) ? prefix.node.prefixItems : prefix.node.items
+      ) as JsonSchema[];
       return {
         kind: "tuple",
         items: tuple.map((item) => this.plan(item, itemPath, depth + 1, prefix.refs)),
-        rest: rest?.node === undefined || rest.node === false ? undefined : this.plan(rest.node, itemPath, depth + 1, rest.refs),
+        rest:
+          rest?.node === undefined || rest.node === false
+            ? undefined
+            : this.plan(rest.node, itemPath, depth + 1, rest.refs),
       };
     }
     const itemSchema = rest?.node ?? true;
@@ -203,7 +224,8 @@ function typesOf(node: SchemaObject): string[] {
   if (Array.isArray(declared)) return declared.map((t) => (t === "integer" ? "number" : String(t)));
   const values = node.const !== undefined ? [node.const] : Array.isArray(node.enum) ? node.enum : undefined;
   if (values !== undefined) return [...new Set(values.map(jsonType))];
-  if (node.properties !== undefined || node.required !== undefined || node.additionalProperties !== undefined) return ["object"];
+  if (node.properties !== undefined || node.required !== undefined || node.additionalProperties !== undefined)
+    return ["object"];
   if (node.items !== undefined || node.prefixItems !== undefined) return ["array"];
   return [];
 }
@@ -227,7 +249,9 @@ export function runtimePlan(plan: TypedPlan): ViewPlan {
         properties: Object.fromEntries(Object.entries(plan.properties).map(([k, v]) => [k, runtimePlan(v.plan)])),
       };
     case "array":
-      return plan.take === undefined ? { kind: "array", items: runtimePlan(plan.items) } : { kind: "array", items: runtimePlan(plan.items), take: plan.take };
+      return plan.take === undefined
+        ? { kind: "array", items: runtimePlan(plan.items) }
+        : { kind: "array", items: runtimePlan(plan.items), take: plan.take };
     case "tuple":
       return plan.rest === undefined
         ? { kind: "tuple", items: plan.items.map(runtimePlan) }

@@ -54,7 +54,8 @@ export function* children(schema: SchemaObject): Generator<{ tokens: string[]; k
     const value = schema[keyword];
     if (!Array.isArray(value)) continue;
     for (const [i, item] of value.entries()) {
-      if (isSchemaObject(item) || typeof item === "boolean") yield { tokens: [keyword, String(i)], keyword, schema: item };
+      if (isSchemaObject(item) || typeof item === "boolean")
+        yield { tokens: [keyword, String(i)], keyword, schema: item };
     }
   }
   for (const keyword of MAP) {

@@ -3,7 +3,6 @@
  * arguments, `<tool>.checkInput(args)`. All behaviour lives in `toolgate/runtime`; this file only describes the tool.
  */
 import type { ToolModel } from "../generator/model.js";
-import { runtimePlan } from "../generator/view-plan.js";
 import { type Code, ident, jsdoc, type Literal, literalBlock, own, ts } from "./code.js";
 
 /** The tool's spec as data: everything but the functions, which are imported from the sibling modules. */
@@ -11,13 +10,10 @@ function specData(tool: ToolModel): Record<string, Literal> {
   return {
     name: tool.name,
     contract: { version: tool.version, sha256: tool.contract.sha256, file: tool.contract.relativePath },
-    view: {
-      plan: runtimePlan(tool.view.plan) as never,
-      continuation: tool.view.continuation,
-      maxStringChars: tool.view.maxStringChars,
-    },
+    view: { continuation: tool.view.continuation, maxStringChars: tool.view.maxStringChars },
     limits: { ...tool.limits },
-    context: tool.context.tokenizer === undefined ? { unit: tool.context.unit, max: tool.context.max } : { ...tool.context },
+    context:
+      tool.context.tokenizer === undefined ? { unit: tool.context.unit, max: tool.context.max } : { ...tool.context },
     oversize: [...tool.oversize],
     recallLimit: tool.recallLimit,
     summaryMax: tool.summaryMax,
@@ -29,6 +25,12 @@ function specData(tool: ToolModel): Record<string, Literal> {
   };
 }
 
+/** The spec's `view` entry: its settings, and the plan that view.ts declares. */
+function viewEntry(tool: ToolModel): Code {
+  const continuation = tool.view.continuation === undefined ? own("") : ts` continuation: ${tool.view.continuation},`;
+  return ts`  view: {${continuation} maxStringChars: ${tool.view.maxStringChars}, plan: viewPlan },`;
+}
+
 /** The `adapter.ts` module of one tool. */
 export function adapterModule(tool: ToolModel): Code {
   const { names } = tool;
@@ -36,13 +38,16 @@ export function adapterModule(tool: ToolModel): Code {
   const inputType = names.input === undefined ? own("never") : ident(names.input);
   const typeImports = [names.result, ...(names.input === undefined ? [] : [names.input])].sort();
   const validators = names.input === undefined ? own("validateResult") : own("validateInput, validateResult");
+  // The view plan is declared once, in view.ts; the spec refers to it.
   const entries = Object.keys(data)
     .sort()
-    .map((key) => own(`  ${key}: ${literalBlock(data[key] as Literal, "  ").text},`));
+    .map((key) =>
+      key === "view" ? viewEntry(tool) : own(`  ${key}: ${literalBlock(data[key] as Literal, "  ").text},`),
+    );
   return ts`import { defineTool } from "toolgate/runtime";
 import type { ${own(typeImports.join(", "))} } from "./types.js";
 import { ${validators} } from "./validate.js";
-import { buildView, type ${ident(names.view)} } from "./view.js";
+import { buildView, type ${ident(names.view)}, viewPlan } from "./view.js";
 
 ${jsdoc(tool.contract.description)}export const ${ident(names.adapter)} = defineTool<${ident(names.result)}, ${ident(names.view)}, ${inputType}>({
 ${own(entries.map((e) => e.text).join("\n"))}

@@ -18,7 +18,14 @@ export class Code {
 }
 
 /** A value that {@link ts} turns into a literal. */
-export type Literal = string | number | boolean | null | undefined | readonly Literal[] | { readonly [k: string]: Literal };
+export type Literal =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | readonly Literal[]
+  | { readonly [k: string]: Literal };
 
 /** What may be interpolated into {@link ts}. */
 export type Interpolation = Code | Literal;
@@ -100,10 +107,13 @@ export function access(key: string): Code {
  * Control characters become spaces so the comment reads as one clean line per line of source text.
  */
 export function commentText(text: string): string {
-  return escapeLineSeparators(text)
-    .replaceAll("*/", "*\\/")
-    .replaceAll("\r\n", "\n")
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, " ");
+  return (
+    escapeLineSeparators(text)
+      .replaceAll("*/", "*\\/")
+      .replaceAll("\r\n", "\n")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is replaced here
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, " ")
+  );
 }
 
 /** A JSDoc block for a description, or nothing. */

@@ -38,12 +38,17 @@ export function viewFields(plan: TypedPlan, path = ""): string[] {
         .sort()
         .flatMap((name) => {
           const child = `${path}/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
-          return [child, ...viewFields((plan.properties[name] as { plan: TypedPlan }).plan, child).filter((p) => p !== child)];
+          return [
+            child,
+            ...viewFields((plan.properties[name] as { plan: TypedPlan }).plan, child).filter((p) => p !== child),
+          ];
         });
     case "array":
       return viewFields(plan.items, `${path}/*`);
     case "tuple":
-      return [...new Set([...plan.items, ...(plan.rest ? [plan.rest] : [])].flatMap((p) => viewFields(p, `${path}/*`)))].sort();
+      return [
+        ...new Set([...plan.items, ...(plan.rest ? [plan.rest] : [])].flatMap((p) => viewFields(p, `${path}/*`))),
+      ].sort();
     case "union":
       return [...new Set(plan.options.flatMap((p) => viewFields(p, path)))].sort();
     default:
@@ -61,7 +66,8 @@ function sortKeys(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
   const record = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(record).sort()) if (record[key] !== undefined) defineOwn(out, key, sortKeys(record[key]));
+  for (const key of Object.keys(record).sort())
+    if (record[key] !== undefined) defineOwn(out, key, sortKeys(record[key]));
   return out;
 }
 

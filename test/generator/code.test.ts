@@ -12,7 +12,7 @@ const hostile: Array<[string, string]> = [
   ["single quote", "it's"],
   ["backslash", "C:\\temp\\"],
   ["comment end", "*/ process.exit(1) /*"],
-  ["template", "${process.exit(1)}`"],
+  ["template", "$" + "{process.exit(1)}`"],
   ["line separators", "a\u2028b\u2029c"],
   ["NUL and controls", "a\u0000b\u001fc"],
   ["newline", "line 1\nline 2\r\n"],
@@ -75,11 +75,11 @@ describe("names", () => {
 
   it("suffixes names that are equal after case conversion, case-insensitively", () => {
     const scope = new NameScope(["index"]);
-    expect([scope.claim("getRecord"), scope.claim("getRecord"), scope.claim("GetRecord"), scope.claim("Index")]).toEqual([
-      "getRecord",
-      "getRecord_2",
-      "GetRecord_3",
-      "Index_2",
-    ]);
+    expect([
+      scope.claim("getRecord"),
+      scope.claim("getRecord"),
+      scope.claim("GetRecord"),
+      scope.claim("Index"),
+    ]).toEqual(["getRecord", "getRecord_2", "GetRecord_3", "Index_2"]);
   });
 });

@@ -56,7 +56,10 @@ describe("resolve", () => {
       { "common.json": { $defs: { owner: { type: "string", maxLength: 64 }, loop: { $ref: "#/$defs/owner" } } } },
     );
     expect(Object.keys(resolved.documents)).toEqual(["file:///project/common.json"]);
-    const bundled = resolved.bundled as { properties: { owner: { $ref: string } }; $defs: Record<string, { $defs: { loop: { $ref: string } } }> };
+    const bundled = resolved.bundled as {
+      properties: { owner: { $ref: string } };
+      $defs: Record<string, { $defs: { loop: { $ref: string } } }>;
+    };
     expect(bundled.properties.owner.$ref).toBe("#/$defs/external1/$defs/owner");
     expect(bundled.$defs.external1?.$defs.loop.$ref).toBe("#/$defs/external1/$defs/owner");
   });

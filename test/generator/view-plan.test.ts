@@ -67,7 +67,12 @@ describe("view plan", () => {
   it.each([
     ["omit", { omit: ["/hit"] }, "/x-toolgate/view/omit/0", /names no field/],
     ["arrays", { arrays: { "/nextCursor": { take: 1 } } }, "/x-toolgate/view/arrays/~1nextCursor", /is not an array/],
-    ["strings", { strings: { "/hits/*/snipet": { max: 1 } } }, "/x-toolgate/view/strings/~1hits~1*~1snipet", /names no field/],
+    [
+      "strings",
+      { strings: { "/hits/*/snipet": { max: 1 } } },
+      "/x-toolgate/view/strings/~1hits~1*~1snipet",
+      /names no field/,
+    ],
   ])("refuses a %s path that the schema does not have", (_name, view, pointer, message) => {
     let error: unknown;
     try {
@@ -84,7 +89,10 @@ describe("view plan", () => {
     const tree: JsonSchema = {
       $ref: "#/$defs/node",
       $defs: {
-        node: { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } } },
+        node: {
+          type: "object",
+          properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } },
+        },
       },
     };
     const text = JSON.stringify(runtimePlan(planView(tree, {}, 100, "tree.tool.json")));
@@ -93,7 +101,12 @@ describe("view plan", () => {
 
   it("merges the declared properties of anyOf branches", () => {
     const plan = planView(
-      { anyOf: [{ type: "object", properties: { a: { type: "integer" } } }, { type: "object", properties: { b: { type: "boolean" } } }] },
+      {
+        anyOf: [
+          { type: "object", properties: { a: { type: "integer" } } },
+          { type: "object", properties: { b: { type: "boolean" } } },
+        ],
+      },
       {},
       100,
       "u.tool.json",
@@ -102,6 +115,9 @@ describe("view plan", () => {
   });
 
   it("shows nothing of an object whose schema declares no properties", () => {
-    expect(runtimePlan(planView({ type: "object" }, {}, 100, "o.tool.json"))).toEqual({ kind: "object", properties: {} });
+    expect(runtimePlan(planView({ type: "object" }, {}, 100, "o.tool.json"))).toEqual({
+      kind: "object",
+      properties: {},
+    });
   });
 });
