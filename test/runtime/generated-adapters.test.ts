@@ -10,7 +10,13 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate } from "../../generator/pipeline.js";
-import { MemorySpillStore, type Outcome, type ToolAdapter, toModelContent } from "../../runtime/index.js";
+import {
+  MemorySpillStore,
+  type Outcome,
+  ownedByTenant,
+  type ToolAdapter,
+  toModelContent,
+} from "../../runtime/index.js";
 
 const RUNTIME_SOURCE = JSON.stringify(new URL("../../runtime/index.ts", import.meta.url).pathname);
 
@@ -98,5 +104,19 @@ describe.each(tools)("the generated %s adapter", (tool) => {
       expect(["oversize", "result_too_large", "schema_mismatch"]).toContain(outcome.error.code);
     }
     expectSafeContent(outcome);
+  });
+});
+
+describe("the generated get_record adapter with the caller's tenant rule", () => {
+  it("admits the caller's own record and refuses another tenant's", async () => {
+    const adapter = (adapters.get("get_record") as AnyAdapter).with({
+      hooks: { semantic: ownedByTenant("/owner/tenantId") },
+    });
+    const raw = await sample("get_record", "good.json");
+    const own = await adapter.admit(raw, { tenant: "tn_acme0042" });
+    expect(own.ok).toBe(true);
+    const other = await adapter.admit(raw, { tenant: "tn_globex0007" });
+    expect(other.ok ? "ok" : other.error.code).toBe("semantic_violation");
+    expect(toModelContent(other)).not.toContain("tn_acme0042");
   });
 });
