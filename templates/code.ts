@@ -90,10 +90,17 @@ export function literalBlock(value: Literal, indent = ""): Code {
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**
- * A property key for an object literal or a type literal: bare when it is an identifier, quoted otherwise.
- * `__proto__` is always quoted, since an unquoted `__proto__:` in an object literal sets the prototype.
+ * A property key for an object literal: bare when it is an identifier, quoted otherwise. `__proto__` is written as a
+ * computed key, since both `__proto__:` and `"__proto__":` in an object literal set the prototype instead
+ * (ECMAScript section 13.2.5.5, PropertyDefinitionEvaluation).
  */
 export function propertyKey(key: string): Code {
+  if (key === "__proto__") return new Code('["__proto__"]');
+  return IDENTIFIER.test(key) ? new Code(key) : quote(key);
+}
+
+/** A property key for a type literal or an interface: there `"__proto__"` is an ordinary property name. */
+export function typeKey(key: string): Code {
   return IDENTIFIER.test(key) && key !== "__proto__" ? new Code(key) : quote(key);
 }
 

@@ -4,7 +4,7 @@
 
 import type { ToolModel } from "../generator/model.js";
 import { runtimePlan, type TypedPlan } from "../generator/view-plan.js";
-import { type Code, ident, join, literalBlock, own, propertyKey, ts } from "./code.js";
+import { type Code, ident, join, literalBlock, own, ts, typeKey } from "./code.js";
 
 /** The TypeScript type of a view made by `plan`. */
 export function viewType(plan: TypedPlan, indent = ""): Code {
@@ -31,7 +31,7 @@ export function viewType(plan: TypedPlan, indent = ""): Code {
       const lines = names.map((name) => {
         const property = plan.properties[name] as { plan: TypedPlan; required: boolean };
         const optional = property.required ? "" : "?";
-        return ts`${own(inner)}readonly ${propertyKey(name)}${own(optional)}: ${viewType(property.plan, inner)};`;
+        return ts`${own(inner)}readonly ${typeKey(name)}${own(optional)}: ${viewType(property.plan, inner)};`;
       });
       return ts`{\n${join(lines)}\n${own(indent)}}`;
     }

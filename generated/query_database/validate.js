@@ -11,13 +11,6 @@ const func68 = codePointLength;
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -209,6 +202,7 @@ errors++;
 }
 var _valid0 = _errs20 === errors;
 valid7 = valid7 || _valid0;
+if(!valid7){
 const _errs22 = errors;
 if(!(typeof data7 == "number")){
 const err2 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number"};
@@ -222,6 +216,7 @@ errors++;
 }
 var _valid0 = _errs22 === errors;
 valid7 = valid7 || _valid0;
+if(!valid7){
 const _errs24 = errors;
 if(typeof data7 !== "boolean"){
 const err3 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/2/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
@@ -235,6 +230,7 @@ errors++;
 }
 var _valid0 = _errs24 === errors;
 valid7 = valid7 || _valid0;
+if(!valid7){
 const _errs26 = errors;
 if(data7 !== null){
 const err4 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -248,6 +244,9 @@ errors++;
 }
 var _valid0 = _errs26 === errors;
 valid7 = valid7 || _valid0;
+}
+}
+}
 if(!valid7){
 const err5 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -375,7 +374,6 @@ return false;
 validate20.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 return validate20;
 })();
 
@@ -387,13 +385,6 @@ const func62 = codePointLength;
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -482,6 +473,7 @@ errors++;
 }
 var _valid0 = _errs8 === errors;
 valid2 = valid2 || _valid0;
+if(!valid2){
 const _errs10 = errors;
 if(!(typeof data2 == "number")){
 const err2 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number"};
@@ -495,6 +487,7 @@ errors++;
 }
 var _valid0 = _errs10 === errors;
 valid2 = valid2 || _valid0;
+if(!valid2){
 const _errs12 = errors;
 if(typeof data2 !== "boolean"){
 const err3 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/2/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
@@ -508,6 +501,7 @@ errors++;
 }
 var _valid0 = _errs12 === errors;
 valid2 = valid2 || _valid0;
+if(!valid2){
 const _errs14 = errors;
 if(data2 !== null){
 const err4 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -521,6 +515,9 @@ errors++;
 }
 var _valid0 = _errs14 === errors;
 valid2 = valid2 || _valid0;
+}
+}
+}
 if(!valid2){
 const err5 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -601,6 +598,5 @@ return false;
 validate20.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 return validate20;
 })();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { access, commentText, ident, jsdoc, literal, propertyKey, quote, ts } from "../../templates/code.js";
+import { access, commentText, ident, jsdoc, literal, propertyKey, quote, ts, typeKey } from "../../templates/code.js";
 import { camelCase, folderName, NameScope, pascalCase } from "../../templates/names.js";
 
 /** Evaluate an expression the way a module would, without eval: through JSON where it is JSON. */
@@ -34,8 +34,9 @@ describe("ts tagged template", () => {
     );
   });
 
-  it("quotes __proto__ so an object literal never sets a prototype", () => {
-    expect(propertyKey("__proto__").text).toBe('"__proto__"');
+  it("writes __proto__ as a computed key so an object literal never sets a prototype", () => {
+    expect(propertyKey("__proto__").text).toBe('["__proto__"]');
+    expect(typeKey("__proto__").text).toBe('"__proto__"');
     expect(access("__proto__").text).toBe(".__proto__");
     expect(access("a b").text).toBe('["a b"]');
   });
