@@ -6,6 +6,7 @@
  * strings are bounded. Every path the settings name must exist in the schema, or the contract is refused: a typo in
  * `omit` must not leak a private field.
  */
+import { cleanText, codePointLength } from "../runtime/text.js";
 import type { ViewPlan } from "../runtime/types.js";
 import { ContractError, escapePointerToken } from "./errors.js";
 import type { JsonSchema, SchemaObject } from "./schema.js";
@@ -15,7 +16,13 @@ import type { XToolgate } from "./x-toolgate.js";
 /** A plan node with what the view type needs to know. */
 export type TypedPlan =
   | { kind: "value"; types: ScalarType[] }
-  | { kind: "string"; max: number; overflow: "excerpt" | "omit" }
+  | {
+      kind: "string";
+      max: number;
+      overflow: "excerpt" | "omit";
+      /** The only strings the schema allows, when they reach the view unchanged (clean and within `max`). */
+      literals?: string[] | undefined;
+    }
   | { kind: "object"; properties: Record<string, { plan: TypedPlan; required: boolean }> }
   | { kind: "array"; items: TypedPlan; take?: number | undefined }
   | { kind: "tuple"; items: TypedPlan[]; rest?: TypedPlan | undefined }
@@ -110,10 +117,15 @@ class Planner {
     if (kinds.has("array")) options.push(this.array(shapes, path, depth));
     if (kinds.has("string")) {
       const setting = this.settings.strings.get(path);
+      const max = setting?.max ?? this.settings.maxStringChars;
       options.push({
         kind: "string",
-        max: setting?.max ?? this.settings.maxStringChars,
+        max,
         overflow: setting?.overflow ?? "excerpt",
+        literals: stringLiterals(
+          shapes.map((s) => s.node),
+          max,
+        ),
       });
     }
     const scalars = (["number", "boolean", "null"] as const).filter((t) => kinds.has(t));
@@ -210,6 +222,20 @@ class Planner {
   }
 }
 
+/**
+ * The strings a value here can be, when one `enum` or `const` decides them and every one of them reaches the view
+ * unchanged: text hygiene would leave it as it is and it is within `max`. Otherwise the view type is `string`.
+ */
+function stringLiterals(nodes: readonly SchemaObject[], max: number): string[] | undefined {
+  const deciding = nodes.filter((node) => node.const !== undefined || Array.isArray(node.enum));
+  if (deciding.length !== 1) return undefined;
+  const node = deciding[0] as SchemaObject;
+  const values = node.const !== undefined ? [node.const] : (node.enum as unknown[]);
+  const strings = values.filter((v): v is string => typeof v === "string");
+  const unchanged = strings.every((text) => cleanText(text) === text && codePointLength(text) <= max);
+  return unchanged && strings.length > 0 ? [...new Set(strings)].sort() : undefined;
+}
+
 /** Whether a planned property is always in the view when it is in the data. */
 function alwaysShown(plan: TypedPlan): boolean {
   if (plan.kind === "string") return plan.overflow !== "omit";
@@ -242,7 +268,7 @@ export function runtimePlan(plan: TypedPlan): ViewPlan {
     case "value":
       return { kind: "value" };
     case "string":
-      return plan;
+      return { kind: "string", max: plan.max, overflow: plan.overflow };
     case "object":
       return {
         kind: "object",

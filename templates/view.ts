@@ -4,7 +4,7 @@
 
 import type { ToolModel } from "../generator/model.js";
 import { runtimePlan, type TypedPlan } from "../generator/view-plan.js";
-import { type Code, ident, join, literalBlock, own, ts, typeKey } from "./code.js";
+import { type Code, ident, join, literalBlock, own, quote, ts, typeKey } from "./code.js";
 
 /** The TypeScript type of a view made by `plan`. */
 export function viewType(plan: TypedPlan, indent = ""): Code {
@@ -12,7 +12,12 @@ export function viewType(plan: TypedPlan, indent = ""): Code {
     case "value":
       return join(plan.types.map(own), " | ");
     case "string":
-      return ts`string`;
+      return plan.literals === undefined
+        ? ts`string`
+        : join(
+            plan.literals.map((text) => quote(text)),
+            " | ",
+          );
     case "array":
       return ts`Array<${viewType(plan.items, indent)}>`;
     case "tuple": {

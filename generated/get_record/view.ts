@@ -13,7 +13,7 @@ export type GetRecordView = {
   };
   readonly recordId: string;
   readonly related?: Array<string>;
-  readonly status: string;
+  readonly status: "active" | "closed" | "pending_review" | "suspended";
   readonly summary: string;
   readonly tags?: Array<string>;
   readonly updatedAt?: string;

@@ -7,7 +7,7 @@ export type QueryDatabaseView = {
   readonly columns: Array<{
     readonly name: string;
     readonly nullable?: boolean;
-    readonly type: string;
+    readonly type: "boolean" | "date" | "integer" | "json" | "numeric" | "text" | "timestamp" | "uuid";
   }>;
   readonly elapsedMs?: number;
   readonly rowCount: number;

@@ -5,7 +5,7 @@ import type { ReadFileResult } from "./types.js";
 /** What the model may see of a valid ReadFileResult: declared, approved fields only, each bounded. */
 export type ReadFileView = {
   readonly content: string;
-  readonly mimeType: string;
+  readonly mimeType: "application/json" | "application/yaml" | "text/csv" | "text/html" | "text/markdown" | "text/plain" | "text/x-python" | "text/x-typescript";
   readonly modifiedAt?: string;
   readonly page: number;
   readonly path: string;
