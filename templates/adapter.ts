@@ -21,6 +21,7 @@ function specData(tool: ToolModel): Record<string, Literal> {
     retry: { ...tool.retry },
     fields: tool.fields.map((field) => ({ ...field })),
     exposeToolError: tool.exposeToolError,
+    toolErrorMaxChars: tool.toolErrorChars,
     mcp: { structured: true },
   };
 }

@@ -49,6 +49,7 @@ export const getRecord = defineTool<GetRecordResult, GetRecordView, GetRecordInp
   retry: {},
   spillPreview: 3,
   summaryMax: 150,
+  toolErrorMaxChars: 500,
   view: { continuation: "/nextCursor", maxStringChars: 2000, plan: viewPlan },
   buildView,
   validateResult,

@@ -40,6 +40,7 @@ export const readFile = defineTool<ReadFileResult, ReadFileView, ReadFileInput>(
   retry: {},
   spillPreview: 3,
   summaryMax: 375,
+  toolErrorMaxChars: 500,
   view: { maxStringChars: 1024, plan: viewPlan },
   buildView,
   validateResult,

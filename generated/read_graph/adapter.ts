@@ -40,6 +40,7 @@ export const readGraph = defineTool<ReadGraphResult, ReadGraphView, ReadGraphInp
   retry: {},
   spillPreview: 5,
   summaryMax: 750,
+  toolErrorMaxChars: 500,
   view: { maxStringChars: 2000, plan: viewPlan },
   buildView,
   validateResult,

@@ -49,6 +49,7 @@ export const searchDocs = defineTool<SearchDocsResult, SearchDocsView, SearchDoc
   retry: {},
   spillPreview: 3,
   summaryMax: 375,
+  toolErrorMaxChars: 500,
   view: { continuation: "/nextCursor", maxStringChars: 2000, plan: viewPlan },
   buildView,
   validateResult,
