@@ -26,6 +26,14 @@ describe("cleanText", () => {
     ["a joiner between emoji is kept", "👩\u200D💻 and 👨🏽\u200D🚀", "👩\u200D💻 and 👨🏽\u200D🚀"],
     ["a joiner outside emoji is not", "a\u200Db 👩\u200D", "ab 👩"],
     ["plain text is untouched", "Grüße, 東京 — ok", "Grüße, 東京 — ok"],
+    ["data smuggled in variation selectors", `a${String.fromCodePoint(0xe0100, 0xe0142, 0xe01ef)}\uFE01b`, "ab"],
+    [
+      "one presentation selector after an emoji or keycap base is kept",
+      "❤\uFE0F 1\uFE0F\u20E3 ❤\uFE0F\u200D🔥",
+      "❤\uFE0F 1\uFE0F\u20E3 ❤\uFE0F\u200D🔥",
+    ],
+    ["a second selector, or one after a letter, is not", "❤\uFE0F\uFE0F x\uFE0F", "❤\uFE0F x"],
+    ["blank fillers and the grapheme joiner", "a\u3164b\u115Fc\uFFA0d\u034Fe", "abcde"],
   ];
   for (const [name, input, want] of table) {
     it(name, () => expect(cleanText(input)).toBe(want));
@@ -43,6 +51,11 @@ describe("cleanText", () => {
         expect(cleaned).not.toMatch(/[\uD800-\uDFFF]/u);
       }),
     );
+  });
+
+  it("stays linear on text made of nothing but joiners between emoji", () => {
+    const text = "👩\u200D".repeat(200_000);
+    expect(cleanText(text)).toBe(`${"👩\u200D".repeat(199_999)}👩`);
   });
 
   it("boundText marks an excerpt and never splits a surrogate pair", () => {
