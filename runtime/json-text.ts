@@ -138,7 +138,12 @@ export type ValueGuard =
  */
 export function guardParsedValue(value: unknown, maxDepth: number, maxBytes: number): ValueGuard {
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  // A floor of the serialised size: every value counts at least its shortest form, strings their UTF-16 length
+  // (never more than their UTF-8 bytes), containers their brackets and separators. Each container also checks the
+  // floor including one byte per member before pushing its members, so a huge array is refused without a stack
+  // entry per item.
   let bytes = 0;
+  const tooLarge = (floor: number): ValueGuard => ({ ok: false, reason: "too_large", atLeastBytes: floor });
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const current = item.value;
     if (current === null || typeof current === "boolean") bytes += 4;
@@ -149,20 +154,21 @@ export function guardParsedValue(value: unknown, maxDepth: number, maxBytes: num
     else if (typeof current === "object") {
       const depth = item.depth + 1;
       if (depth > maxDepth) return { ok: false, reason: "too_deep", depth };
-      bytes += 2;
       if (Array.isArray(current)) {
+        bytes += 2 + Math.max(0, current.length - 1);
+        if (bytes + current.length > maxBytes) return tooLarge(bytes + current.length);
         for (const element of current) stack.push({ value: element, depth });
-        bytes += current.length;
       } else {
         const prototype = Object.getPrototypeOf(current);
         if (prototype !== Object.prototype && prototype !== null) return { ok: false, reason: "not_json" };
-        for (const key of Object.keys(current)) {
-          bytes += key.length + 4;
-          stack.push({ value: (current as Record<string, unknown>)[key], depth });
-        }
+        const keys = Object.keys(current);
+        bytes += 2 + Math.max(0, keys.length - 1);
+        for (const key of keys) bytes += key.length + 3;
+        if (bytes + keys.length > maxBytes) return tooLarge(bytes + keys.length);
+        for (const key of keys) stack.push({ value: (current as Record<string, unknown>)[key], depth });
       }
     } else return { ok: false, reason: "not_json" };
-    if (bytes > maxBytes) return { ok: false, reason: "too_large", atLeastBytes: bytes };
+    if (bytes > maxBytes) return tooLarge(bytes);
   }
   return { ok: true };
 }

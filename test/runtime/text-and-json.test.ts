@@ -7,6 +7,7 @@ import {
   boundText,
   canonicalJson,
   cleanText,
+  guardParsedValue,
   isUnsafeIntegerLiteral,
   markupSafeJson,
   parseJsonText,
@@ -95,6 +96,27 @@ describe("scanJsonText", () => {
   it("parseJsonText never echoes the parser's message (which quotes the payload)", () => {
     expect(parseJsonText('{"secret": nope}', 5)).toEqual({ ok: false, reason: "syntax", depth: 1 });
     expect(parseJsonText("   ", 5)).toEqual({ ok: false, reason: "empty", depth: 0 });
+  });
+});
+
+describe("guardParsedValue", () => {
+  it("its size floor never exceeds the real serialised size, so a value at the ceiling passes", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const bytes = new TextEncoder().encode(JSON.stringify(value)).byteLength;
+        expect(guardParsedValue(value, 1000, bytes)).toEqual({ ok: true });
+      }),
+    );
+  });
+
+  it("refuses a huge array from its length, and what is not JSON", () => {
+    expect(guardParsedValue(new Array(5_000_000).fill(0), 10, 1024 * 1024)).toMatchObject({
+      ok: false,
+      reason: "too_large",
+    });
+    expect(guardParsedValue({ a: new Date(0) }, 10, 1000)).toEqual({ ok: false, reason: "not_json" });
+    expect(guardParsedValue({ a: () => 1 }, 10, 1000)).toEqual({ ok: false, reason: "not_json" });
+    expect(guardParsedValue([Number.POSITIVE_INFINITY], 10, 1000)).toEqual({ ok: false, reason: "not_json" });
   });
 });
 
