@@ -195,6 +195,11 @@ function readStream(kind: RawKind, stream: ReadableStream<unknown>, maxBytes: nu
   });
 }
 
+/** Whether `value` is a promise (or any thenable) of a raw result. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as PromiseLike<unknown>).then === "function";
+}
+
 /** Whether `value` looks like a fetch `Response` (checked by shape, so any fetch implementation works). */
 function isResponse(value: object): value is Response {
   if (typeof Response !== "undefined" && value instanceof Response) return true;
@@ -326,15 +331,25 @@ function receiveString(kind: RawKind, text: string, maxBytes: number): Received 
 }
 
 /**
- * Classifies `raw` and receives its bytes under `limits.maxBytes`. Accepts: a `transportFailure(...)`, an `Error`
+ * Classifies what was delivered and receives its bytes under `limits.maxBytes`. A promise is awaited first (its
+ * rejection is the transport failure). Accepts: a `transportFailure(...)`, an `Error`
  * (a failed transport: `TimeoutError` → `timeout`, else `transport_error`), a string, a `Uint8Array`/`ArrayBuffer`/
  * typed array, a fetch `Response` (non-2xx → `transport_error`, 408/504 → `timeout`; a `Content-Length` over the
  * ceiling is refused before reading), a web `ReadableStream`, an async iterable of chunks (bytes or strings), and
  * an MCP `CallToolResult`, and a `parsedResult(value)` from an in-process tool. Anything else is refused as
  * `transport_error` (`unsupported_raw`): a bare object is ambiguous (see {@link parsedResult}).
  */
-export async function receive(raw: unknown, limits: ReceiveLimits): Promise<Received | NotReceived> {
+export async function receive(delivered: unknown, limits: ReceiveLimits): Promise<Received | NotReceived> {
   const { maxBytes } = limits;
+  let raw = delivered;
+  if (isThenable(raw)) {
+    // `admit(fetch(url))`, `admit(client.callTool(...))`: the transport's own rejection is the transport failure.
+    try {
+      raw = await raw;
+    } catch (error) {
+      return refused("transport_failure", codeForThrown(error), "transport", 0, { reason: "thrown" });
+    }
+  }
   if (isTransportFailure(raw)) {
     return { ...refused("transport_failure", raw.kind, "transport", 0), callerMessage: raw.message };
   }

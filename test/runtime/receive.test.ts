@@ -123,3 +123,15 @@ describe("receive ceiling", () => {
     }
   });
 });
+
+describe("a promise of a raw result", () => {
+  it("is awaited, and its rejection is the transport failure", async () => {
+    const tool = recordTool();
+    const fetched = await tool.admit(Promise.resolve(new Response(JSON.stringify(goodRecord()))));
+    expect(fetched.ok).toBe(true);
+    const refused = await tool.admit(Promise.reject(new TypeError("fetch failed")));
+    expect(refused.ok ? "ok" : refused.error.code).toBe("transport_error");
+    const late = await tool.admit(Promise.reject(new DOMException("deadline", "TimeoutError")));
+    expect(late.ok ? "ok" : late.error.code).toBe("timeout");
+  });
+});
