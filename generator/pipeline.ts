@@ -12,6 +12,7 @@ import { compareText, displayPath, findContracts, type LoadedContract, loadContr
 import { modelTool, nameScopes, type ToolModel } from "./model.js";
 import { toolgateVersion } from "./package.js";
 import { type ResolveOptions, resolveSchema } from "./resolve.js";
+import { checkSchemaSafety } from "./safety.js";
 import type { JsonSchema, ResolvedSchema } from "./schema.js";
 
 /** What `generate` needs to know. */
@@ -91,6 +92,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         contract.inputSchema === undefined
           ? undefined
           : await resolveOne(contract, contract.inputSchema, "/inputSchema", resolveOptions);
+      // Refuse what would hurt whoever runs the validator (ReDoS, absurd size) before anything compiles it.
+      const unsafe = await checkSchemaSafety({ file: contract.file, schemas: input ? [result, input] : [result] });
+      if (unsafe.length > 0) throw new ContractErrors(unsafe);
       const bounds = checkBounds(result.bundled, { dialect: result.dialect, formats: contract.settings.formats });
       const summary: ToolSummary = {
         tool: contract.name,

@@ -1,0 +1,295 @@
+/**
+ * The safety stage: contract checks a schema alone cannot fail, but that would hurt the people who run it.
+ *
+ * A schema can be perfectly valid JSON Schema and still be a weapon against the program that validates with it:
+ * - a `pattern` (or a `patternProperties` key) prone to catastrophic backtracking lets one short string from a tool,
+ *   or from a model's arguments, pin a CPU for minutes (ReDoS);
+ * - a `pattern` that is no regular expression under the `u` flag would be compiled differently, or not at all, by
+ *   the generated validator: JSON Schema patterns are ECMA-262 expressions read as Unicode (2020-12 core, 6.4);
+ * - an absurdly large or deep schema makes the build slow and the generated validator huge, and recursive
+ *   compilers (Ajv's code generator, the type printer) run out of stack.
+ *
+ * Each is a {@link ContractError} naming the file, the JSON pointer and, for patterns, the pattern itself.
+ */
+import { fileURLToPath } from "node:url";
+import { check as checkRegExp, type Diagnostics } from "recheck";
+import { ContractError, escapePointerToken } from "./errors.js";
+import { canonicalJson, displayPath } from "./load.js";
+import type { JsonSchema, ResolvedSchema } from "./schema.js";
+import { isSchemaObject, subschemas } from "./walk.js";
+
+/**
+ * The bounds a contract schema must stay within. The largest real schema in the test corpus (SchemaStore's
+ * `vector.json`: 977 KB as compact JSON, 4,381 subschemas, 8 levels of subschemas) fits with a wide margin; a
+ * schema past these is a generated or hostile one, and is refused before anything recursive compiles it.
+ */
+export const SCHEMA_LIMITS = {
+  /** Compact JSON of the schema and every document it references, in UTF-16 code units (about bytes). */
+  maxChars: 4 * 1024 * 1024,
+  /** Subschemas (every object or boolean in a schema position), the schema and its documents together. */
+  maxSubschemas: 20_000,
+  /**
+   * Levels of subschemas below a root. Ajv's code generator and the types stage recurse once per level, and a
+   * validator for a 64-level schema is already unreadable; real schemas stay under 10.
+   */
+  maxDepth: 64,
+} as const;
+
+/**
+ * How long the ReDoS checker may take per pattern, in milliseconds. A pattern it cannot decide in this time is
+ * refused (failing closed): a pattern that hard to analyse is one to simplify anyway.
+ */
+export const PATTERN_CHECK_TIMEOUT_MS = 10_000;
+
+/** One regular expression a schema holds, and where. */
+export interface SchemaPattern {
+  /** The pattern's source as written. */
+  source: string;
+  /** `pattern` for the keyword, `patternProperties` for a key of that keyword. */
+  keyword: "pattern" | "patternProperties";
+  /** The file to report (the contract, or a document it references). */
+  file: string;
+  /** JSON pointer of the pattern inside that file. */
+  pointer: string;
+}
+
+/** What the ReDoS checker found out about one pattern. */
+export type PatternVerdict =
+  | { status: "safe" }
+  | {
+      status: "vulnerable";
+      /** `search`: as JSON Schema runs it; `full-match`: when the whole string must match (`^(?:…)$`). */
+      mode: "search" | "full-match";
+      complexity: "exponential" | "polynomial";
+      degree?: number | undefined;
+      /** recheck's attack string, as a JavaScript expression (`'a'.repeat(31) + '\x00'`). */
+      attack: string;
+    }
+  | { status: "unknown"; reason: string };
+
+/** One schema of a contract to check: the schema as resolved, and where it sits. */
+export interface SafetyInput {
+  /** The contract file as the user named it. */
+  file: string;
+  schemas: readonly ResolvedSchema[];
+}
+
+/**
+ * Every safety problem of a contract's schemas (output and input), as contract errors; empty when there is none.
+ * Size and depth are checked first: a schema past them is not searched for patterns.
+ */
+export async function checkSchemaSafety(input: SafetyInput): Promise<ContractError[]> {
+  const errors: ContractError[] = [];
+  const patterns: SchemaPattern[] = [];
+  for (const resolved of input.schemas) {
+    const roots = schemaRoots(input.file, resolved);
+    const sizeErrors = schemaSizeProblems(input.file, resolved);
+    errors.push(...sizeErrors);
+    if (sizeErrors.length === 0)
+      for (const root of roots) patterns.push(...patternsOf(root.schema, root.file, root.pointer));
+  }
+  for (const pattern of patterns) {
+    const problem = await patternProblem(pattern);
+    if (problem !== undefined) errors.push(problem);
+  }
+  return errors;
+}
+
+/** The schema itself and every document it references, each with the file and pointer errors are reported at. */
+function schemaRoots(
+  file: string,
+  resolved: ResolvedSchema,
+): Array<{ schema: JsonSchema; file: string; pointer: string }> {
+  return [
+    { schema: resolved.root, file, pointer: resolved.pointer },
+    ...Object.entries(resolved.documents).map(([uri, schema]) => ({ schema, file: documentFile(uri), pointer: "" })),
+  ];
+}
+
+/** A referenced document's URI as the user knows the file: project files by their path, others by URI. */
+function documentFile(uri: string): string {
+  const project = "file:///project/";
+  if (uri.startsWith(project)) return uri.slice(project.length).split("/").map(decodeURIComponent).join("/");
+  if (uri.startsWith("file:")) return displayPath(fileURLToPath(uri));
+  return uri;
+}
+
+/** A schema's size, subschema count and depth against {@link SCHEMA_LIMITS}, with the documents it references. */
+export function schemaSizeProblems(file: string, resolved: ResolvedSchema): ContractError[] {
+  const roots = schemaRoots(file, resolved);
+  let chars = 0;
+  for (const root of roots) {
+    try {
+      chars += canonicalJson(root.schema).length;
+    } catch {
+      // Only nesting past what serialisation survives throws here: far past the depth bound checked below.
+      return [new ContractError(root.file, root.pointer, tooDeep(Number.POSITIVE_INFINITY))];
+    }
+  }
+  if (chars > SCHEMA_LIMITS.maxChars) {
+    return [
+      new ContractError(
+        file,
+        resolved.pointer,
+        `the schema and the documents it references take ${chars} characters of compact JSON, more than the ` +
+          `${SCHEMA_LIMITS.maxChars} toolgate compiles: split it, or reference shared parts once through $defs`,
+      ),
+    ];
+  }
+  let count = 0;
+  for (const root of roots) {
+    for (const visit of subschemas(root.schema, root.pointer)) {
+      count += 1;
+      if (visit.depth > SCHEMA_LIMITS.maxDepth)
+        return [new ContractError(root.file, visit.pointer, tooDeep(visit.depth))];
+      if (count > SCHEMA_LIMITS.maxSubschemas) {
+        return [
+          new ContractError(
+            file,
+            resolved.pointer,
+            `the schema holds more than ${SCHEMA_LIMITS.maxSubschemas} subschemas (counting the documents it ` +
+              "references): split it, or reference repeated parts through $defs instead of copying them",
+          ),
+        ];
+      }
+    }
+  }
+  return [];
+}
+
+function tooDeep(depth: number): string {
+  const found = Number.isFinite(depth) ? `${depth} levels` : "too many levels";
+  return (
+    `subschemas nest ${found} deep, past the ${SCHEMA_LIMITS.maxDepth} toolgate compiles: ` +
+    "name the inner parts in $defs, or use a $ref that recurses"
+  );
+}
+
+/**
+ * Every `pattern` and `patternProperties` key in a schema, with the pointer of each inside the file. Unused
+ * `$defs` are searched too: the validator compiles what the schema holds, and a risky pattern is risky anywhere.
+ */
+export function patternsOf(schema: JsonSchema, file: string, pointer = ""): SchemaPattern[] {
+  const found: SchemaPattern[] = [];
+  for (const visit of subschemas(schema, pointer)) {
+    if (!isSchemaObject(visit.schema)) continue;
+    const { pattern, patternProperties } = visit.schema;
+    if (typeof pattern === "string") {
+      found.push({ source: pattern, keyword: "pattern", file, pointer: `${visit.pointer}/pattern` });
+    }
+    if (isSchemaObject(patternProperties)) {
+      for (const key of Object.keys(patternProperties)) {
+        found.push({
+          source: key,
+          keyword: "patternProperties",
+          file,
+          pointer: `${visit.pointer}/patternProperties/${escapePointerToken(key)}`,
+        });
+      }
+    }
+  }
+  return found;
+}
+
+/** Verdicts by pattern source: contracts share patterns, and one process generates many contracts. */
+const verdicts = new Map<string, Promise<PatternVerdict>>();
+
+/**
+ * Whether a pattern, compiled with the `u` flag as the generated validators compile it, can backtrack
+ * catastrophically, according to the recheck ReDoS checker (https://makenowjust-labs.github.io/recheck/).
+ *
+ * The pattern is judged twice. First as JSON Schema runs it: an unanchored search (2020-12 validation, 6.3.3).
+ * Then as a full match, `^(?:…)$`: the same contract is published to the tool's server and its clients, and
+ * validators that anchor patterns (Java's `String.matches` behind Bean Validation's `@Pattern`, Python's
+ * `re.fullmatch`, XML Schema facets) run it that way. `(a+)+` is harmless as a search, since it succeeds at the
+ * first `a`, and exponential as a full match.
+ *
+ * recheck runs as a native binary when its package ships one for the platform, else on the JVM, else in a worker
+ * thread; `RECHECK_BACKEND=pure` runs it in this thread. Every backend is the same analysis with a fixed seed.
+ */
+export function judgePattern(source: string): Promise<PatternVerdict> {
+  let verdict = verdicts.get(source);
+  if (verdict === undefined) {
+    verdict = judgeOnce(source, "search").then((search) =>
+      search.status === "safe" ? judgeOnce(`^(?:${source})$`, "full-match") : search,
+    );
+    verdicts.set(source, verdict);
+  }
+  return verdict;
+}
+
+async function judgeOnce(source: string, mode: "search" | "full-match"): Promise<PatternVerdict> {
+  let diagnostics: Diagnostics;
+  try {
+    diagnostics = await checkRegExp(source, "u", { timeout: PATTERN_CHECK_TIMEOUT_MS });
+  } catch (error) {
+    return { status: "unknown", reason: `the checker failed: ${error instanceof Error ? error.message : error}` };
+  }
+  if (diagnostics.status === "safe") return { status: "safe" };
+  if (diagnostics.status === "vulnerable") {
+    const complexity = diagnostics.complexity;
+    return {
+      status: "vulnerable",
+      mode,
+      complexity: complexity.type,
+      degree: complexity.type === "polynomial" ? complexity.degree : undefined,
+      attack: diagnostics.attack.pattern,
+    };
+  }
+  const error = diagnostics.error;
+  const reason =
+    error.kind === "timeout"
+      ? `it could not be analysed within ${PATTERN_CHECK_TIMEOUT_MS} ms`
+      : error.kind === "cancel"
+        ? "its analysis was cancelled"
+        : `the checker cannot read it (${error.message})`;
+  return { status: "unknown", reason };
+}
+
+/**
+ * Why a pattern must not be compiled, or `undefined` when it is fine.
+ *
+ * Every super-linear pattern is refused, polynomial ones included. JSON Schema patterns are unanchored searches, so
+ * `x+x+y` already costs n² steps on n `x`s; the only sure bound on n is the receive ceiling (Ajv tests a pattern
+ * inside `anyOf`, `oneOf` and `not` even where a sibling `maxLength` has failed), and at a 16 KiB ceiling a degree-2
+ * pattern costs about 2.7·10⁸ steps per string. Input schemas have no ceiling at all. A pattern is refused when it
+ * is super-linear as a search or as a full match (see {@link judgePattern}); one the checker cannot decide is
+ * refused too, failing closed.
+ */
+export async function patternProblem(pattern: SchemaPattern): Promise<ContractError | undefined> {
+  const shown = JSON.stringify(pattern.source);
+  const what = pattern.keyword === "pattern" ? "the pattern" : "the patternProperties key";
+  try {
+    new RegExp(pattern.source, "u");
+  } catch (error) {
+    const reason = (error as SyntaxError).message.replace(/^Invalid regular expression: /, "");
+    return new ContractError(
+      pattern.file,
+      pattern.pointer,
+      `${what} ${shown} is not an ECMA-262 regular expression with the u flag (${reason}); JSON Schema patterns ` +
+        "are read as Unicode: escape only syntax characters, and write { and } as \\{ and \\}",
+    );
+  }
+  const verdict = await judgePattern(pattern.source);
+  if (verdict.status === "safe") return undefined;
+  if (verdict.status === "unknown") {
+    return new ContractError(
+      pattern.file,
+      pattern.pointer,
+      `${what} ${shown} cannot be proven free of catastrophic backtracking: ${verdict.reason}; simplify it`,
+    );
+  }
+  const cost =
+    verdict.complexity === "exponential" ? "exponential" : `polynomial (degree ${verdict.degree ?? "2 or more"})`;
+  const where =
+    verdict.mode === "search"
+      ? "as JSON Schema runs it (a search)"
+      : "when the whole string must match (^…$), as validators that anchor patterns run it";
+  return new ContractError(
+    pattern.file,
+    pattern.pointer,
+    `${what} ${shown} backtracks catastrophically ${where}: matching takes ${cost} time in the length of the ` +
+      `string (for example on ${verdict.attack}), so one crafted value can stall whoever validates with it ` +
+      "(ReDoS); remove nested or adjacent quantifiers over the same characters",
+  );
+}
