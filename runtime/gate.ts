@@ -630,7 +630,12 @@ async function admitPayload<T, V, I>(
         continue;
       }
       const narrowedHash = await hashArguments(narrowed);
-      if (narrowedHash === undefined || ctx.turn.hasSeenArguments(spec.name, narrowedHash)) {
+      if (narrowedHash === undefined) {
+        // Arguments nested too deeply to serialise cannot be compared with earlier ones, so they are not used.
+        passed.recall = "unhashable_arguments";
+        continue;
+      }
+      if (ctx.turn.hasSeenArguments(spec.name, narrowedHash)) {
         return fail(
           "oversize",
           {
