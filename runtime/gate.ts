@@ -717,7 +717,11 @@ function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T,
     async admit(raw, ctx = {}) {
       const merged: AdmitContext<T, V, I> = { ...defaults, ...ctx, hooks: { ...defaults.hooks, ...ctx.hooks } };
       const outcome = await admitPayload(gate, raw, { ...merged, turn: merged.turn ?? new Turn() }, 0);
-      merged.turn?.record(outcome as Outcome<unknown, unknown>);
+      if (merged.turn !== undefined) {
+        // A failure's note is short, but it is in the context too: measure it the way the contract counts.
+        const note = outcome.ok ? undefined : await measureText(toModelContent(outcome), spec.context);
+        merged.turn.record(outcome as Outcome<unknown, unknown>, note && { unit: note.unit, value: note.value });
+      }
       return outcome;
     },
     checkInput(args) {

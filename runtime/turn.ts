@@ -26,7 +26,7 @@ export interface Contribution {
   omissions?: Omission[] | undefined;
   /** The continuation token, when the tool has more to give. */
   continuation?: string | undefined;
-  /** The context this result takes, in its contract's unit (0 for failures and absent results). */
+  /** The context this result (or a failure's note) takes, in its contract's unit; 0 for absent results. */
   contextUsed: { unit: "bytes" | "tokens"; value: number };
 }
 
@@ -99,10 +99,16 @@ export class Turn {
     });
   }
 
-  /** Records an outcome (admit does this when given the turn). Replaces the matching expected entry, if any. */
-  record(outcome: Outcome<unknown, unknown>): Contribution {
+  /**
+   * Records an outcome (admit does this when given the turn). Replaces the matching expected entry, if any.
+   * `failureContext` is what a failure's short note takes in the context (admit measures it in the contract's unit).
+   */
+  record(
+    outcome: Outcome<unknown, unknown>,
+    failureContext?: { unit: "bytes" | "tokens"; value: number } | undefined,
+  ): Contribution {
     const { tool, correlationId } = outcome.provenance;
-    const contribution = contributionOf(outcome);
+    const contribution = contributionOf(outcome, failureContext);
     const expected = this.#contributions.findIndex(
       (entry) => entry.status === "absent" && entry.tool === tool && entry.correlationId === correlationId,
     );
@@ -170,7 +176,10 @@ export class Turn {
 }
 
 /** The contribution an outcome makes. */
-function contributionOf(outcome: Outcome<unknown, unknown>): Contribution {
+function contributionOf(
+  outcome: Outcome<unknown, unknown>,
+  failureContext: { unit: "bytes" | "tokens"; value: number } | undefined,
+): Contribution {
   const { tool, correlationId } = outcome.provenance;
   if (!outcome.ok) {
     return {
@@ -179,7 +188,7 @@ function contributionOf(outcome: Outcome<unknown, unknown>): Contribution {
       status: "failed",
       reason: outcome.error.code,
       retryable: outcome.error.retryable,
-      contextUsed: { unit: "bytes", value: 0 },
+      contextUsed: failureContext ?? { unit: "bytes", value: 0 },
     };
   }
   const contextUsed = { unit: outcome.contextUsed.unit, value: outcome.contextUsed.value };

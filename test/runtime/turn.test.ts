@@ -2,7 +2,7 @@
  * A Turn's record after a mix of complete, partial, failed and absent calls.
  */
 import { describe, expect, it } from "vitest";
-import { defineTool, describeUnread, Turn, transportFailure } from "../../runtime/index.js";
+import { defineTool, describeUnread, Turn, toModelContent, transportFailure } from "../../runtime/index.js";
 import { goodRecord, recordSpec } from "./fixture.js";
 
 describe("Turn", () => {
@@ -40,8 +40,13 @@ describe("Turn", () => {
     expect(timedOut?.retryable).toBe(true);
     expect(mismatched?.retryable).toBe(false);
     expect(report.unread.map((entry) => entry.status)).toEqual(["absent", "partial", "failed", "failed"]);
-    expect(report.contextUsed).toEqual({ bytes: complete.contextUsed.value + partial.contextUsed.value, tokens: 0 });
-    expect(report.contextUsed.bytes).toBeGreaterThan(0);
+    // Results count what they render to; a failure counts its short note, which the model reads too.
+    const noteBytes = (outcome: typeof failed) => new TextEncoder().encode(toModelContent(outcome)).byteLength;
+    expect(timedOut?.contextUsed).toEqual({ unit: "bytes", value: noteBytes(failed) });
+    expect(report.contextUsed).toEqual({
+      bytes: complete.contextUsed.value + partial.contextUsed.value + noteBytes(failed) + noteBytes(invalid),
+      tokens: 0,
+    });
     expect(describeUnread(report)).toBe(
       [
         "get_history (h-1): no result arrived",
