@@ -87,7 +87,11 @@ export interface Success<T, V> {
   ok: true;
   /** The tool's value exactly as received and validated. */
   data: T;
-  /** What the model may see: declared, approved fields only, within the context budget. */
+  /**
+   * What the model may see: declared, approved fields only, within the context budget. Under `spill` it is the
+   * bounded preview shown with the handle; under `summarize` the same kind of preview, for the caller, while the
+   * model reads `summary`.
+   */
   view: V;
   /** False when the view left something out (a cut array, an excerpt, a spill, a summary). */
   complete: boolean;
