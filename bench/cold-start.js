@@ -1,0 +1,260 @@
+/**
+ * Benchmark 1, cold start: a fresh process loads the validators of every corpus output schema and validates one
+ * result each. Contenders, each as plain Node ESM and as an esbuild bundle:
+ *
+ * - `toolgate`: the generated `validate.js` modules (and `toolgate/runtime`, which they import);
+ * - `ajv-runtime`: the MCP SDK client's own provider (`AjvJsonSchemaValidator`: one Ajv with ajv-formats) compiling
+ *   every schema at start-up;
+ * - `cfworker`: the SDK's no-eval provider for edge runtimes (`CfWorkerJsonSchemaValidator`, an interpreter);
+ * - `ajv-standalone`: plain Ajv standalone code for the same schemas with the SDK's options, in one module.
+ *
+ * Then, in this process, the same validators once warm, interleaved: how fast each validates all samples.
+ * And the import cost of `toolgate/runtime` alone, against the tokenizer it must not load eagerly.
+ */
+import { execFile } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import Ajv from "ajv";
+import standaloneCode from "ajv/dist/standalone/index.js";
+import addFormats from "ajv-formats";
+import { build } from "esbuild";
+import { generateContracts, outputSchemaContracts } from "./lib/corpus.js";
+import { sampleOf } from "./lib/samples.js";
+import { interleave, perCall, summarize } from "./lib/stats.js";
+
+const run = promisify(execFile);
+const ENTRY = path.resolve("bench", "cold-entry.js");
+
+/** The contenders, in the order the table shows them. */
+export const CONTENDERS = ["toolgate", "ajv-runtime", "cfworker", "ajv-standalone"];
+
+/**
+ * Generates the corpus output contracts, picks the schemas every contender accepts, makes one sample result per
+ * schema, and writes each contender's validator-set module and its bundle.
+ * @param {string} work a scratch folder
+ */
+export async function prepareColdStart(work) {
+  const generated = await generateContracts(path.join(work, "corpus"), outputSchemaContracts());
+  const dir = path.join(work, "cold");
+  await mkdir(dir, { recursive: true });
+
+  // Only schemas every contender can load, each with a sample the SDK's own validator accepts.
+  const sdk = new AjvJsonSchemaValidator();
+  const cf = new CfWorkerJsonSchemaValidator();
+  const chosen = [];
+  const left = [];
+  for (const entry of generated.generated) {
+    const schema = entry.source.schema;
+    const module = await import(pathToFileURL(path.join(generated.out, entry.folder, "validate.js")).href);
+    let check;
+    try {
+      check = sdk.getValidator(schema);
+      cf.getValidator(schema);
+    } catch (error) {
+      left.push({ tool: entry.tool, reason: `not loadable by the SDK's validators: ${String(error).slice(0, 100)}` });
+      continue;
+    }
+    const sample = [true, false]
+      .map((full) => sampleOf(schema, { root: schema, full }))
+      .find((candidate) => check(candidate).valid);
+    if (sample === undefined) {
+      left.push({ tool: entry.tool, reason: "no sample the SDK's validator accepts" });
+      continue;
+    }
+    chosen.push({ ...entry, schema, sample, validate: module.validateResult });
+  }
+  for (const refusal of generated.refused) left.push({ tool: refusal.file, reason: refusal.reason });
+  const samplesFile = path.join(dir, "samples.json");
+  await writeFile(samplesFile, JSON.stringify(chosen.map((c) => c.sample)));
+  await writeFile(path.join(dir, "empty.json"), "[]");
+
+  const schemasLiteral = JSON.stringify(chosen.map((c) => c.schema));
+  const rel = (p) => `./${path.relative(dir, p).split(path.sep).join("/")}`;
+  const sets = {
+    toolgate: [
+      ...chosen.map(
+        (c, i) =>
+          `import { validateResult as v${i} } from ${JSON.stringify(rel(path.join(generated.out, c.folder, "validate.js")))};`,
+      ),
+      `export function validators() { return [${chosen.map((_, i) => `v${i}`).join(", ")}]; }`,
+    ].join("\n"),
+    "ajv-runtime": [
+      `import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";`,
+      `const schemas = ${schemasLiteral};`,
+      `export function validators() { const provider = new AjvJsonSchemaValidator(); return schemas.map((s) => provider.getValidator(s)); }`,
+    ].join("\n"),
+    cfworker: [
+      `import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";`,
+      `const schemas = ${schemasLiteral};`,
+      `export function validators() { const provider = new CfWorkerJsonSchemaValidator(); return schemas.map((s) => provider.getValidator(s)); }`,
+    ].join("\n"),
+    "ajv-standalone": [
+      `import compiled from "./ajv-standalone.cjs";`,
+      `export function validators() { return [${chosen.map((_, i) => `compiled.v${i}`).join(", ")}]; }`,
+    ].join("\n"),
+    "runtime-import": `export * as runtime from "toolgate/runtime";\nexport function validators() { return []; }`,
+    "tokenizer-import": `export * as tokenizer from "gpt-tokenizer/encoding/o200k_base";\nexport function validators() { return []; }`,
+  };
+
+  // Plain Ajv standalone code, compiled with the SDK provider's options, all schemas in one CommonJS module.
+  const ajv = new Ajv({
+    strict: false,
+    validateFormats: true,
+    validateSchema: false,
+    allErrors: true,
+    code: { source: true },
+  });
+  addFormats(ajv);
+  chosen.forEach((c, i) => {
+    ajv.addSchema(c.schema, `urn:bench:${i}`);
+  });
+  await writeFile(
+    path.join(dir, "ajv-standalone.cjs"),
+    standaloneCode(ajv, Object.fromEntries(chosen.map((_, i) => [`v${i}`, `urn:bench:${i}`]))),
+  );
+
+  const variants = [];
+  for (const [name, code] of Object.entries(sets)) {
+    const plain = path.join(dir, `${name}.js`);
+    await writeFile(plain, `${code}\n`);
+    // Bundled with code splitting, as an edge deployment that cares about start-up would: a module loaded by
+    // dynamic import (the tokenizer) becomes a chunk of its own, fetched only when used. Without splitting,
+    // esbuild inlines it, and every start parses it.
+    const outdir = path.join(dir, `bundle-${name}`);
+    const built = await build({
+      entryPoints: [plain],
+      outdir,
+      bundle: true,
+      splitting: true,
+      minify: true,
+      format: "esm",
+      platform: "node",
+      metafile: true,
+      logLevel: "silent",
+    });
+    const bundle = path.join(outdir, `${name}.js`);
+    const samples = name.endsWith("-import") ? path.join(dir, "empty.json") : samplesFile;
+    variants.push({ name, form: "esm", module: plain, samples });
+    variants.push({ name, form: "bundle", module: bundle, samples, bytes: staticBytes(built.metafile, bundle) });
+  }
+  return { chosen, left, variants, generatedOut: generated.out, setModules: dir };
+}
+
+/** Bytes of a bundle's entry chunk and every chunk it imports statically: what a start loads. */
+function staticBytes(metafile, entry) {
+  const outputs = metafile.outputs;
+  const key = Object.keys(outputs).find((name) => path.resolve(name) === path.resolve(entry));
+  const seen = new Set();
+  const pending = [key];
+  let bytes = 0;
+  while (pending.length > 0) {
+    const name = pending.pop();
+    if (name === undefined || seen.has(name)) continue;
+    seen.add(name);
+    bytes += outputs[name].bytes;
+    for (const imported of outputs[name].imports) if (imported.kind === "import-statement") pending.push(imported.path);
+  }
+  return bytes;
+}
+
+/** One cold start in a child process. */
+async function coldRun(variant) {
+  const { stdout } = await run(process.execPath, [ENTRY, variant.module, variant.samples], { cwd: process.cwd() });
+  return JSON.parse(stdout.trim().split("\n").at(-1));
+}
+
+/**
+ * Cold starts, interleaved across every variant, `rounds` times; then warm validation in this process.
+ * @param {Awaited<ReturnType<typeof prepareColdStart>>} prepared
+ * @param {{ rounds: number, warmRounds: number }} options
+ */
+export async function runColdStart(prepared, { rounds, warmRounds }) {
+  const lastRun = {};
+  const contenders = Object.fromEntries(
+    prepared.variants.map((variant) => [
+      `${variant.name}/${variant.form}`,
+      async () => {
+        const result = await coldRun(variant);
+        lastRun[`${variant.name}/${variant.form}`] = result;
+        return result.totalMs;
+      },
+    ]),
+  );
+  const cold = await interleave(contenders, rounds);
+
+  // Warm: every contender's validators loaded in this process, each validating all samples; interleaved.
+  const samples = prepared.chosen.map((c) => c.sample);
+  const warmSets = {};
+  for (const name of CONTENDERS) {
+    const set = await import(pathToFileURL(path.join(prepared.setModules, `${name}.js`)).href);
+    warmSets[name] = set.validators();
+  }
+  const timers = Object.fromEntries(
+    Object.entries(warmSets).map(([name, validators]) => {
+      const all = () => {
+        let valid = 0;
+        for (let i = 0; i < samples.length; i++) {
+          const verdict = validators[i](samples[i]);
+          if (verdict === true || verdict?.valid === true) valid++;
+        }
+        return valid;
+      };
+      const timer = perCall(all);
+      return [name, () => timer() * 1000];
+    }),
+  );
+  const warm = await interleave(timers, warmRounds);
+
+  const toolgateBytes = prepared.chosen.reduce(
+    (sum, c) => sum + statSync(path.join(prepared.generatedOut, c.folder, "validate.js")).size,
+    0,
+  );
+  return {
+    schemas: prepared.chosen.length,
+    left: prepared.left,
+    cold,
+    lastRun,
+    warmMicrosecondsPerAllSamples: warm,
+    bundleBytes: Object.fromEntries(prepared.variants.filter((v) => v.bytes).map((v) => [v.name, v.bytes])),
+    generatedValidatorBytes: toolgateBytes,
+    ajvStandaloneBytes: statSync(path.join(prepared.setModules, "ajv-standalone.cjs")).size,
+    codeShare: codeShare(prepared),
+  };
+}
+
+/**
+ * Where the generated validator code goes: bytes of embedded schema literals, of error objects (with their
+ * messages), of the unevaluated-keyword bookkeeping, and the rest.
+ */
+function codeShare(prepared) {
+  const share = {
+    total: 0,
+    schemaLiterals: 0,
+    errorObjects: 0,
+    errorMessages: 0,
+    evaluatedBookkeeping: 0,
+    functions: 0,
+  };
+  for (const c of prepared.chosen) {
+    const code = readFileSync(path.join(prepared.generatedOut, c.folder, "validate.js"), "utf8");
+    share.total += code.length;
+    for (const line of code.split("\n")) {
+      if (/^const schema\d+ = /.test(line)) share.schemaLiterals += line.length + 1;
+      if (/^function validate\d+\(/.test(line)) share.functions++;
+      if (/evaluated\d*|\.evaluated\b|dynamicProps|dynamicItems|props\d+|items\d+/.test(line))
+        share.evaluatedBookkeeping += line.length + 1;
+    }
+    for (const match of code.matchAll(/\{instancePath:[^\n]*?message:("(?:[^"\\]|\\.)*"(?:\+[^}]*)?)\}/g)) {
+      share.errorObjects += match[0].length;
+      share.errorMessages += match[1].length + ",message:".length;
+    }
+  }
+  return share;
+}
+
+export { summarize };

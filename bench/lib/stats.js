@@ -1,0 +1,128 @@
+/**
+ * Timing on a shared, noisy machine: contenders run interleaved (A B C, A B C, …) so a burst of load hits all of
+ * them alike, every figure is the median of its repeats, and the spread (interquartile range relative to the
+ * median) is printed beside it, so a reader can tell a real difference from noise.
+ */
+
+/**
+ * The median, quartiles and relative spread of a list of samples.
+ * @param {number[]} samples
+ * @returns {{ median: number, p25: number, p75: number, min: number, max: number, spread: number, n: number }}
+ */
+export function summarize(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q) => {
+    if (sorted.length === 0) return Number.NaN;
+    const position = (sorted.length - 1) * q;
+    const low = Math.floor(position);
+    const high = Math.ceil(position);
+    return sorted[low] + (sorted[high] - sorted[low]) * (position - low);
+  };
+  const median = at(0.5);
+  const p25 = at(0.25);
+  const p75 = at(0.75);
+  return {
+    median,
+    p25,
+    p75,
+    min: sorted[0] ?? Number.NaN,
+    max: sorted.at(-1) ?? Number.NaN,
+    spread: median === 0 ? 0 : (p75 - p25) / median,
+    n: sorted.length,
+  };
+}
+
+/**
+ * Runs each contender `rounds` times, interleaved, and summarizes each one's samples.
+ * A contender is an async function returning the number it measured (milliseconds, usually).
+ * @template {string} K
+ * @param {Record<K, () => Promise<number> | number>} contenders
+ * @param {number} rounds
+ * @returns {Promise<Record<K, ReturnType<typeof summarize>>>}
+ */
+export async function interleave(contenders, rounds) {
+  const names = Object.keys(contenders);
+  /** @type {Record<string, number[]>} */
+  const samples = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    // Rotate the order every round, so no contender always runs right after the same other one.
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + round) % names.length];
+      samples[name].push(await contenders[name]());
+    }
+  }
+  return /** @type {Record<K, ReturnType<typeof summarize>>} */ (
+    Object.fromEntries(names.map((name) => [name, summarize(samples[name])]))
+  );
+}
+
+/**
+ * Milliseconds per call of `work`, timed over enough calls to last about `targetMs` (calibrated once, then fixed),
+ * so timer resolution never dominates. The result of every call is kept in a sink the optimizer cannot drop.
+ * @param {() => unknown} work
+ * @param {number} [targetMs]
+ * @returns {() => number} one sample: milliseconds per call
+ */
+export function perCall(work, targetMs = 20) {
+  let calls = 1;
+  for (;;) {
+    const start = performance.now();
+    for (let i = 0; i < calls; i++) keep(work());
+    const elapsed = performance.now() - start;
+    if (elapsed >= targetMs / 4 || calls >= 1 << 24) {
+      calls = Math.max(1, Math.round((calls * targetMs) / Math.max(elapsed, 0.001)));
+      break;
+    }
+    calls *= 4;
+  }
+  return () => {
+    const start = performance.now();
+    for (let i = 0; i < calls; i++) keep(work());
+    return (performance.now() - start) / calls;
+  };
+}
+
+/**
+ * Like {@link perCall} for work that returns a promise.
+ * @param {() => Promise<unknown>} work
+ * @param {number} [targetMs]
+ * @returns {Promise<() => Promise<number>>}
+ */
+export async function perCallAsync(work, targetMs = 20) {
+  let calls = 1;
+  for (;;) {
+    const start = performance.now();
+    for (let i = 0; i < calls; i++) keep(await work());
+    const elapsed = performance.now() - start;
+    if (elapsed >= targetMs / 4 || calls >= 1 << 20) {
+      calls = Math.max(1, Math.round((calls * targetMs) / Math.max(elapsed, 0.001)));
+      break;
+    }
+    calls *= 4;
+  }
+  return async () => {
+    const start = performance.now();
+    for (let i = 0; i < calls; i++) keep(await work());
+    return (performance.now() - start) / calls;
+  };
+}
+
+let sinkValue;
+/** Holds on to a value so a timed loop's result is observable and its work cannot be optimized away. */
+function keep(value) {
+  sinkValue = value;
+}
+/** The last value a timed loop produced (read once at the end, so the loops have an observable effect). */
+export function lastKept() {
+  return sinkValue;
+}
+
+/**
+ * A figure with its spread, for the table: `12.3 ms ±4%`.
+ * @param {ReturnType<typeof summarize>} summary
+ * @param {string} unit
+ * @param {number} [digits]
+ */
+export function withSpread(summary, unit, digits = 1) {
+  return `${summary.median.toFixed(digits)} ${unit} ±${Math.round((summary.spread * 100) / 2)}%`;
+}

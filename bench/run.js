@@ -1,0 +1,226 @@
+/**
+ * `npm run bench`: every benchmark of the gate and the generator, each comparing toolgate with what users would
+ * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
+ * every figure to bench/results.json.
+ *
+ *   node bench/run.js [--only cold,gate,receive,tokens,codegen] [--quick] [--profile]
+ *
+ * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen.
+ * Needs `npm run build` first (the script in package.json does it). Scratch files go to .tmp/bench/.
+ */
+import { writeFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { runCodegen } from "./codegen.js";
+import { CONTENDERS, prepareColdStart, runColdStart } from "./cold-start.js";
+import { runGateOverhead } from "./gate-overhead.js";
+import { runReceiveCeiling } from "./receive-ceiling.js";
+import { runTokenBudget } from "./token-budget.js";
+
+const { values } = parseArgs({
+  options: {
+    only: { type: "string" },
+    quick: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
+  },
+});
+const ALL = ["cold", "gate", "receive", "tokens", "codegen"];
+const selected = new Set(values.only ? values.only.split(",") : ALL);
+const quick = values.quick;
+const WORK = path.resolve(".tmp", "bench");
+await mkdir(WORK, { recursive: true });
+
+const machine = {
+  cpu: os.cpus()[0]?.model ?? "unknown",
+  cores: os.availableParallelism(),
+  memoryGiB: Math.round(os.totalmem() / 1024 ** 3),
+  node: process.version,
+  platform: `${os.platform()} ${os.release()}`,
+  loadAverageAtStart: os.loadavg().map((n) => Number(n.toFixed(2))),
+  date: new Date().toISOString().slice(0, 10),
+};
+const results = { machine, quick, benchmarks: {} };
+/** Table rows: [benchmark, measured, compared with, ratio, target, met]. */
+const rows = [];
+const ms = (s) => `${s.median.toFixed(s.median < 10 ? 2 : 0)} ms ±${Math.round(s.spread * 50)}%`;
+const x = (ratio) => `${ratio >= 10 ? ratio.toFixed(0) : ratio.toFixed(2)}×`;
+const kb = (bytes) => `${Math.round(bytes / 1024)} KB`;
+const mib = (bytes) => `${(bytes / 1024 ** 2).toFixed(2)} MiB`;
+const say = (line) => process.stderr.write(`${line}\n`);
+
+if (selected.has("cold")) {
+  say("cold start: generating the corpus output contracts and the contenders' modules…");
+  const prepared = await prepareColdStart(WORK);
+  say(`cold start: ${prepared.chosen.length} schemas; child processes…`);
+  const cold = await runColdStart(prepared, { rounds: quick ? 3 : 12, warmRounds: quick ? 5 : 21 });
+  results.benchmarks.coldStart = cold;
+  const c = cold.cold;
+  for (const form of ["bundle", "esm"]) {
+    const tg = c[`toolgate/${form}`];
+    const formName = form === "bundle" ? "esbuild bundle" : "plain ESM";
+    rows.push([
+      `cold start, ${cold.schemas} schemas, ${formName}`,
+      `toolgate ${ms(tg)}`,
+      `run-time Ajv (MCP SDK) ${ms(c[`ajv-runtime/${form}`])}`,
+      x(c[`ajv-runtime/${form}`].median / tg.median),
+      "≥ 10× faster",
+      c[`ajv-runtime/${form}`].median / tg.median >= 10 ? "met" : "missed",
+    ]);
+    rows.push([
+      "",
+      "",
+      `interpreter (@cfworker/json-schema) ${ms(c[`cfworker/${form}`])}`,
+      x(c[`cfworker/${form}`].median / tg.median),
+      "≥ 1× (no slower)",
+      c[`cfworker/${form}`].median >= tg.median ? "met" : "missed",
+    ]);
+    rows.push([
+      "",
+      "",
+      `Ajv standalone, SDK options ${ms(c[`ajv-standalone/${form}`])}`,
+      x(c[`ajv-standalone/${form}`].median / tg.median),
+      "(reference)",
+      "",
+    ]);
+  }
+  const warm = cold.warmMicrosecondsPerAllSamples;
+  const perSchema = (name) =>
+    `${(warm[name].median / cold.schemas).toFixed(2)} µs/result ±${Math.round(warm[name].spread * 50)}%`;
+  rows.push([
+    "warm validation, one result per schema",
+    `toolgate ${perSchema("toolgate")}`,
+    `interpreter ${perSchema("cfworker")}`,
+    x(warm.cfworker.median / warm.toolgate.median),
+    "≥ 10× faster",
+    warm.cfworker.median / warm.toolgate.median >= 10 ? "met" : "missed",
+  ]);
+  rows.push([
+    "",
+    "",
+    `run-time Ajv ${perSchema("ajv-runtime")}`,
+    x(warm["ajv-runtime"].median / warm.toolgate.median),
+    "(reference)",
+    "",
+  ]);
+  rows.push([
+    "generated validator code",
+    `toolgate ${kb(cold.generatedValidatorBytes)} (bundle ${kb(cold.bundleBytes.toolgate)})`,
+    `Ajv standalone ${kb(cold.ajvStandaloneBytes)}; interpreter bundle ${kb(cold.bundleBytes.cfworker)}`,
+    x(cold.generatedValidatorBytes / cold.ajvStandaloneBytes),
+    "much less code per schema",
+    cold.generatedValidatorBytes < cold.ajvStandaloneBytes ? "" : "missed",
+  ]);
+  for (const form of ["esm", "bundle"]) {
+    const runtime = c[`runtime-import/${form}`];
+    const tokenizer = c[`tokenizer-import/${form}`];
+    rows.push([
+      `import cost, ${form === "bundle" ? "esbuild bundle (code splitting)" : "plain ESM"}`,
+      `toolgate/runtime ${ms(runtime)}`,
+      `gpt-tokenizer o200k_base ${ms(tokenizer)}`,
+      x(tokenizer.median / runtime.median),
+      "tokenizer not loaded",
+      cold.lastRun[`runtime-import/${form}`] && runtime.median < tokenizer.median ? "met" : "missed",
+    ]);
+  }
+}
+
+if (selected.has("gate")) {
+  say("gate overhead…");
+  const gate = await runGateOverhead(WORK, { rounds: quick ? 3 : 15 });
+  results.benchmarks.gateOverhead = gate;
+  for (const row of gate) {
+    rows.push([
+      `gate overhead, ${row.size} (${row.issues} issues)`,
+      `admit ${ms(row.timing.admit)}, ${row.mbPerSecond.admit.toFixed(0)} MB/s`,
+      `JSON.parse + validator ${ms(row.timing.parseValidate)}, ${row.mbPerSecond.parseValidate.toFixed(0)} MB/s`,
+      x(row.ratio),
+      row.size === "1 KB" ? "(reported)" : "≤ 1.3×",
+      row.size === "1 KB" ? "" : row.ratio <= 1.3 ? "met" : "missed",
+    ]);
+  }
+}
+
+if (selected.has("receive")) {
+  say("receive ceiling…");
+  const receive = await runReceiveCeiling(WORK, { rounds: quick ? 2 : 7, drainRounds: quick ? 1 : 3 });
+  results.benchmarks.receiveCeiling = receive;
+  const overRead = receive.bytesRead - receive.ceiling;
+  rows.push([
+    "receive, 1 GiB stream, 1 MiB ceiling",
+    `read ${mib(receive.bytesRead)} (ceiling + ${kb(overRead)}), ${ms(receive.ms)}, ${receive.codes.join(", ")}`,
+    `draining it: ${ms(receive.drain.ms)}`,
+    x(receive.drain.ms.median / receive.ms.median),
+    "≤ ceiling + 64 KiB",
+    overRead <= 64 * 1024 ? "met" : "missed",
+  ]);
+  rows.push([
+    "",
+    `memory growth: heap + buffers ${mib(receive.worstHeapGrowth)}, peak RSS ${mib(receive.worstRssGrowth)} (worst run)`,
+    `draining it: peak RSS ${mib(receive.drain.rssGrowth.median)}`,
+    "",
+    "< 8 MiB",
+    Math.max(receive.worstHeapGrowth, receive.worstRssGrowth) < 8 * 1024 ** 2 ? "met" : "missed",
+  ]);
+}
+
+if (selected.has("tokens")) {
+  say("token budget…");
+  const tokens = await runTokenBudget({ rounds: quick ? 3 : 9 });
+  results.benchmarks.tokenBudget = tokens;
+  rows.push([
+    "token budget, 1 MB view, 1,000 tokens",
+    `measureText ${ms(tokens.timing.measureLarge)}`,
+    `counting 1,000 tokens ${ms(tokens.timing.measureBudget)}`,
+    x(tokens.ratioToBudget),
+    "≈ 1× (cost of 1,000 tokens)",
+    tokens.ratioToBudget <= 2 ? "met" : "missed",
+  ]);
+  rows.push([
+    "",
+    "",
+    `counting all ${tokens.largeTokens} tokens ${ms(tokens.timing.countWhole)}`,
+    x(tokens.ratioToWhole),
+    "(reported)",
+    "",
+  ]);
+}
+
+if (selected.has("codegen")) {
+  say("codegen (this takes a few minutes)…");
+  const codegen = await runCodegen(WORK, { rounds: quick ? 1 : 3, profile: values.profile });
+  results.benchmarks.codegen = codegen;
+  rows.push([
+    `codegen, ${codegen.contracts} contracts (CLI, fresh process)`,
+    `generate ${ms(codegen.timing.generate)}`,
+    "",
+    "",
+    "< 10 s",
+    codegen.timing.generate.median < 10_000 ? "met" : "missed",
+  ]);
+  rows.push([
+    "",
+    `generate --check, nothing changed ${ms(codegen.timing.check)}`,
+    "",
+    "",
+    "< 2 s",
+    codegen.timing.check.median < 2_000 ? "met" : "missed",
+  ]);
+}
+
+results.table = rows;
+writeFileSync(path.resolve("bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+const header = ["benchmark", "toolgate", "compared with", "ratio", "target", ""];
+const lines = [header, header.map(() => "---"), ...rows].map((cells) => `| ${cells.join(" | ")} |`);
+process.stdout.write(
+  [
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}; ` +
+      `load average at start ${machine.loadAverageAtStart.join(" / ")}. Medians of interleaved runs, ± half the ` +
+      "interquartile range; ratios are the contender's time over toolgate's (admit and measureText: toolgate's over the contender's).",
+    "",
+    ...lines,
+    "",
+  ].join("\n"),
+);
+say(`contenders compared at cold start: ${CONTENDERS.join(", ")}; figures in bench/results.json`);
