@@ -130,6 +130,11 @@ export interface AdmitContext<T, V, I> {
   sink?: EventSink | undefined;
   /** Where `spill` writes; default: `getDefaultSpillStore()`. */
   spillStore?: SpillStore | undefined;
+  /**
+   * Stops waiting for the transport (a promise, a stream, an iterable): e.g. `AbortSignal.timeout(5_000)` ends a
+   * stalled read as `timeout`, and the stream is cancelled.
+   */
+  signal?: AbortSignal | undefined;
   /** The clock for `receivedAt` (tests pass a fixed one). */
   now?: (() => Date) | undefined;
 }
@@ -299,6 +304,7 @@ async function admitPayload<T, V, I>(
     maxBytes: limits.maxBytes,
     maxDepth: limits.maxDepth,
     structured: spec.mcp.structured,
+    signal: ctx.signal,
   });
   const receivedAt = (ctx.now?.() ?? new Date()).toISOString();
   const argumentsHash = await hashArguments(ctx.args);

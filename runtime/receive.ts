@@ -56,6 +56,35 @@ export interface ReceiveLimits {
   maxDepth: number;
   /** Read MCP `structuredContent` (the contract declares an output schema) rather than the first text block. */
   structured: boolean;
+  /**
+   * Stops waiting for the transport: a pending promise or read is abandoned and the stream cancelled. Its reason
+   * decides the code (`TimeoutError`, as from `AbortSignal.timeout(ms)`, is `timeout`; anything else
+   * `transport_error`).
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** What {@link untilAborted} resolves to when the signal fired first. */
+const ABORTED: unique symbol = Symbol("aborted");
+
+/**
+ * Waits for `pending` unless `signal` aborts first. A promise left behind has a handler attached, so its later
+ * rejection is not reported as unhandled.
+ */
+async function untilAborted<T>(pending: PromiseLike<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
+  if (signal === undefined) return pending;
+  Promise.resolve(pending).catch(() => undefined);
+  if (signal.aborted) return ABORTED;
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<typeof ABORTED>((resolve) => {
+    onAbort = () => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([pending, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
 const encoder = new TextEncoder();
@@ -146,16 +175,23 @@ async function readChunks(
   next: () => Promise<IteratorResult<unknown>>,
   stop: () => Promise<unknown> | undefined,
   maxBytes: number,
+  signal: AbortSignal | undefined,
 ): Promise<Received | NotReceived> {
   let chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    let step: IteratorResult<unknown>;
+    let step: IteratorResult<unknown> | typeof ABORTED;
     try {
-      step = await next();
+      step = await untilAborted(next(), signal);
     } catch (error) {
       chunks = [];
       return refused(kind, codeForThrown(error), "transport", total, { reason: "read_failed" });
+    }
+    if (step === ABORTED) {
+      chunks = [];
+      // Not awaited: a producer stuck in its read may never acknowledge; the caller asked to stop waiting.
+      Promise.resolve(stop()).catch(() => undefined);
+      return refused(kind, codeForThrown(signal?.reason), "transport", total, { reason: "aborted" });
     }
     if (step.done) break;
     const bytes = chunkBytes(step.value);
@@ -176,8 +212,8 @@ async function readChunks(
   return { ok: true, kind, bytes: concatenate(chunks, total), flags: [] };
 }
 
-/** Reads a web `ReadableStream` under the ceiling, cancelling it when it goes over. */
-function readStream(kind: RawKind, stream: ReadableStream<unknown>, maxBytes: number) {
+/** Reads a web `ReadableStream` under the ceiling, cancelling it when it goes over or the signal aborts. */
+function readStream(kind: RawKind, stream: ReadableStream<unknown>, maxBytes: number, signal: AbortSignal | undefined) {
   if (stream.locked)
     return Promise.resolve(refused(kind, "transport_error", "transport", 0, { reason: "stream_locked" }));
   const reader = stream.getReader();
@@ -186,6 +222,7 @@ function readStream(kind: RawKind, stream: ReadableStream<unknown>, maxBytes: nu
     () => reader.read() as Promise<IteratorResult<unknown>>,
     () => reader.cancel(),
     maxBytes,
+    signal,
   ).finally(() => {
     try {
       reader.releaseLock();
@@ -340,15 +377,20 @@ function receiveString(kind: RawKind, text: string, maxBytes: number): Received 
  * `transport_error` (`unsupported_raw`): a bare object is ambiguous (see {@link parsedResult}).
  */
 export async function receive(delivered: unknown, limits: ReceiveLimits): Promise<Received | NotReceived> {
-  const { maxBytes } = limits;
+  const { maxBytes, signal } = limits;
   let raw = delivered;
   if (isThenable(raw)) {
     // `admit(fetch(url))`, `admit(client.callTool(...))`: the transport's own rejection is the transport failure.
+    let settled: unknown;
     try {
-      raw = await raw;
+      settled = await untilAborted(raw, signal);
     } catch (error) {
       return refused("transport_failure", codeForThrown(error), "transport", 0, { reason: "thrown" });
     }
+    if (settled === ABORTED) {
+      return refused("transport_failure", codeForThrown(signal?.reason), "transport", 0, { reason: "aborted" });
+    }
+    raw = settled;
   }
   if (isTransportFailure(raw)) {
     return { ...refused("transport_failure", raw.kind, "transport", 0), callerMessage: raw.message };
@@ -385,9 +427,9 @@ export async function receive(delivered: unknown, limits: ReceiveLimits): Promis
     }
     if (raw.bodyUsed) return refused("response", "transport_error", "transport", 0, { reason: "body_used" });
     if (body === null) return { ok: true, kind: "response", bytes: new Uint8Array(0), flags: [] };
-    return readStream("response", body, maxBytes);
+    return readStream("response", body, maxBytes, signal);
   }
-  if (isReadableStream(raw)) return readStream("stream", raw, maxBytes);
+  if (isReadableStream(raw)) return readStream("stream", raw, maxBytes, signal);
   if (typeof (raw as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function") {
     const iterator = (raw as AsyncIterable<unknown>)[Symbol.asyncIterator]();
     return readChunks(
@@ -395,6 +437,7 @@ export async function receive(delivered: unknown, limits: ReceiveLimits): Promis
       () => iterator.next(),
       () => iterator.return?.(),
       maxBytes,
+      signal,
     );
   }
   if (isCallToolResult(raw)) return receiveCallToolResult(raw, limits);

@@ -135,3 +135,59 @@ describe("a promise of a raw result", () => {
     expect(late.ok ? "ok" : late.error.code).toBe("timeout");
   });
 });
+
+describe("ctx.signal: the caller stops waiting", () => {
+  const timeoutReason = () => new DOMException("the call took too long", "TimeoutError");
+
+  it("a stream that stalls after its first chunk is cancelled as a timeout", async () => {
+    const controller = new AbortController();
+    let pulls = 0;
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        pull(source) {
+          pulls++;
+          if (pulls === 1) {
+            source.enqueue(new TextEncoder().encode('{"recordId":'));
+            return;
+          }
+          // The tool stops sending; the caller gives up.
+          controller.abort(timeoutReason());
+          return new Promise<void>(() => undefined);
+        },
+        cancel() {
+          cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const outcome = await recordTool().admit(stream, { signal: controller.signal });
+    expect(outcome.ok ? "ok" : outcome.error.code).toBe("timeout");
+    expect(outcome.ok || outcome.diagnostics.detail).toEqual({ reason: "aborted" });
+    expect(outcome.provenance.rawBytes).toBe(12);
+    expect(cancelled).toBe(true);
+  });
+
+  it("an async iterable stuck in a read ends as a transport_error when aborted without a timeout reason", async () => {
+    const controller = new AbortController();
+    async function* stuck() {
+      yield "{";
+      controller.abort();
+      await new Promise(() => undefined);
+    }
+    const outcome = await recordTool().admit(stuck(), { signal: controller.signal });
+    expect(outcome.ok ? "ok" : outcome.error.code).toBe("transport_error");
+  });
+
+  it("a promise that never settles, and a signal aborted before the call", async () => {
+    const controller = new AbortController();
+    const pending = recordTool().admit(new Promise(() => undefined), { signal: controller.signal });
+    controller.abort(timeoutReason());
+    const outcome = await pending;
+    expect(outcome.ok ? "ok" : outcome.error.code).toBe("timeout");
+    const early = await recordTool().admit(new ReadableStream({ pull: () => new Promise<void>(() => undefined) }), {
+      signal: AbortSignal.abort(timeoutReason()),
+    });
+    expect(early.ok ? "ok" : early.error.code).toBe("timeout");
+  });
+});
