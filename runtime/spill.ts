@@ -85,6 +85,35 @@ export class FileSpillStore implements SpillStore {
       return undefined;
     }
   }
+
+  /**
+   * Deletes spilled results last written before `olderThan` (run it on a schedule: spilled results are kept until
+   * then). Touches only files named like handles. Returns how many were deleted.
+   */
+  async prune(olderThan: Date): Promise<number> {
+    const [{ readdir, stat, unlink }, { join }] = await Promise.all([import("node:fs/promises"), import("node:path")]);
+    const directory = await this.#dir();
+    let names: string[];
+    try {
+      names = await readdir(directory);
+    } catch {
+      return 0;
+    }
+    let deleted = 0;
+    for (const name of names) {
+      if (!name.endsWith(".json") || !HANDLE.test(name.slice(0, -".json".length))) continue;
+      const file = join(directory, name);
+      try {
+        if ((await stat(file)).mtime < olderThan) {
+          await unlink(file);
+          deleted++;
+        }
+      } catch {
+        // Deleted meanwhile by another process: nothing left to do.
+      }
+    }
+    return deleted;
+  }
 }
 
 /** Keeps spilled results in memory: for tests, and for short-lived processes that read them back themselves. */

@@ -3,7 +3,7 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -158,6 +158,21 @@ describe("spill", () => {
     expect(outcome.omissions).toEqual([{ path: "/title", kind: "excerpt", count: 1900 - 249 }]);
     expect(outcome.contextUsed.value).toBeLessThanOrEqual(600);
     expect(((await store.get(outcome.spill?.handle as string)) as RecordResult).title).toBe(title);
+  });
+
+  it("the file-system store prunes what was spilled before a given time, and nothing else", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "toolgate-spill-test-"));
+    directories.push(directory);
+    const store = new FileSpillStore({ directory });
+    const old = await store.put({ tool: "t", json: '{"a":1}', sha256: "a".repeat(64) });
+    const recent = await store.put({ tool: "t", json: '{"a":2}', sha256: "b".repeat(64) });
+    await writeFile(join(directory, "notes.txt"), "not a spill");
+    const longAgo = new Date("2020-01-01T00:00:00Z");
+    await utimes(join(directory, `${old.handle}.json`), longAgo, longAgo);
+    expect(await store.prune(new Date("2024-01-01T00:00:00Z"))).toBe(1);
+    expect((await readdir(directory)).sort()).toEqual(["notes.txt", `${recent.handle}.json`]);
+    expect(await store.get(old.handle)).toBeUndefined();
+    expect(await store.get(recent.handle)).toEqual({ a: 2 });
   });
 
   it("a preview still over budget passes to the next policy", async () => {
