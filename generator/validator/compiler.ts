@@ -8,8 +8,9 @@ import { Ajv, type Options } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { Dialect } from "../schema.js";
+import type { Dialect, JsonSchema, ResolvedSchema } from "../schema.js";
 import { multipleOfKeyword } from "./multiple-of.js";
+import { isSchemaObject, SchemaIndex } from "./schema-index.js";
 
 /** Whether `format` only annotates (the 2020-12 default, section 7.2.1) or is checked. */
 export type FormatMode = "annotate" | "assert";
@@ -34,15 +35,45 @@ export function compilerOptions(formats: FormatMode): Options {
   };
 }
 
-/** A fresh Ajv instance for one dialect, with toolgate's keyword fixes and the full format set. */
-export function createCompiler(dialect: Dialect, formats: FormatMode): Ajv {
+/**
+ * A fresh Ajv instance for one dialect, with toolgate's keyword fixes and the full format set.
+ *
+ * @param tracksEvaluation whether the generated code records evaluated properties and items. Only
+ *   `unevaluatedProperties` and `unevaluatedItems` read that record, and Ajv's bookkeeping has faults of its own
+ *   (`patternProperties` beside a failed `anyOf` branch throws a TypeError at run time), so it is off for schemas
+ *   that never read it.
+ */
+export function createCompiler(dialect: Dialect, formats: FormatMode, tracksEvaluation = true): Ajv {
   const options = compilerOptions(formats);
   const ajv =
     dialect === "2020-12" ? new Ajv2020(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv(options);
+  // Ajv2019 and Ajv2020 force the option on in their constructors; compilation reads it afterwards.
+  if (!tracksEvaluation) (ajv.opts as { unevaluated?: boolean }).unevaluated = false;
   ajv.removeKeyword("multipleOf");
   ajv.addKeyword(multipleOfKeyword);
   // ajv-formats registers its validators with standalone code that imports them from its `formats` module;
   // the module rewrite maps that import onto `toolgate/runtime`.
   addFormats.default(ajv, { mode: "full" });
+  return ajv;
+}
+
+/** Whether any schema the index holds reads the record of evaluated locations (`unevaluated*`, 2019-09 on). */
+export function readsEvaluatedLocations(index: SchemaIndex): boolean {
+  if (index.dialect === "draft-07") return false;
+  return index.nodes.some(
+    (n) => isSchemaObject(n.schema) && ("unevaluatedProperties" in n.schema || "unevaluatedItems" in n.schema),
+  );
+}
+
+/**
+ * An Ajv instance with a resolved schema and its documents added, configured exactly as the validator stage
+ * compiles it; the schema is registered under its `baseUri`.
+ */
+export function compilerFor(schema: ResolvedSchema, formats: FormatMode, index = new SchemaIndex(schema)): Ajv {
+  const ajv = createCompiler(schema.dialect, formats, readsEvaluatedLocations(index));
+  for (const uri of Object.keys(schema.documents).sort()) {
+    if (uri !== schema.baseUri) ajv.addSchema(schema.documents[uri] as JsonSchema as object, uri);
+  }
+  ajv.addSchema(schema.root as object, schema.baseUri);
   return ajv;
 }

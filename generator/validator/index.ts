@@ -7,12 +7,12 @@
  */
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { pointerOf } from "../errors.js";
-import type { JsonSchema, ResolvedSchema } from "../schema.js";
-import { createCompiler, type FormatMode } from "./compiler.js";
+import type { ResolvedSchema } from "../schema.js";
+import { compilerFor, type FormatMode } from "./compiler.js";
 import { assembleModule, assertExportName, type StandaloneValidator } from "./esm-module.js";
 import { SchemaIndex } from "./schema-index.js";
 import { stableUris } from "./stable-uris.js";
-import { findUnsupportedFeatures, unknownFormats } from "./unsupported.js";
+import { findUnsupportedFeatures, unassertableFormats } from "./unsupported.js";
 
 export type { FormatMode } from "./compiler.js";
 
@@ -58,7 +58,7 @@ function compileValidator(request: ValidatorRequest): StandaloneValidator | { re
   const index = new SchemaIndex(schema);
   const refusals = [
     ...findUnsupportedFeatures(index),
-    ...(request.formats === "assert" ? unknownFormats(index) : []),
+    ...(request.formats === "assert" ? unassertableFormats(index) : []),
   ].map(
     ({ node, tokens, reason }): Refusal =>
       node.document === index.root.document
@@ -67,13 +67,8 @@ function compileValidator(request: ValidatorRequest): StandaloneValidator | { re
   );
   if (refusals.length > 0) return { refusals: dedupe(refusals) };
 
-  const ajv = createCompiler(schema.dialect, request.formats);
   try {
-    for (const uri of Object.keys(schema.documents).sort()) {
-      if (uri === schema.baseUri) continue;
-      ajv.addSchema(schema.documents[uri] as JsonSchema as object, uri);
-    }
-    ajv.addSchema(schema.root as object, schema.baseUri);
+    const ajv = compilerFor(schema, request.formats, index);
     const code = standaloneModule.default(ajv, { [request.exportName]: schema.baseUri });
     return { exportName: request.exportName, code };
   } catch (error) {

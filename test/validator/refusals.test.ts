@@ -137,6 +137,46 @@ const refused: Array<[string, Refused]> = [
     },
   ],
   [
+    "unevaluatedProperties after a branch of oneOf that branches itself",
+    {
+      schema: json(`{
+        "oneOf": [{"oneOf": [{"properties": {"c": true}}, {}]}, {"properties": {"a": true}}],
+        "unevaluatedProperties": false
+      }`),
+      at: "/unevaluatedProperties",
+      names: "branches itself",
+      instance: { a: 1, c: 1 },
+      valid: false,
+    },
+  ],
+  [
+    "unevaluatedProperties after an if that evaluates every property",
+    {
+      schema: json(`{
+        "if": {"allOf": [{"required": ["b"], "additionalProperties": true}]},
+        "then": {"additionalProperties": true},
+        "unevaluatedProperties": false
+      }`),
+      at: "/unevaluatedProperties",
+      names: '"if"',
+      instance: { a: 2, c: 1 },
+      valid: false,
+    },
+  ],
+  [
+    "unevaluatedProperties after an if whose then evaluates through an empty properties",
+    {
+      schema: json(`{
+        "oneOf": [{"if": {"required": ["a"], "additionalProperties": true}, "then": {"properties": {}}}],
+        "unevaluatedProperties": false
+      }`),
+      at: "/unevaluatedProperties",
+      names: '"if"',
+      instance: { b: 2, c: 2 },
+      valid: false,
+    },
+  ],
+  [
     "a $dynamicRef whose anchor sits under $defs",
     {
       schema: {
@@ -213,7 +253,7 @@ describe("refused schemas", () => {
     });
   });
 
-  it("refuses a format it cannot assert only when formats are asserted", async () => {
+  it("refuses a defined format it cannot assert only when formats are asserted", async () => {
     const schema = resolved({ type: "string", format: "idn-hostname" });
     const asserted = emitValidators([{ exportName: "validate", schema, formats: "assert" }]);
     expect(asserted).toEqual({
@@ -223,6 +263,39 @@ describe("refused schemas", () => {
     });
     const annotated = await generatedValidator(schema, "annotate");
     expect(annotated("not a host name at all")).toBe(true);
+  });
+
+  it("keeps a format JSON Schema does not define as an annotation, even when formats are asserted", async () => {
+    const validate = await generatedValidator(resolved({ type: "string", format: "x-order-id" }), "assert");
+    expect(validate("anything")).toBe(true);
+    expect(validate(1)).toBe(false);
+  });
+
+  it("refuses patternProperties beside a branching anyOf when evaluation is recorded: Ajv's code throws", () => {
+    const schema = json(`{
+      "patternProperties": {"^b": {"type": "integer"}},
+      "anyOf": [{"properties": {"x": {"const": 1}}, "required": ["x"]}, {}],
+      "unevaluatedProperties": {"type": "integer"}
+    }`);
+    const validate = createCompiler("2020-12", "annotate").compile(schema as object);
+    expect(() => validate({ a: 2, b: 1 })).toThrow(TypeError);
+    const emitted = emitValidators([{ exportName: "validate", schema: resolved(schema), formats: "annotate" }]);
+    expect("refusals" in emitted && emitted.refusals.map((r) => r.pointer)).toContain(
+      "/outputSchema/patternProperties",
+    );
+  });
+
+  it("accepts the same patternProperties beside anyOf when no unevaluated keyword needs the record", async () => {
+    const validate = await generatedValidator(
+      resolved(
+        json(`{
+          "patternProperties": {"^b": {"type": "integer"}},
+          "anyOf": [{"properties": {"x": {"const": 1}}, "required": ["x"]}, {}]
+        }`),
+      ),
+    );
+    expect(validate({ a: 2, b: 1 })).toBe(true);
+    expect(validate({ a: 2, b: "x" })).toBe(false);
   });
 
   it("names the document when the feature sits in a referenced one", () => {
