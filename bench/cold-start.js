@@ -8,7 +8,7 @@
  * - `cfworker`: the SDK's no-eval provider for edge runtimes (`CfWorkerJsonSchemaValidator`, an interpreter);
  * - `ajv-standalone`: plain Ajv standalone code for the same schemas with the SDK's options, in one module.
  *
- * Then, in this process, the same validators once warm, interleaved: how fast each validates all samples.
+ * Then, in one fresh process (warm-child.js), the same validators once warm, interleaved: how fast each validates all samples.
  * And the import cost of `toolgate/runtime` alone, against the tokenizer it must not load eagerly.
  */
 import { execFile } from "node:child_process";
@@ -25,10 +25,11 @@ import addFormats from "ajv-formats";
 import { build } from "esbuild";
 import { generateContracts, outputSchemaContracts } from "./lib/corpus.js";
 import { sampleOf } from "./lib/samples.js";
-import { interleave, perCall, summarize } from "./lib/stats.js";
+import { interleave, summarize } from "./lib/stats.js";
 
 const run = promisify(execFile);
 const ENTRY = path.resolve("bench", "cold-entry.js");
+const WARM = path.resolve("bench", "warm-child.js");
 
 /** The contenders, in the order the table shows them. */
 export const CONTENDERS = ["toolgate", "ajv-runtime", "cfworker", "ajv-standalone"];
@@ -119,6 +120,7 @@ export async function prepareColdStart(work) {
   );
 
   const variants = [];
+  let tokenizerInStartChunks;
   for (const [name, code] of Object.entries(sets)) {
     const plain = path.join(dir, `${name}.js`);
     await writeFile(plain, `${code}\n`);
@@ -141,25 +143,35 @@ export async function prepareColdStart(work) {
     const samples = name.endsWith("-import") ? path.join(dir, "empty.json") : samplesFile;
     variants.push({ name, form: "esm", module: plain, samples });
     variants.push({ name, form: "bundle", module: bundle, samples, bytes: staticBytes(built.metafile, bundle) });
+    if (name === "runtime-import")
+      tokenizerInStartChunks = staticInputs(built.metafile, bundle).some((input) => input.includes("gpt-tokenizer"));
   }
-  return { chosen, left, variants, generatedOut: generated.out, setModules: dir };
+  return { chosen, left, variants, generatedOut: generated.out, setModules: dir, tokenizerInStartChunks };
 }
 
 /** Bytes of a bundle's entry chunk and every chunk it imports statically: what a start loads. */
 function staticBytes(metafile, entry) {
+  return staticChunks(metafile, entry).reduce((sum, name) => sum + metafile.outputs[name].bytes, 0);
+}
+
+/** The source files in a bundle's entry chunk and the chunks it imports statically. */
+function staticInputs(metafile, entry) {
+  return staticChunks(metafile, entry).flatMap((name) => Object.keys(metafile.outputs[name].inputs));
+}
+
+/** The output chunks a bundle's entry loads before it runs: itself and its static imports, transitively. */
+function staticChunks(metafile, entry) {
   const outputs = metafile.outputs;
   const key = Object.keys(outputs).find((name) => path.resolve(name) === path.resolve(entry));
   const seen = new Set();
   const pending = [key];
-  let bytes = 0;
   while (pending.length > 0) {
     const name = pending.pop();
     if (name === undefined || seen.has(name)) continue;
     seen.add(name);
-    bytes += outputs[name].bytes;
     for (const imported of outputs[name].imports) if (imported.kind === "import-statement") pending.push(imported.path);
   }
-  return bytes;
+  return [...seen];
 }
 
 /** One cold start in a child process. */
@@ -171,12 +183,13 @@ async function coldRun(variant) {
 /**
  * Cold starts, interleaved across every variant, `rounds` times; then warm validation in this process.
  * @param {Awaited<ReturnType<typeof prepareColdStart>>} prepared
- * @param {{ rounds: number, warmRounds: number }} options
+ * @param {{ rounds: number, warmRounds: number, extraVariants?: Array<{ name: string, form: string, module: string, samples: string }>, extraWarm?: Record<string, string> }} options
+ *   extra variants are timed in the same interleaving (the code-size experiments of validator-size.js)
  */
-export async function runColdStart(prepared, { rounds, warmRounds }) {
+export async function runColdStart(prepared, { rounds, warmRounds, extraVariants = [], extraWarm = {} }) {
   const lastRun = {};
   const contenders = Object.fromEntries(
-    prepared.variants.map((variant) => [
+    [...prepared.variants, ...extraVariants].map((variant) => [
       `${variant.name}/${variant.form}`,
       async () => {
         const result = await coldRun(variant);
@@ -187,28 +200,14 @@ export async function runColdStart(prepared, { rounds, warmRounds }) {
   );
   const cold = await interleave(contenders, rounds);
 
-  // Warm: every contender's validators loaded in this process, each validating all samples; interleaved.
-  const samples = prepared.chosen.map((c) => c.sample);
-  const warmSets = {};
-  for (const name of CONTENDERS) {
-    const set = await import(pathToFileURL(path.join(prepared.setModules, `${name}.js`)).href);
-    warmSets[name] = set.validators();
-  }
-  const timers = Object.fromEntries(
-    Object.entries(warmSets).map(([name, validators]) => {
-      const all = () => {
-        let valid = 0;
-        for (let i = 0; i < samples.length; i++) {
-          const verdict = validators[i](samples[i]);
-          if (verdict === true || verdict?.valid === true) valid++;
-        }
-        return valid;
-      };
-      const timer = perCall(all);
-      return [name, () => timer() * 1000];
-    }),
-  );
-  const warm = await interleave(timers, warmRounds);
+  // Warm: every contender's validators loaded in one fresh process, each validating all samples; interleaved.
+  const sets = [
+    ...CONTENDERS.map((name) => `${name}=${path.join(prepared.setModules, `${name}.js`)}`),
+    ...Object.entries(extraWarm).map(([name, module]) => `${name}=${module}`),
+  ];
+  const samplesFile = path.join(prepared.setModules, "samples.json");
+  const { stdout } = await run(process.execPath, [WARM, samplesFile, String(warmRounds), ...sets]);
+  const warm = JSON.parse(stdout.trim().split("\n").at(-1)).summary;
 
   const toolgateBytes = prepared.chosen.reduce(
     (sum, c) => sum + statSync(path.join(prepared.generatedOut, c.folder, "validate.js")).size,
@@ -221,6 +220,8 @@ export async function runColdStart(prepared, { rounds, warmRounds }) {
     lastRun,
     warmMicrosecondsPerAllSamples: warm,
     bundleBytes: Object.fromEntries(prepared.variants.filter((v) => v.bytes).map((v) => [v.name, v.bytes])),
+    sizeVariants: extraVariants.map((v) => ({ name: v.name, sourceBytes: v.sourceBytes, bundleBytes: v.bundleBytes })),
+    tokenizerInStartChunks: prepared.tokenizerInStartChunks,
     generatedValidatorBytes: toolgateBytes,
     ajvStandaloneBytes: statSync(path.join(prepared.setModules, "ajv-standalone.cjs")).size,
     codeShare: codeShare(prepared),
