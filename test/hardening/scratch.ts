@@ -47,12 +47,17 @@ export async function contractErrors(schemas: string): Promise<ContractError[]> 
   return result.ok ? [] : result.errors;
 }
 
-/** Generate a folder of contracts into `<schemas>/../generated`; throws with every contract error. */
-export async function generateInto(schemas: string): Promise<GeneratedFolder> {
+/**
+ * Generate a folder of contracts into `.tmp/hardening/<name>/generated` (by default the folder beside a scratch
+ * `schemas/` folder); throws with every contract error. Never writes outside the scratch root.
+ */
+export async function generateInto(schemas: string, name?: string): Promise<GeneratedFolder> {
   await ensureRuntimeBuilt();
   const result = await generate({ schemas, projectRoot: REPO });
   if (!result.ok) throw new Error(`generation failed:\n${result.errors.map(String).join("\n")}`);
-  const out = path.join(path.dirname(schemas), "generated");
+  const out =
+    name === undefined ? path.join(path.dirname(schemas), "generated") : path.join(SCRATCH, name, "generated");
+  if (!out.startsWith(`${SCRATCH}${path.sep}`)) throw new Error(`refusing to write outside ${SCRATCH}: ${out}`);
   await rm(out, { recursive: true, force: true });
   await writeOutput(out, result.files);
   return { schemas, out, result };
