@@ -27,7 +27,7 @@
  */
 import { deliver, type EventSink, type GateEvent, gateCounters, getDefaultSink, type PolicyMix } from "./events.js";
 import { codeForThrown, FAILURE_MESSAGES, RETRY_DEFAULTS, transportFailure } from "./failure.js";
-import { checkFieldRules, locate } from "./fields.js";
+import { checkFieldRules, locate, opaqueTokenProblem } from "./fields.js";
 import { parseJsonText } from "./json-text.js";
 import { type Measured, measureText } from "./measure.js";
 import { toModelContent } from "./model-content.js";
@@ -262,13 +262,18 @@ export function previewPlan(plan: ViewPlan, take: number, maxChars?: number): Vi
   return root;
 }
 
-/** The continuation token at the contract's pointer, cleaned; absent when missing, not scalar, or too long. */
+/**
+ * The continuation token at the contract's pointer, cleaned. A cursor is an opaque token by nature, so one that
+ * looks like a URL, a path or a command is not passed to the model (nor one that is missing, not a scalar, or
+ * longer than any cursor needs to be).
+ */
 function continuationOf(data: unknown, pointer: string | undefined): string | undefined {
   if (pointer === undefined) return undefined;
   const value = locate(data, pointer)[0]?.value;
   if (typeof value !== "string" && typeof value !== "number") return undefined;
   const token = cleanText(String(value));
-  return token === "" || codePointLength(token) > MAX_CONTINUATION_CHARS ? undefined : token;
+  if (token === "" || codePointLength(token) > MAX_CONTINUATION_CHARS) return undefined;
+  return opaqueTokenProblem(token) === undefined ? token : undefined;
 }
 
 /** Per-adapter state shared by its `with` copies. */
@@ -588,7 +593,7 @@ async function admitPayload<T, V, I>(
         passed.spill = "preview_over_budget";
         continue;
       }
-      const { candidate, size } = fitted;
+      const { candidate } = fitted;
       const json = JSON.stringify(data);
       try {
         const store = ctx.spillStore ?? getDefaultSpillStore();
@@ -599,6 +604,13 @@ async function admitPayload<T, V, I>(
         });
       } catch {
         passed.spill = "store_failed";
+        continue;
+      }
+      // Measured again with the real handle: the placeholder has its length, not its token count (32 zeros are
+      // about 13 tokens of o200k_base, 32 hex digits about 30), so a preview that fitted by a few tokens may not.
+      const size = await measureText(toModelContent(candidate as Outcome<unknown, unknown>), budget);
+      if (!size.within) {
+        passed.spill = "preview_over_budget";
         continue;
       }
       candidate.contextUsed = { unit: budget.unit, value: size.value, budget: budget.max };

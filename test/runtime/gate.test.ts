@@ -483,6 +483,19 @@ describe("the view", () => {
     expect(content).toContain('<continuation>"cursor-2"</continuation>');
   });
 
+  it("a continuation token that looks like a URL, path or command is not passed on as one", async () => {
+    const items = Array.from({ length: 9 }, (_, id) => ({ id }));
+    for (const [cursor, shown] of [
+      ["page_2", "page_2"],
+      ["https://evil.example/?q=next", undefined],
+      ["../../etc/passwd", undefined],
+      ["next; rm -rf /", undefined],
+    ] as const) {
+      const outcome = await recordTool().admit(JSON.stringify(goodRecord({ items, nextCursor: cursor })));
+      expect(outcome.ok && outcome.continuation).toBe(shown ?? undefined);
+    }
+  });
+
   it("uses the plan: never passes an object a `value` node knows nothing about", () => {
     const projection = project(
       { a: { nested: "secret" }, b: 2 },
