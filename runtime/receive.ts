@@ -278,12 +278,19 @@ function textOf(result: McpCallToolResult): string {
 }
 
 /** Whether an MCP result's text block carries the same JSON value as its structured content. */
-function textAgreesWithStructure(text: string, structured: unknown, limits: ReceiveLimits): boolean {
+function textAgreesWithStructure(text: string, structuredJson: string, limits: ReceiveLimits): boolean {
+  // Cheapest first: servers usually send `JSON.stringify` of the same value, sometimes indented; only text with
+  // keys in another order needs the canonical (sorted) comparison.
+  if (text === structuredJson) return true;
   if (utf8Length(text) > limits.maxBytes) return false;
   const parsed = parseJsonText(text, limits.maxDepth);
   if (!parsed.ok) return false;
+  if (JSON.stringify(parsed.value) === structuredJson) return true;
   try {
-    return canonicalJson(parsed.value, limits.maxDepth + 1) === canonicalJson(structured, limits.maxDepth + 1);
+    return (
+      canonicalJson(parsed.value, limits.maxDepth + 1) ===
+      canonicalJson(JSON.parse(structuredJson), limits.maxDepth + 1)
+    );
   } catch {
     return false;
   }
@@ -295,7 +302,11 @@ function textAgreesWithStructure(text: string, structured: unknown, limits: Rece
  * other payload and `data` is a fresh JSON copy. An integral number past 2^53 − 1 is refused by that parse like an
  * integer literal, since it may already have been rounded.
  */
-function receiveParsedValue(kind: RawKind, value: unknown, limits: ReceiveLimits): Received | NotReceived {
+function receiveParsedValue(
+  kind: RawKind,
+  value: unknown,
+  limits: ReceiveLimits,
+): (Received & { json: string }) | NotReceived {
   const guard = guardParsedValue(value, limits.maxDepth, limits.maxBytes);
   if (!guard.ok) {
     if (guard.reason === "too_large") {
@@ -311,11 +322,12 @@ function receiveParsedValue(kind: RawKind, value: unknown, limits: ReceiveLimits
     }
     return refused(kind, "invalid_json", "parse", 0, { reason: guard.reason });
   }
-  const bytes = encoder.encode(JSON.stringify(value));
+  const json = JSON.stringify(value);
+  const bytes = encoder.encode(json);
   if (bytes.byteLength > limits.maxBytes) {
     return refused(kind, "result_too_large", "receive", bytes.byteLength, { reason: "over_ceiling" });
   }
-  return { ok: true, kind, bytes, flags: [] };
+  return { ok: true, kind, bytes, flags: [], json };
 }
 
 /**
@@ -344,10 +356,9 @@ function receiveCallToolResult(result: McpCallToolResult, limits: ReceiveLimits)
     }
     const serialised = receiveParsedValue("mcp_structured", result.structuredContent, limits);
     if (!serialised.ok) return serialised;
-    const { bytes } = serialised;
+    const { bytes, json } = serialised;
     const text = textOf(result);
-    const flags: GateFlag[] =
-      text !== "" && !textAgreesWithStructure(text, result.structuredContent, limits) ? ["mcp_text_mismatch"] : [];
+    const flags: GateFlag[] = text !== "" && !textAgreesWithStructure(text, json, limits) ? ["mcp_text_mismatch"] : [];
     return { ok: true, kind: "mcp_structured", bytes, flags };
   }
   const block = result.content.find(
@@ -408,7 +419,10 @@ export async function receive(delivered: unknown, limits: ReceiveLimits): Promis
   if (typeof raw !== "object" || raw === null)
     return refused("unsupported", "transport_error", "transport", 0, { reason: "unsupported_raw" });
 
-  if (isParsedResult(raw)) return receiveParsedValue("parsed", raw.value, limits);
+  if (isParsedResult(raw)) {
+    const received = receiveParsedValue("parsed", raw.value, limits);
+    return received.ok ? { ok: true, kind: received.kind, bytes: received.bytes, flags: received.flags } : received;
+  }
   if (isResponse(raw)) {
     const body = raw.body as ReadableStream<unknown> | null;
     const cancelBody = () => body?.cancel().catch(() => undefined);

@@ -396,6 +396,12 @@ describe("MCP CallToolResult", () => {
       structuredContent: goodRecord(),
     });
     expect(agreeing.ok && agreeing.flags).toBe(undefined);
+    const { status, ...rest } = goodRecord();
+    const reordered = await tool.admit({
+      content: [{ type: "text", text: JSON.stringify({ status, ...rest }, null, 2) }],
+      structuredContent: goodRecord(),
+    });
+    expect(reordered.ok && reordered.flags).toBe(undefined);
     const disagreeing = await tool.admit({
       content: [{ type: "text", text: JSON.stringify(goodRecord({ owner: "other" })) }],
       structuredContent: goodRecord(),
