@@ -3,11 +3,21 @@
  * ceiling plus one chunk. The "1 GiB" sources here produce their bytes lazily, so the tests stay cheap.
  */
 import { describe, expect, it } from "vitest";
-import { goodRecord, recordTool } from "./fixture.js";
+import { admitCollecting, expectNoLeak, goodRecord, recordTool } from "./fixture.js";
 
 const GIB = 2 ** 30;
 const MIB = 2 ** 20;
 const CHUNK = 64 * 1024;
+
+/** Planted in every chunk: it must reach neither the model nor an event. */
+const MARKER = "STREAMMARKER7f3a";
+
+/** One chunk: the marker, then spaces. */
+function markedChunk(): Uint8Array {
+  const chunk = new Uint8Array(CHUNK).fill(0x20);
+  chunk.set(new TextEncoder().encode(MARKER));
+  return chunk;
+}
 
 /** A 1 GiB source that counts what was pulled from it and whether it was cancelled. */
 function lazyGibibyte() {
@@ -20,7 +30,7 @@ function lazyGibibyte() {
           return;
         }
         state.pulled += CHUNK;
-        controller.enqueue(new Uint8Array(CHUNK).fill(0x20));
+        controller.enqueue(markedChunk());
       },
       cancel() {
         state.cancelled = true;
@@ -35,8 +45,10 @@ function lazyGibibyte() {
 describe("receive ceiling", () => {
   it("a 1 GiB stream against a 1 MiB ceiling: result_too_large, at most ceiling + one chunk read, cancelled", async () => {
     const { stream, state } = lazyGibibyte();
-    const outcome = await recordTool({ limits: { maxBytes: MIB, maxDepth: 12 } }).admit(stream);
+    const tool = recordTool({ limits: { maxBytes: MIB, maxDepth: 12 } });
+    const { outcome, events } = await admitCollecting(tool, stream);
     expect(outcome.ok ? "ok" : outcome.error.code).toBe("result_too_large");
+    expectNoLeak(outcome, events, MARKER);
     expect(state.pulled).toBeLessThanOrEqual(MIB + CHUNK);
     expect(state.pulled).toBeGreaterThan(MIB);
     expect(state.cancelled).toBe(true);
