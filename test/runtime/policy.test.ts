@@ -241,19 +241,30 @@ describe("recall", () => {
     const ctx = { turn, call, hooks: { recall: narrow } };
     const first = await tool.admit(bigRecord(), { ...ctx, args: { recordId: "r-1", limit: 40 } });
     expect(first.ok).toBe(true);
-    const second = await tool.admit(bigRecord(), { ...ctx, args: { recordId: "r-2", limit: 40 } });
+    const marker = `MARK${randomUUID().replaceAll("-", "")}`;
+    const { outcome: second, events } = await admitCollecting(tool, bigRecord(marker), {
+      ...ctx,
+      args: { recordId: "r-2", limit: 40 },
+    });
     expect(second.ok ? "ok" : second.error.code).toBe("oversize");
     expect(second.ok || second.diagnostics.detail?.recall).toBe("limit_reached");
+    expectNoLeak(second, events, marker);
   });
 
   it("the same arguments twice is an error", async () => {
-    const outcome = await recordTool({ ...tight, oversize: ["recall", "drop"], recallLimit: 3 }).admit(bigRecord(), {
-      args: { recordId: "r-1", limit: 40 },
-      call,
-      hooks: { recall: (args) => ({ limit: args?.limit ?? 0, recordId: args?.recordId ?? "" }) },
-    });
+    const marker = `MARK${randomUUID().replaceAll("-", "")}`;
+    const { outcome, events } = await admitCollecting(
+      recordTool({ ...tight, oversize: ["recall", "drop"], recallLimit: 3 }),
+      bigRecord(marker),
+      {
+        args: { recordId: "r-1", limit: 40 },
+        call,
+        hooks: { recall: (args) => ({ limit: args?.limit ?? 0, recordId: args?.recordId ?? "" }) },
+      },
+    );
     expect(outcome.ok ? "ok" : outcome.error.code).toBe("oversize");
     expect(outcome.ok || outcome.diagnostics.detail?.recall).toBe("repeated_arguments");
+    expectNoLeak(outcome, events, marker);
   });
 
   it("arguments already used earlier in the turn are refused too", async () => {
