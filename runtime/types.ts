@@ -102,7 +102,7 @@ export interface Success<T, V> {
   provenance: Provenance;
   /** How the view was brought within budget, when it had to be. */
   policy?: "summarize" | "spill" | "recall";
-  /** The rendered view's size in the contract's context unit, against its budget. */
+  /** The size of what `toModelContent` renders for this outcome (delimiter included), in the contract's unit. */
   contextUsed: { unit: "bytes" | "tokens"; value: number; budget: number };
   /** Under `summarize`: the user hook's cleaned summary, which the model sees instead of the view. */
   summary?: string;
