@@ -41,7 +41,14 @@ export {
   type SummarizeInfo,
   type ToolAdapter,
 } from "./gate.js";
-export { canonicalJson, guardParsedValue, isUnsafeIntegerLiteral, parseJsonText, scanJsonText } from "./json-text.js";
+export {
+  canonicalJson,
+  guardParsedValue,
+  isOverflowingNumberLiteral,
+  isUnsafeIntegerLiteral,
+  parseJsonText,
+  scanJsonText,
+} from "./json-text.js";
 export {
   type McpValidator,
   type McpValidatorOptions,

@@ -10,7 +10,7 @@
  */
 
 /** Why a JSON text was refused before or during parsing (`diagnostics.detail.reason`). */
-export type JsonRefusal = "too_deep" | "unsafe_integer" | "byte_order_mark" | "syntax" | "empty";
+export type JsonRefusal = "too_deep" | "unsafe_integer" | "number_overflow" | "byte_order_mark" | "syntax" | "empty";
 
 /** The result of {@link scanJsonText}: nothing wrong, or the first problem with its character offset. */
 export type JsonScan = { ok: true; depth: number } | { ok: false; reason: JsonRefusal; offset: number; depth: number };
@@ -54,9 +54,21 @@ export function isUnsafeIntegerLiteral(token: string): boolean {
 }
 
 /**
+ * Whether a number token is too large for a double: `JSON.parse` turns `1e999` into `Infinity`, which no JSON can
+ * carry (it would be written back as `null`). Only tokens with an exponent or more than 308 characters can get
+ * there, so the others are not converted.
+ */
+export function isOverflowingNumberLiteral(token: string): boolean {
+  if (token.length <= 308 && !/[eE]/.test(token)) return false;
+  const value = Number(token);
+  return Number.isNaN(value) ? false : !Number.isFinite(value);
+}
+
+/**
  * Scans decoded JSON text once, without recursion: refuses a leading byte order mark, nesting deeper than
- * `maxDepth` (counting arrays and objects outside strings), and integer literals beyond 2^53 − 1. It does not check
- * the rest of the syntax; `JSON.parse` does that afterwards on text this scan has found safe.
+ * `maxDepth` (counting arrays and objects outside strings), integer literals beyond 2^53 − 1, and numbers too large
+ * for a double. It does not check the rest of the syntax; `JSON.parse` does that afterwards on text this scan has
+ * found safe.
  */
 export function scanJsonText(text: string, maxDepth: number): JsonScan {
   if (text.charCodeAt(0) === 0xfeff) return { ok: false, reason: "byte_order_mark", offset: 0, depth: 0 };
@@ -88,8 +100,9 @@ export function scanJsonText(text: string, maxDepth: number): JsonScan {
       const start = i;
       i++;
       while (i < length && isNumberChar(text.charCodeAt(i))) i++;
-      if (isUnsafeIntegerLiteral(text.slice(start, i)))
-        return { ok: false, reason: "unsafe_integer", offset: start, depth };
+      const token = text.slice(start, i);
+      if (isUnsafeIntegerLiteral(token)) return { ok: false, reason: "unsafe_integer", offset: start, depth };
+      if (isOverflowingNumberLiteral(token)) return { ok: false, reason: "number_overflow", offset: start, depth };
     } else {
       i++;
     }

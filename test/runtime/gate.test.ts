@@ -190,6 +190,12 @@ describe("admit: each failure ends in its exact code, with no trace of the paylo
       reason: "unsafe_integer",
     },
     {
+      name: "a number too large for a double",
+      raw: (m) => `{"recordId":"${m}","owner":"acme","status":"open","count":1e999}`,
+      code: "invalid_json",
+      reason: "number_overflow",
+    },
+    {
       name: "a leading byte order mark",
       raw: (m) => `\uFEFF${JSON.stringify(goodRecord({ title: m }))}`,
       code: "invalid_json",

@@ -8,6 +8,7 @@ import {
   canonicalJson,
   cleanText,
   guardParsedValue,
+  isOverflowingNumberLiteral,
   isUnsafeIntegerLiteral,
   markupSafeJson,
   parseJsonText,
@@ -78,7 +79,7 @@ describe("scanJsonText", () => {
     ["9007199254740992", true],
     ["-9007199254740993", true],
     ["123456789012345678901234567890", true],
-    ["1e400", false],
+    ["1e300", false],
     ["9007199254740993.5", false],
     ["0", false],
   ];
@@ -86,6 +87,19 @@ describe("scanJsonText", () => {
     it(`${literal} is ${unsafe ? "" : "not "}an unsafe integer literal`, () => {
       expect(isUnsafeIntegerLiteral(literal)).toBe(unsafe);
       expect(scanJsonText(`{"n":${literal}}`, 5).ok).toBe(!unsafe);
+    });
+  }
+
+  const overflowing: Array<[string, boolean]> = [
+    ["1e308", false],
+    ["1e309", true],
+    ["-1.5E400", true],
+    ["1e-999", false],
+    [`1${"0".repeat(400)}`, true],
+  ];
+  for (const [literal, overflows] of overflowing) {
+    it(`${literal.slice(0, 12)} ${overflows ? "overflows" : "does not overflow"} a double`, () => {
+      expect(isOverflowingNumberLiteral(literal)).toBe(overflows);
     });
   }
 
