@@ -268,8 +268,41 @@ function changeAt(value: unknown, path: Array<string | number>, replace: (old: u
   return result;
 }
 
+/** A named change to a JSON value; `pick` chooses the place (any number: it is taken modulo the places). */
+export interface ValueMutation {
+  name: string;
+  apply: (value: unknown, pick: number) => unknown;
+}
+
+/**
+ * A value with one to three mutations applied, each at a place chosen in the value, the mutations drawn from
+ * {@link valueMutation} and from `pieces` (other values put in place of a part: for a test suite case, the data of
+ * its sibling cases, so valid and invalid parts mix). `keep` leaves some mutations out.
+ */
+export function mutatedValue(
+  value: unknown,
+  pieces: readonly unknown[] = [],
+  keep: (mutation: ValueMutation) => boolean = () => true,
+): fc.Arbitrary<{ value: unknown; made: string[] }> {
+  const fromPieces: fc.Arbitrary<ValueMutation>[] =
+    pieces.length === 0
+      ? []
+      : [
+          fc.constantFrom(...pieces).map((piece) => ({
+            name: "put in a piece of another case",
+            apply: (v: unknown, pick: number) => at(v, pick, () => copy(piece)),
+          })),
+        ];
+  return fc
+    .array(fc.tuple(fc.oneof(valueMutation.filter(keep), ...fromPieces), fc.nat()), { minLength: 1, maxLength: 3 })
+    .map((steps) => ({
+      value: steps.reduce((v, [mutation, pick]) => mutation.apply(v, pick), value),
+      made: steps.map(([mutation]) => mutation.name),
+    }));
+}
+
 /** A value-level mutation: something a broken or hostile tool would send in place of a valid result. */
-const valueMutation: fc.Arbitrary<{ name: string; apply: (value: unknown, pick: number) => unknown }> = fc.oneof(
+const valueMutation: fc.Arbitrary<ValueMutation> = fc.oneof(
   fc.constant({ name: "remove", apply: (v: unknown, pick: number) => at(v, pick, () => undefined) }),
   fc.constantFrom(...HOSTILE_KEYS).map((key) => ({
     name: `add key ${key}`,
@@ -305,6 +338,19 @@ const valueMutation: fc.Arbitrary<{ name: string; apply: (value: unknown, pick: 
       ),
   })),
   fc.constant({ name: "wrap in an array", apply: (v: unknown, pick: number) => at(v, pick, (old) => [old]) }),
+  fc.constant({
+    name: "repeat an item or member",
+    apply: (v: unknown, pick: number) =>
+      at(v, pick, (old) => (Array.isArray(old) ? [...old, old[pick % Math.max(old.length, 1)]] : old)),
+  }),
+  fc.constantFrom(1.5, 1e-9, -1, 2 ** 53 + 2, 0.1 + 0.2).map((delta) => ({
+    name: `shift a number by ${delta}`,
+    apply: (v: unknown, pick: number) => at(v, pick, (old) => (typeof old === "number" ? old + delta : old)),
+  })),
+  fc.constantFrom("x", "\u0000", "\uD800", "é", "e\u0301", "🧪", "\u2028").map((suffix) => ({
+    name: `append ${JSON.stringify(suffix)} to a string`,
+    apply: (v: unknown, pick: number) => at(v, pick, (old) => (typeof old === "string" ? old + suffix : old)),
+  })),
 );
 
 function at(value: unknown, pick: number, replace: (old: unknown) => unknown): unknown {
