@@ -727,13 +727,35 @@ export function defineTool<T, V, I = unknown>(spec: ToolSpec<T, V, I>): ToolAdap
   return adapterFor({ spec, summaries: new Map() }, {});
 }
 
+/** The semantic hooks as a list. */
+function semanticList<T, I>(hooks: GateHooks<T, unknown, I>["semantic"]): Array<SemanticHook<T, I>> {
+  if (hooks === undefined) return [];
+  return typeof hooks === "function" ? [hooks] : [...hooks];
+}
+
+/**
+ * A call's hooks on top of the adapter's defaults. Semantic hooks add up (a call cannot drop a default check such
+ * as the tenant rule by passing its own); `summarize` and `recall` of the call replace the defaults.
+ */
+function mergeHooks<T, V, I>(
+  defaults: GateHooks<T, V, I> | undefined,
+  call: GateHooks<T, V, I> | undefined,
+): GateHooks<T, V, I> {
+  const semantic = [...semanticList(defaults?.semantic), ...semanticList(call?.semantic)];
+  return {
+    ...defaults,
+    ...call,
+    semantic: semantic.length === 0 ? undefined : semantic,
+  };
+}
+
 function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T, V, I>): ToolAdapter<T, V, I> {
   const { spec } = gate;
   return {
     name: spec.name,
     spec,
     async admit(raw, ctx = {}) {
-      const merged: AdmitContext<T, V, I> = { ...defaults, ...ctx, hooks: { ...defaults.hooks, ...ctx.hooks } };
+      const merged: AdmitContext<T, V, I> = { ...defaults, ...ctx, hooks: mergeHooks(defaults.hooks, ctx.hooks) };
       const outcome = await admitPayload(gate, raw, { ...merged, turn: merged.turn ?? new Turn() }, 0);
       if (merged.turn !== undefined) {
         // A failure's note is short, but it is in the context too: measure it the way the contract counts.
@@ -754,7 +776,7 @@ function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T,
       }
     },
     with(more) {
-      return adapterFor(gate, { ...defaults, ...more, hooks: { ...defaults.hooks, ...more.hooks } });
+      return adapterFor(gate, { ...defaults, ...more, hooks: mergeHooks(defaults.hooks, more.hooks) });
     },
   };
 }

@@ -583,6 +583,30 @@ describe("provenance", () => {
     const other = await tool.admit(JSON.stringify(goodRecord()), { tenant: "globex" });
     expect(other.ok ? "ok" : other.error.code).toBe("semantic_violation");
   });
+
+  it("a call's own semantic hook runs after the adapter's default ones, never instead of them", async () => {
+    const tool = recordTool().with({ tenant: "globex", hooks: { semantic: ownedByTenant("/owner") } });
+    let ran = 0;
+    const outcome = await tool.admit(JSON.stringify(goodRecord()), {
+      hooks: {
+        semantic: () => {
+          ran++;
+          return true;
+        },
+      },
+    });
+    expect(outcome.ok ? "ok" : outcome.error.code).toBe("semantic_violation");
+    const ownRecord = await tool.admit(JSON.stringify(goodRecord({ owner: "globex" })), {
+      hooks: {
+        semantic: () => {
+          ran++;
+          return { path: "/status", rule: "status_closed" };
+        },
+      },
+    });
+    expect(ownRecord.ok || ownRecord.diagnostics.issues?.[0]?.keyword).toBe("status_closed");
+    expect(ran).toBe(1);
+  });
 });
 
 describe("parsedResult: an in-process tool's return value", () => {
