@@ -170,7 +170,7 @@ const TOO_DEEP_ISSUE: ValidationIssue = Object.freeze({
 /** String bounds tried in turn for a spill preview: the plan's own, then shorter excerpts. */
 const PREVIEW_STRING_STEPS: ReadonlyArray<number | undefined> = [undefined, 1000, 250, 60];
 
-/** Summaries kept per adapter. */
+/** Summaries kept per adapter and summarize hook. */
 const SUMMARY_CACHE_SIZE = 256;
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -279,7 +279,8 @@ function continuationOf(data: unknown, pointer: string | undefined): string | un
 /** Per-adapter state shared by its `with` copies. */
 interface GateState<T, V, I> {
   spec: ToolSpec<T, V, I>;
-  summaries: Map<string, string>;
+  /** Summaries by raw sha256, per summarize hook: another hook would write another summary. */
+  summaries: WeakMap<SummarizeHook<T, V>, Map<string, string>>;
 }
 
 /** What a finished admission reports to the event sink besides the outcome. */
@@ -517,7 +518,12 @@ async function admitPayload<T, V, I>(
         continue;
       }
       const rawSha256 = provenance.rawSha256 as string;
-      let summary = gate.summaries.get(rawSha256);
+      let cache = gate.summaries.get(hook);
+      if (cache === undefined) {
+        cache = new Map();
+        gate.summaries.set(hook, cache);
+      }
+      let summary = cache.get(rawSha256);
       const cached = summary !== undefined;
       if (summary === undefined) {
         try {
@@ -536,9 +542,9 @@ async function admitPayload<T, V, I>(
           continue;
         }
         summary = cleanText(summary);
-        if (gate.summaries.size >= SUMMARY_CACHE_SIZE)
-          gate.summaries.delete(gate.summaries.keys().next().value as string);
-        gate.summaries.set(rawSha256, summary);
+        // Oldest first out: a Map iterates in insertion order.
+        if (cache.size >= SUMMARY_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+        cache.set(rawSha256, summary);
       }
       const own = await measureText(summary, { ...budget, max: spec.summaryMax });
       const shown = preview();
@@ -724,7 +730,7 @@ async function admitPayload<T, V, I>(
  * ```
  */
 export function defineTool<T, V, I = unknown>(spec: ToolSpec<T, V, I>): ToolAdapter<T, V, I> {
-  return adapterFor({ spec, summaries: new Map() }, {});
+  return adapterFor({ spec, summaries: new WeakMap() }, {});
 }
 
 /** The semantic hooks as a list. */

@@ -88,6 +88,9 @@ describe("summarize", () => {
     const second = await tool.admit(raw, { hooks });
     expect(calls).toBe(1);
     expect(second.ok && second.flags).toContain("summary_cached");
+    // Another hook writes its own summary: the cache is per hook.
+    const other = await tool.admit(raw, { hooks: { summarize: () => "Forty items." } });
+    expect(other.ok && other.summary).toBe("Forty items.");
   });
 
   it("a summary over its own budget passes to the next policy", async () => {
