@@ -12,7 +12,7 @@
  * Each is a {@link ContractError} naming the file, the JSON pointer and, for patterns, the pattern itself.
  */
 import { fileURLToPath } from "node:url";
-import { check as checkRegExp, type Diagnostics } from "recheck";
+import type { Diagnostics } from "recheck";
 import { ContractError, escapePointerToken } from "./errors.js";
 import { canonicalJson, displayPath } from "./load.js";
 import type { JsonSchema, ResolvedSchema } from "./schema.js";
@@ -221,7 +221,9 @@ export function judgePattern(source: string): Promise<PatternVerdict> {
 async function judgeOnce(source: string, mode: "search" | "full-match"): Promise<PatternVerdict> {
   let diagnostics: Diagnostics;
   try {
-    diagnostics = await checkRegExp(source, "u", { timeout: PATTERN_CHECK_TIMEOUT_MS });
+    // Loaded on first use: contracts without patterns never start the checker.
+    const { check } = await import("recheck");
+    diagnostics = await check(source, "u", { timeout: PATTERN_CHECK_TIMEOUT_MS });
   } catch (error) {
     return { status: "unknown", reason: `the checker failed: ${error instanceof Error ? error.message : error}` };
   }
