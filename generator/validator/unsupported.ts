@@ -294,6 +294,8 @@ function* inPlaceChildren(index: SchemaIndex, node: SchemaNode): Generator<{ key
     }
   }
   for (const keyword of ["not", "if", "then", "else"]) {
+    // Without "if", "then" and "else" apply to nothing (2020-12 core, section 10.2.2).
+    if ((keyword === "then" || keyword === "else") && !("if" in schema)) continue;
     const child = index.nodeAt(node.document, pointerOf(node.pointer, keyword));
     if (child !== undefined) yield { keyword, child };
   }
@@ -355,13 +357,18 @@ function evaluatesAll(index: SchemaIndex, node: SchemaNode, location: Location):
 
 /**
  * Whether Ajv keeps the record of a subschema in a variable set at run time (rather than in its generated code):
- * so it is when a conditional applicator somewhere in place below it evaluates locations of the kind.
+ * so it is when a conditional applicator somewhere in place below it evaluates locations of the kind, or, for
+ * properties, when `patternProperties` records the names it matched.
  */
 function recordIsDynamic(index: SchemaIndex, node: SchemaNode, location: Location): boolean {
-  return inPlaceClosure(index, node).some((n) =>
-    [...inPlaceChildren(index, n)].some(
-      ({ keyword, child }) => CONDITIONAL_KEYWORDS.has(keyword) && contributes(index, child, location),
-    ),
+  return inPlaceClosure(index, node).some(
+    (n) =>
+      (location === "properties" &&
+        isSchemaObject(n.schema) &&
+        hasDirectContributor({ patternProperties: n.schema.patternProperties }, "properties", index)) ||
+      [...inPlaceChildren(index, n)].some(
+        ({ keyword, child }) => CONDITIONAL_KEYWORDS.has(keyword) && contributes(index, child, location),
+      ),
   );
 }
 

@@ -5,7 +5,7 @@
  * It follows the spec's annotation model literally (2020-12 core, sections 7.7 and 11): every subschema is
  * evaluated, annotations survive only from subschemas that pass, and `unevaluatedItems`/`unevaluatedProperties`
  * see the annotations of adjacent keywords and of in-place subschemas. Only what the generated schemas use is
- * covered: `$ref` must be `#/$defs/<name>`.
+ * covered (see {@link withinReach}): `$ref` must be `#/$defs/<name>`, `type` a single name.
  */
 
 type Schema = boolean | Record<string, unknown>;
@@ -23,6 +23,71 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function equal(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function hasType(value: unknown, type: string): boolean {
+  switch (type) {
+    case "integer":
+      return Number.isInteger(value);
+    case "number":
+      return typeof value === "number";
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean";
+    case "null":
+      return value === null;
+    case "array":
+      return Array.isArray(value);
+    default:
+      return isObject(value);
+  }
+}
+
+/** The keywords {@link evaluate} implements; a schema using any other one is outside its reach. */
+export const EVALUATED_KEYWORDS: ReadonlySet<string> = new Set([
+  "$schema",
+  "$comment",
+  "$defs",
+  "$ref",
+  "const",
+  "type",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "required",
+  "dependentSchemas",
+  "unevaluatedProperties",
+  "prefixItems",
+  "items",
+  "contains",
+  "minContains",
+  "minItems",
+  "unevaluatedItems",
+]);
+
+/** Whether every keyword of a schema and its subschemas is one {@link evaluate} implements. */
+export function withinReach(schema: unknown): boolean {
+  if (typeof schema === "boolean") return true;
+  if (!isObject(schema)) return false;
+  return Object.entries(schema).every(([keyword, value]) => {
+    if (!EVALUATED_KEYWORDS.has(keyword)) return false;
+    if (keyword === "$ref") return typeof value === "string" && value.startsWith("#/$defs/");
+    if (keyword === "type") return typeof value === "string";
+    if (["const", "$schema", "$comment", "required", "minContains", "minItems"].includes(keyword)) return true;
+    if (Array.isArray(value)) return value.every(withinReach);
+    if (["properties", "patternProperties", "dependentSchemas", "$defs"].includes(keyword)) {
+      return isObject(value) && Object.values(value).every(withinReach);
+    }
+    return withinReach(value);
+  });
 }
 
 /** Evaluate a schema against an instance, with `root` for `$ref`. */
@@ -47,7 +112,7 @@ export function evaluate(schema: Schema, instance: unknown, root: Schema = schem
     else fail();
   }
   if ("const" in schema && !equal(schema.const, instance)) fail();
-  if (schema.type === "integer" && !Number.isInteger(instance)) fail();
+  if (typeof schema.type === "string" && !hasType(instance, schema.type)) fail();
   for (const sub of (schema.allOf as unknown[] | undefined) ?? []) {
     const e = apply(sub);
     if (e.valid) absorb(e);
