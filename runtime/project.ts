@@ -49,8 +49,8 @@ function jsonType(value: unknown): "object" | "array" | "string" | "primitive" {
   return "primitive";
 }
 
-/** Whether a plan node can take a value of this JSON type (the union rule: first fitting option wins). */
-function fits(plan: ViewPlan, type: ReturnType<typeof jsonType>): boolean {
+/** Whether a plan node other than a union can take a value of this JSON type. */
+function fitsDirectly(plan: ViewPlan, type: ReturnType<typeof jsonType>): boolean {
   switch (plan.kind) {
     case "object":
       return type === "object";
@@ -62,8 +62,30 @@ function fits(plan: ViewPlan, type: ReturnType<typeof jsonType>): boolean {
     case "value":
       return type === "string" || type === "primitive";
     case "union":
-      return plan.options.some((option) => fits(option, type));
+      return false;
   }
+}
+
+/**
+ * The node a value is projected with: the node itself, or for a union the first option, in order and through
+ * nested unions, that can take a value of this JSON type (`undefined` when none can). Searched without recursion
+ * and each node once, since the plan of a recursive schema may be cyclic.
+ */
+function resolve(plan: ViewPlan, type: ReturnType<typeof jsonType>): ViewPlan | undefined {
+  if (plan.kind !== "union") return fitsDirectly(plan, type) ? plan : undefined;
+  const seen = new Set<ViewPlan>();
+  const pending: ViewPlan[] = [plan];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    if (seen.has(node)) continue;
+    seen.add(node);
+    if (node.kind !== "union") {
+      if (fitsDirectly(node, type)) return node;
+      continue;
+    }
+    // Reversed, so the stack hands out the options in their order.
+    for (let i = node.options.length - 1; i >= 0; i--) pending.push(node.options[i] as ViewPlan);
+  }
+  return undefined;
 }
 
 /**
@@ -100,19 +122,12 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
     }
   };
 
-  // Plans are data from the generator; a union of unions is unwrapped here, with a bound in case a plan is cyclic.
-  let unionSteps = 0;
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
     const { value, path } = frame;
-    let node = frame.plan;
     const type = jsonType(value);
-    while (node.kind === "union") {
-      if (++unionSteps > 100_000) throw new Error("toolgate: the view plan's unions do not end");
-      node = node.options.find((option) => fits(option, type)) ?? { kind: "value" };
-    }
     // A plan node that does not fit the value (validated data and a generated plan should never disagree) falls
     // back to the `value` rule, which never passes structure it knows nothing about.
-    if (!fits(node, type)) node = { kind: "value" };
+    const node: ViewPlan = resolve(frame.plan, type) ?? { kind: "value" };
 
     switch (node.kind) {
       case "value": {

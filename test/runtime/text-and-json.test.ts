@@ -170,6 +170,17 @@ describe("project", () => {
     ]);
   });
 
+  it("a union that contains itself (a recursive schema's plan) still resolves, and ends when nothing fits", () => {
+    const loop: ViewPlan = { kind: "union", options: [] };
+    if (loop.kind === "union") loop.options.push(loop, { kind: "string", max: 5, overflow: "excerpt" });
+    expect(project("hello", loop).view).toBe("hello");
+    expect(project({ a: 1 }, loop)).toEqual({
+      view: undefined,
+      complete: false,
+      omissions: [{ path: "", kind: "omitted", count: 1 }],
+    });
+  });
+
   it("a tuple projects by position; extra items without `rest` are reported", () => {
     const plan: ViewPlan = {
       kind: "tuple",
