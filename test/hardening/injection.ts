@@ -26,6 +26,7 @@ export const HOSTILE_ROWS: ReadonlyArray<readonly [string, string]> = [
   ["constructor", "constructor"],
   ["pointer characters", "~1/~0"],
   ["percent", "%25%"],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template placeholder is part of the hostile text.
   ["everything", "\"'\\*/${`}\u2028\u0000"],
 ];
 
