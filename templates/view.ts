@@ -58,7 +58,7 @@ export const viewPlan: ViewPlan = ${literalBlock(plan as never)};
 
 /** Build the view of a validated result. Leaves \`data\` untouched. */
 export function buildView(data: ${ident(names.result)}): Projection<${ident(names.view)}> {
-  return project(data, viewPlan) as Projection<${ident(names.view)}>;
+  return project(data, viewPlan, { maxStringChars: ${tool.view.maxStringChars} }) as Projection<${ident(names.view)}>;
 }
 `;
 }

@@ -94,5 +94,5 @@ export const viewPlan: ViewPlan = {
 
 /** Build the view of a validated result. Leaves `data` untouched. */
 export function buildView(data: GetRecordResult): Projection<GetRecordView> {
-  return project(data, viewPlan) as Projection<GetRecordView>;
+  return project(data, viewPlan, { maxStringChars: 2000 }) as Projection<GetRecordView>;
 }

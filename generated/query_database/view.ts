@@ -73,5 +73,5 @@ export const viewPlan: ViewPlan = {
 
 /** Build the view of a validated result. Leaves `data` untouched. */
 export function buildView(data: QueryDatabaseResult): Projection<QueryDatabaseView> {
-  return project(data, viewPlan) as Projection<QueryDatabaseView>;
+  return project(data, viewPlan, { maxStringChars: 256 }) as Projection<QueryDatabaseView>;
 }

@@ -51,5 +51,5 @@ export const viewPlan: ViewPlan = {
 
 /** Build the view of a validated result. Leaves `data` untouched. */
 export function buildView(data: ReadFileResult): Projection<ReadFileView> {
-  return project(data, viewPlan) as Projection<ReadFileView>;
+  return project(data, viewPlan, { maxStringChars: 1024 }) as Projection<ReadFileView>;
 }

@@ -77,5 +77,5 @@ export const viewPlan: ViewPlan = {
 
 /** Build the view of a validated result. Leaves `data` untouched. */
 export function buildView(data: ReadGraphResult): Projection<ReadGraphView> {
-  return project(data, viewPlan) as Projection<ReadGraphView>;
+  return project(data, viewPlan, { maxStringChars: 2000 }) as Projection<ReadGraphView>;
 }

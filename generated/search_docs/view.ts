@@ -70,5 +70,5 @@ export const viewPlan: ViewPlan = {
 
 /** Build the view of a validated result. Leaves `data` untouched. */
 export function buildView(data: SearchDocsResult): Projection<SearchDocsView> {
-  return project(data, viewPlan) as Projection<SearchDocsView>;
+  return project(data, viewPlan, { maxStringChars: 2000 }) as Projection<SearchDocsView>;
 }
