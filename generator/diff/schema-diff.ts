@@ -102,6 +102,13 @@ const COMPARED = new Set([
   "dependencies",
 ]);
 
+/**
+ * Kinds of change that add or remove an in-place applicator, whose annotations `unevaluated*` reads; and the
+ * `contains` counts, which decide (in Ajv) whether `contains` evaluates anything.
+ */
+const IN_PLACE_APPLICATOR =
+  /^(anyOf|oneOf|allOf)-branch-|^(anyOf|oneOf|if|then|else|contains|dependent-schema)-(added|removed)$|^(min|max)Contains-/;
+
 /** Count bounds: [lower keyword, upper keyword, the lower bound's value when absent]. */
 const COUNT_BOUNDS: ReadonlyArray<readonly [string, string, number]> = [
   ["minLength", "maxLength", 0],
@@ -150,7 +157,18 @@ interface Pair {
   path: string;
   /** Under `not`: a wider subschema makes the whole narrower. */
   flipped: boolean;
+  /**
+   * Inside a `oneOf` whose branches may overlap: accepting more in here may make the whole accept less, so every
+   * change in here is `different`.
+   */
+  exclusive: boolean;
   depth: number;
+  /**
+   * An enclosing schema has `unevaluatedProperties`/`unevaluatedItems` and this one applies in place (a branch, a
+   * dependent schema): a property or item it declares is "evaluated" there, so declaring or dropping one may change
+   * what the enclosing keyword refuses, in either direction.
+   */
+  unevaluated: boolean;
   /** The identities compared on the way here, to stop at a `$ref` cycle. */
   ancestors: Ancestry | undefined;
 }
@@ -181,7 +199,9 @@ class SchemaComparison {
       after: { schema: this.after.schema, at: "" },
       path: "",
       flipped: false,
+      exclusive: false,
       depth: 0,
+      unevaluated: false,
       ancestors: undefined,
     });
     while (this.#stack.length > 0) {
@@ -222,30 +242,41 @@ class SchemaComparison {
         row.add("values-refused", "narrower", "accepts no value at all", "", pair.before.schema, false);
       return;
     }
-    const child = (before: Located, after: Located, path: string, flipped = pair.flipped): void => {
+    const enclosing = pair.unevaluated || hasUnevaluated(b) || hasUnevaluated(a);
+    row.inPlace = enclosing;
+    const child = (before: Located, after: Located, path: string, flipped = pair.flipped, exclusive = false): void => {
       children.push({
         before,
         after,
         path,
         flipped,
+        // An in-place applicator under `unevaluated*` counts only while it passes: narrowing it can drop what it
+        // evaluated and so refuse more, or (in Ajv) accept more. Every change in it goes both ways.
+        exclusive: pair.exclusive || exclusive || (path === pair.path && enclosing),
         depth: pair.depth + 1,
+        // Only an applicator in place (same instance location) is seen by the enclosing `unevaluated*`.
+        unevaluated: path === pair.path && enclosing,
         ancestors: { key, parent: pair.ancestors },
       });
     };
 
+    if (pair.unevaluated) compareEvaluation(row, b, a);
     compareTypes(row, b, a);
     compareValues(row, b, a);
     compareBounds(row, b, a);
     compareStrings(row, b, a, this.before.formatsAsserted, this.after.formatsAsserted);
     compareObject(row, b, a, pair.path, child);
     compareArray(row, b, a, pair.path, child);
-    compareBranches(row, b, a, pair.path, child, pair.flipped);
+    compareBranches(row, b, a, pair.path, child, pair.flipped, (l, side) => flatten(l, this[side].schema));
     compareAnnotations(row, b, a);
   }
 }
 
 /** Adds changes for one pair, with the pointer of the keyword in the newer version where it exists. */
 class Rows {
+  /** This schema sits under an enclosing (or has its own) `unevaluated*` keyword: see {@link Pair.unevaluated}. */
+  inPlace = false;
+
   constructor(
     readonly out: SchemaChange[],
     readonly pair: Pair,
@@ -281,9 +312,13 @@ class Rows {
     after: unknown,
     path = this.pair.path,
   ): void {
+    // An in-place applicator added or removed changes what `unevaluated*` sees, which can accept or refuse more.
+    const evaluation = this.inPlace && IN_PLACE_APPLICATOR.test(kind);
+    const exclusive = (this.pair.exclusive || evaluation) && (direction === "wider" || direction === "narrower");
+    const turned = this.pair.flipped ? flip(direction) : direction;
     const change: SchemaChange = {
       kind,
-      direction: this.pair.flipped ? flip(direction) : direction,
+      direction: exclusive ? "different" : turned,
       path,
       pointer,
       summary,
@@ -370,6 +405,7 @@ function flatten(start: Located, root: JsonSchema): Flat {
 
 /** Whether a schema object has a keyword that the merged conjunction already holds with another value. */
 function clashes(schema: SchemaObject, flat: Flat): boolean {
+  if (scopesClash(schema, flat)) return true;
   for (const [keyword, value] of Object.entries(schema)) {
     if (
       keyword === "$ref" ||
@@ -393,6 +429,73 @@ function clashes(schema: SchemaObject, flat: Flat): boolean {
   return false;
 }
 
+/**
+ * Under an enclosing `unevaluatedProperties`/`unevaluatedItems`, which properties and items a schema evaluates is
+ * part of its meaning: `additionalProperties`, `patternProperties`, `items`, `prefixItems` and `contains` appearing
+ * or going away change what the enclosing keyword judges, which may accept or refuse more.
+ */
+function compareEvaluation(row: Rows, b: Flat, a: Flat): void {
+  const evaluates = (flat: Flat) =>
+    canonicalJson({
+      additionalProperties: flat.keys.has("additionalProperties"),
+      patternProperties: isSchemaObject(flat.keys.get("patternProperties")?.value)
+        ? Object.keys(flat.keys.get("patternProperties")?.value as SchemaObject).sort(compareText)
+        : [],
+      items: flat.keys.has("items"),
+      prefixItems: tuple(flat).length,
+      contains: flat.keys.has("contains"),
+    });
+  if (evaluates(b) !== evaluates(a)) {
+    row.add(
+      "evaluation-changed",
+      "different",
+      "what an enclosing unevaluated keyword sees changed",
+      "",
+      undefined,
+      undefined,
+    );
+  }
+}
+
+/** Whether a schema constrains what its in-place applicators did not evaluate. */
+function hasUnevaluated(flat: Flat): boolean {
+  return ["unevaluatedProperties", "unevaluatedItems"].some((k) => {
+    const found = flat.keys.get(k);
+    return found !== undefined && !acceptsAnything(found.value as JsonSchema);
+  });
+}
+
+/**
+ * Whether merging would change what a scoped keyword sees. `additionalProperties` and `items` see only the
+ * `properties`, `patternProperties` and `prefixItems` beside them; `unevaluatedProperties`/`unevaluatedItems` see
+ * those of their own schema and its in-place applicators, but not of the schema around it. So a part is kept apart
+ * when its scoped keyword would see the merged schema's declarations, or the merged schema's would see the part's.
+ * (The merged schema's own `unevaluated*` may see the part's declarations: the part is one of its applicators.)
+ */
+function scopesClash(part: SchemaObject, flat: Flat): boolean {
+  const has = (keyword: string) => flat.keys.has(keyword);
+  const declaresProperties = (node: SchemaObject) =>
+    node.properties !== undefined || node.patternProperties !== undefined;
+  const flatProperties = flat.properties.size > 0 || has("patternProperties");
+  const flatTuple = has("prefixItems") || Array.isArray(flat.keys.get("items")?.value);
+  const partTuple = part.prefixItems !== undefined || Array.isArray(part.items);
+  if (part.additionalProperties !== undefined && (flatProperties || has("additionalProperties"))) return true;
+  if (has("additionalProperties") && declaresProperties(part)) return true;
+  if (
+    part.unevaluatedProperties !== undefined &&
+    (flatProperties || has("additionalProperties") || has("unevaluatedProperties"))
+  ) {
+    return true;
+  }
+  const partRest = part.additionalItems !== undefined || (part.items !== undefined && !Array.isArray(part.items));
+  const flatRest = has("additionalItems") || (has("items") && !Array.isArray(flat.keys.get("items")?.value));
+  if (partRest && (flatTuple || flatRest)) return true;
+  if (flatRest && partTuple) return true;
+  if (part.unevaluatedItems !== undefined && (flatTuple || flatRest || has("unevaluatedItems") || has("contains")))
+    return true;
+  return false;
+}
+
 /** Whether a schema accepts every value: `true`, or an object with nothing but descriptions in it. */
 function acceptsAnything(schema: JsonSchema): boolean {
   if (schema === true) return true;
@@ -408,7 +511,7 @@ function subschema(flat: Flat, keyword: string, fallback: JsonSchema = true): Lo
     : { schema: found.value as JsonSchema, at: `${found.at}/${keyword}` };
 }
 
-type ChildOf = (before: Located, after: Located, path: string, flipped?: boolean) => void;
+type ChildOf = (before: Located, after: Located, path: string, flipped?: boolean, exclusive?: boolean) => void;
 
 // ---------------------------------------------------------------------------------------------------- type and values
 
@@ -646,9 +749,50 @@ function undeclared(flat: Flat, name: string): Located {
 
 /** The schema of properties declared nowhere: `additionalProperties`, else `unevaluatedProperties`, else `true`. */
 function additional(flat: Flat): Located {
-  return flat.keys.has("additionalProperties")
-    ? subschema(flat, "additionalProperties")
-    : subschema(flat, "unevaluatedProperties");
+  if (flat.keys.has("additionalProperties")) return subschema(flat, "additionalProperties");
+  if (flat.keys.has("unevaluatedProperties") && !appliesInPlace(flat)) return subschema(flat, "unevaluatedProperties");
+  return { schema: true, at: `${flat.at}/additionalProperties` };
+}
+
+/**
+ * Whether other subschemas apply at this same location (branches, conditionals, dependent schemas): then what
+ * they declare counts as evaluated, and `unevaluated*` no longer means the same as `additionalProperties`/`items`.
+ */
+function appliesInPlace(flat: Flat): boolean {
+  return (
+    flat.rest.length > 0 ||
+    ["anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "dependencies"].some((k) => flat.keys.has(k))
+  );
+}
+
+/**
+ * `unevaluatedProperties`/`unevaluatedItems` where it is not already compared as the additional schema: beside
+ * in-place applicators it refuses what none of them evaluated. Where everything is evaluated anyway (an
+ * `additionalProperties`, an `items`) it has no effect, and counts as absent.
+ */
+function compareUnevaluated(
+  row: Rows,
+  b: Flat,
+  a: Flat,
+  keyword: "unevaluatedProperties" | "unevaluatedItems",
+  path: string,
+  child: ChildOf,
+): void {
+  const effective = (flat: Flat): Located => {
+    const moot =
+      keyword === "unevaluatedProperties"
+        ? flat.keys.has("additionalProperties") || !appliesInPlace(flat)
+        : (flat.keys.has("items") && !Array.isArray(flat.keys.get("items")?.value)) ||
+          flat.keys.has("additionalItems") ||
+          !(appliesInPlace(flat) || flat.keys.has("contains"));
+    return moot ? { schema: true, at: `${flat.at}/${keyword}` } : subschema(flat, keyword);
+  };
+  const [eb, ea] = [effective(b), effective(a)];
+  if (eb.schema === false && ea.schema !== false)
+    row.at(`${keyword}-opened`, "wider", `${keyword} no longer refuses what is not evaluated`, ea.at, false, ea.schema);
+  else if (ea.schema === false && eb.schema !== false)
+    row.at(`${keyword}-closed`, "narrower", `${keyword} refuses what is not evaluated`, ea.at, eb.schema, false);
+  else if (eb.schema !== false && !(acceptsAnything(eb.schema) && acceptsAnything(ea.schema))) child(eb, ea, path);
 }
 
 function matches(pattern: string, name: string): boolean {
@@ -680,7 +824,17 @@ function compareObject(row: Rows, b: Flat, a: Flat, path: string, child: ChildOf
       if (before.schema === false)
         row.at("field-added", "wider", "field added on a closed object", is.at, undefined, is.schema, fieldPath);
       else if (acceptsAnything(before.schema)) {
-        if (!acceptsAnything(is.schema))
+        if (row.inPlace)
+          row.at(
+            "field-declared",
+            "different",
+            "field declared where an enclosing unevaluated keyword sees it",
+            is.at,
+            undefined,
+            is.schema,
+            fieldPath,
+          );
+        else if (!acceptsAnything(is.schema))
           row.at(
             "field-declared",
             "narrower",
@@ -704,7 +858,17 @@ function compareObject(row: Rows, b: Flat, a: Flat, path: string, child: ChildOf
           fieldPath,
         );
       else if (acceptsAnything(after.schema)) {
-        if (!acceptsAnything(was.schema))
+        if (row.inPlace)
+          row.at(
+            "field-undeclared",
+            "different",
+            "field no longer declared where an enclosing unevaluated keyword sees it",
+            was.at,
+            was.schema,
+            undefined,
+            fieldPath,
+          );
+        else if (!acceptsAnything(was.schema))
           row.at(
             "field-undeclared",
             "wider",
@@ -731,6 +895,7 @@ function compareObject(row: Rows, b: Flat, a: Flat, path: string, child: ChildOf
     row.add("object-closed", "narrower", "object closed: other properties refused", keyword, ab.schema, false);
   else if (!closedBefore && !closedAfter && !(acceptsAnything(ab.schema) && acceptsAnything(aa.schema)))
     child(ab, aa, `${path}/*`);
+  compareUnevaluated(row, b, a, "unevaluatedProperties", `${path}/*`, child);
 
   const patterns = (flat: Flat) => {
     const value = flat.keys.get("patternProperties");
@@ -750,45 +915,42 @@ function compareObject(row: Rows, b: Flat, a: Flat, path: string, child: ChildOf
       pa !== undefined && Object.hasOwn(pa.map, pattern)
         ? { schema: pa.map[pattern] as JsonSchema, at: `${pa.at}/${escapePointerToken(pattern)}` }
         : undefined;
+    // A declared property whose name matches is constrained by the pattern too: taking the pattern away
+    // loosens it, while names declared nowhere move between the pattern and the additional schema.
+    const declaredMatch = [...b.properties.keys(), ...a.properties.keys()].some((name) => matches(pattern, name));
     if (was !== undefined && is !== undefined) child(was, is, `${path}/*`);
     else if (is !== undefined) {
-      if (closedBefore)
+      const before = additional(b);
+      const summary = "properties matching a pattern constrained";
+      if (before.schema === false) {
         row.at(
           "pattern-properties-added",
-          "wider",
+          declaredMatch ? "different" : "wider",
           "properties matching a pattern accepted",
           is.at,
           undefined,
           pattern,
         );
-      else
-        row.at(
-          "pattern-properties-added",
-          "narrower",
-          "properties matching a pattern constrained",
-          is.at,
-          undefined,
-          pattern,
-        );
+      } else if (acceptsAnything(before.schema))
+        row.at("pattern-properties-added", "narrower", summary, is.at, undefined, pattern);
+      else if (declaredMatch) row.at("pattern-properties-added", "different", summary, is.at, undefined, pattern);
+      else child(before, is, `${path}/*`);
     } else if (was !== undefined) {
-      if (closedAfter)
+      const after = additional(a);
+      const summary = "properties matching a pattern no longer constrained by it";
+      if (after.schema === false) {
         row.at(
           "pattern-properties-removed",
-          "narrower",
+          declaredMatch ? "different" : "narrower",
           "properties matching a pattern refused",
           was.at,
           pattern,
           undefined,
         );
-      else
-        row.at(
-          "pattern-properties-removed",
-          "wider",
-          "properties matching a pattern no longer constrained",
-          was.at,
-          pattern,
-          undefined,
-        );
+      } else if (acceptsAnything(after.schema))
+        row.at("pattern-properties-removed", "wider", summary, was.at, pattern, undefined);
+      else if (declaredMatch) row.at("pattern-properties-removed", "different", summary, was.at, pattern, undefined);
+      else child(was, after, `${path}/*`);
     }
   }
 
@@ -887,20 +1049,36 @@ function compareDependencies(row: Rows, b: Flat, a: Flat, path: string, child: C
  * A keyword whose absence means "no constraint" (`propertyNames`, `contains`, `not`, `then`, `else`): added is
  * narrower, removed is wider, present in both is compared inside.
  */
-function optional(row: Rows, b: Flat, a: Flat, keyword: string, path: string, child: ChildOf, flipped?: boolean): void {
+function optional(
+  row: Rows,
+  b: Flat,
+  a: Flat,
+  keyword: string,
+  path: string,
+  child: ChildOf,
+  flipped?: boolean,
+  exclusive?: boolean,
+): void {
   const was = b.keys.get(keyword);
   const is = a.keys.get(keyword);
   if (was === undefined && is === undefined) return;
   const [lb, la] = [subschema(b, keyword), subschema(a, keyword)];
   // `not: X` refuses more as X accepts more: adding `not: {}` refuses everything, adding `not: false` nothing.
-  const adds = keyword === "not" ? !(la.schema === false) : !acceptsAnything(la.schema);
-  const removes = keyword === "not" ? !(lb.schema === false) : !acceptsAnything(lb.schema);
+  // `contains: true` still asks for one item (unless `minContains` is 0), and `maxContains` counts its matches.
+  const constrains = (flat: Flat, schema: JsonSchema) =>
+    keyword === "not"
+      ? schema !== false
+      : keyword === "contains"
+        ? flat.keys.get("minContains")?.value !== 0 || flat.keys.has("maxContains")
+        : !acceptsAnything(schema);
+  const adds = constrains(a, la.schema);
+  const removes = constrains(b, lb.schema);
   if (was === undefined) {
     if (adds) row.add(`${keyword}-added`, "narrower", `${keyword} added`, keyword, undefined, la.schema);
   } else if (is === undefined) {
     if (removes) row.add(`${keyword}-removed`, "wider", `${keyword} removed`, keyword, lb.schema, undefined);
   } else {
-    child(lb, la, path, flipped);
+    child(lb, la, path, flipped, exclusive);
   }
 }
 
@@ -921,7 +1099,9 @@ function restItems(flat: Flat): Located {
   if (items !== undefined && !Array.isArray(items.value)) return subschema(flat, "items");
   if (items !== undefined && flat.keys.has("additionalItems")) return subschema(flat, "additionalItems");
   if (items !== undefined) return { schema: true, at: `${items.at}/additionalItems` };
-  return subschema(flat, flat.keys.has("unevaluatedItems") ? "unevaluatedItems" : "items");
+  if (flat.keys.has("unevaluatedItems") && !appliesInPlace(flat) && !flat.keys.has("contains"))
+    return subschema(flat, "unevaluatedItems");
+  return subschema(flat, "items");
 }
 
 function compareArray(row: Rows, b: Flat, a: Flat, path: string, child: ChildOf): void {
@@ -931,7 +1111,12 @@ function compareArray(row: Rows, b: Flat, a: Flat, path: string, child: ChildOf)
     item(row, tb[i] ?? rb, ta[i] ?? ra, `${path}/${i}`, child, `item ${i}`);
   }
   item(row, rb, ra, `${path}/*`, child, "items");
-  optional(row, b, a, "contains", `${path}/*`, child);
+  // Under `maxContains`, more items matching `contains` may be too many: a change inside is both ways. Beside
+  // `unevaluatedItems` too: Ajv (which the generated validators come from) does not count `contains: {}` as
+  // evaluating the items it matches, so there a wider `contains` can refuse more.
+  const counted = ["maxContains", "unevaluatedItems"].some((k) => b.keys.has(k) || a.keys.has(k));
+  optional(row, b, a, "contains", `${path}/*`, child, undefined, counted);
+  compareUnevaluated(row, b, a, "unevaluatedItems", `${path}/*`, child);
 }
 
 /** Two versions of an item schema, where `false` (no item allowed) is a change of its own. */
@@ -983,7 +1168,47 @@ function matchBranches(
   return { pairs, removed: left, added: right };
 }
 
-function compareBranches(row: Rows, b: Flat, a: Flat, path: string, child: ChildOf, flipped: boolean): void {
+/**
+ * Whether no value can match two of these `oneOf` branches, as far as their types, constants or a required
+ * discriminating property with constant values tell. Then `oneOf` behaves as `anyOf`: more in a branch is more in all.
+ */
+function disjoint(branches: Flat[]): boolean {
+  const pairwise = <T>(items: T[], overlap: (x: T, y: T) => boolean) =>
+    items.every((x, i) => items.every((y, j) => j <= i || !overlap(x, y)));
+  const types = branches.map(typeSet);
+  if (
+    types.every((t) => t !== undefined) &&
+    pairwise(types, (x, y) => JSON_TYPES.some((t) => covers(x, t) && covers(y, t)))
+  ) {
+    return true;
+  }
+  const shared = (x: Map<string, unknown>, y: Map<string, unknown>) => [...x.keys()].some((k) => y.has(k));
+  const values = branches.map(valueSet);
+  if (values.every((v) => v !== undefined) && pairwise(values as Array<Map<string, unknown>>, shared)) return true;
+  const first = branches[0];
+  if (first === undefined) return true;
+  for (const name of first.required.keys()) {
+    const tags = branches.map((flat) => {
+      const property = flat.properties.get(name);
+      if (!flat.required.has(name) || property === undefined || !isSchemaObject(property.schema)) return undefined;
+      const { const: constant, enum: listed } = property.schema;
+      if (constant !== undefined) return new Map([[canonicalJson(constant), constant]]);
+      return Array.isArray(listed) ? new Map(listed.map((v) => [canonicalJson(v), v])) : undefined;
+    });
+    if (tags.every((t) => t !== undefined) && pairwise(tags as Array<Map<string, unknown>>, shared)) return true;
+  }
+  return false;
+}
+
+function compareBranches(
+  row: Rows,
+  b: Flat,
+  a: Flat,
+  path: string,
+  child: ChildOf,
+  flipped: boolean,
+  flat: (branch: Located, side: "before" | "after") => Flat,
+): void {
   for (const keyword of ["anyOf", "oneOf"]) {
     const [was, is] = [branchesOf(b, keyword), branchesOf(a, keyword)];
     if (was.length === 0 && is.length === 0) continue;
@@ -996,11 +1221,16 @@ function compareBranches(row: Rows, b: Flat, a: Flat, path: string, child: Child
       continue;
     }
     const matched = matchBranches(was, is);
-    for (const [x, y] of matched.pairs) child(x, y, path);
+    // Branches that may overlap make `oneOf` non-monotonic: a value matching two branches is refused.
+    const exclusive =
+      keyword === "oneOf" &&
+      !(disjoint(was.map((x) => flat(x, "before"))) && disjoint(is.map((y) => flat(y, "after"))));
+    const [narrower, wider] = exclusive ? (["different", "different"] as const) : (["narrower", "wider"] as const);
+    for (const [x, y] of matched.pairs) child(x, y, path, flipped, exclusive);
     for (const x of matched.removed)
-      row.at(`${keyword}-branch-removed`, "narrower", `${keyword} branch removed`, x.at, x.schema, undefined);
+      row.at(`${keyword}-branch-removed`, narrower, `${keyword} branch removed`, x.at, x.schema, undefined);
     for (const y of matched.added)
-      row.at(`${keyword}-branch-added`, "wider", `${keyword} branch added`, y.at, undefined, y.schema);
+      row.at(`${keyword}-branch-added`, wider, `${keyword} branch added`, y.at, undefined, y.schema);
   }
 
   // `allOf` branches that could not be merged: every one must hold, so one more is narrower.
@@ -1016,7 +1246,14 @@ function compareBranches(row: Rows, b: Flat, a: Flat, path: string, child: Child
   optional(row, b, a, "not", path, child, !flipped);
 
   const [ib, ia] = [b.keys.get("if"), a.keys.get("if")];
-  if (canonicalJson(ib?.value ?? true) !== canonicalJson(ia?.value ?? true)) {
+  // Without `if`, `then` and `else` are ignored: adding a condition can only constrain, removing it only loosen.
+  const guarded = (flat: Flat) => flat.keys.has("then") || flat.keys.has("else");
+  if (ib === undefined && ia !== undefined) {
+    if (guarded(a)) row.add("if-added", "narrower", "condition (if) added", "if", undefined, ia.value);
+  } else if (ib !== undefined && ia === undefined) {
+    if (guarded(b))
+      row.add("if-removed", "wider", "condition (if) removed: then/else no longer apply", "if", ib.value, undefined);
+  } else if (canonicalJson(ib?.value ?? true) !== canonicalJson(ia?.value ?? true)) {
     row.add("if-changed", "different", "condition (if) changed", "if", ib?.value, ia?.value);
   } else {
     optional(row, b, a, "then", path, child);

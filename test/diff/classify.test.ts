@@ -428,6 +428,42 @@ const rows: Array<[string, Row]> = [
       want: [["settings", "dialect-changed"]],
     },
   ],
+  [
+    "result: a branch of an overlapping oneOf tightened (a value that matched two branches now passes)",
+    {
+      before: edit(
+        (c) =>
+          (c.outputSchema.properties.kind = {
+            oneOf: [
+              { type: "string", maxLength: 8 },
+              { type: "string", pattern: "^x" },
+            ],
+          }),
+      ),
+      after: edit(
+        (c) =>
+          (c.outputSchema.properties.kind = {
+            oneOf: [
+              { type: "string", maxLength: 4 },
+              { type: "string", pattern: "^x" },
+            ],
+          }),
+      ),
+      want: [["breaking", "maxLength-lowered"]],
+    },
+  ],
+  [
+    "result: a branch of a discriminated oneOf tightened",
+    {
+      before: edit(
+        (c) => (c.outputSchema.properties.kind = { oneOf: [{ type: "string", maxLength: 4 }, { type: "integer" }] }),
+      ),
+      after: edit(
+        (c) => (c.outputSchema.properties.kind = { oneOf: [{ type: "string", maxLength: 2 }, { type: "integer" }] }),
+      ),
+      want: [["tightened", "maxLength-lowered"]],
+    },
+  ],
   // ------------------------------------------------------------------------------------------------------- arguments
   [
     "arguments: maxLength raised",
