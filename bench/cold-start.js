@@ -3,6 +3,7 @@
  * result each. Contenders, each as plain Node ESM and as an esbuild bundle:
  *
  * - `toolgate`: the generated `validate.js` modules (and `toolgate/runtime`, which they import);
+ * - `toolgate-formats`: the same contracts with `"formats": "assert"`, checking `format` as the SDK's Ajv does;
  * - `ajv-runtime`: the MCP SDK client's own provider (`AjvJsonSchemaValidator`: one Ajv with ajv-formats) compiling
  *   every schema at start-up;
  * - `cfworker`: the SDK's no-eval provider for edge runtimes (`CfWorkerJsonSchemaValidator`, an interpreter);
@@ -15,7 +16,6 @@ import { execFile } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
@@ -32,7 +32,7 @@ const ENTRY = path.resolve("bench", "cold-entry.js");
 const WARM = path.resolve("bench", "warm-child.js");
 
 /** The contenders, in the order the table shows them. */
-export const CONTENDERS = ["toolgate", "ajv-runtime", "cfworker", "ajv-standalone"];
+export const CONTENDERS = ["toolgate", "toolgate-formats", "ajv-runtime", "cfworker", "ajv-standalone"];
 
 /**
  * Generates the corpus output contracts, picks the schemas every contender accepts, makes one sample result per
@@ -41,6 +41,12 @@ export const CONTENDERS = ["toolgate", "ajv-runtime", "cfworker", "ajv-standalon
  */
 export async function prepareColdStart(work) {
   const generated = await generateContracts(path.join(work, "corpus"), outputSchemaContracts());
+  // The SDK's Ajv asserts `format`; toolgate annotates unless a contract says "assert". Both are measured.
+  const asserted = await generateContracts(
+    path.join(work, "corpus-formats"),
+    outputSchemaContracts({ formats: "assert" }),
+  );
+  const assertedFolder = new Map(asserted.generated.map((entry) => [entry.file, entry.folder]));
   const dir = path.join(work, "cold");
   await mkdir(dir, { recursive: true });
 
@@ -51,7 +57,10 @@ export async function prepareColdStart(work) {
   const left = [];
   for (const entry of generated.generated) {
     const schema = entry.source.schema;
-    const module = await import(pathToFileURL(path.join(generated.out, entry.folder, "validate.js")).href);
+    if (!assertedFolder.has(entry.file)) {
+      left.push({ tool: entry.tool, reason: "refused with formats asserted" });
+      continue;
+    }
     let check;
     try {
       check = sdk.getValidator(schema);
@@ -67,7 +76,12 @@ export async function prepareColdStart(work) {
       left.push({ tool: entry.tool, reason: "no sample the SDK's validator accepts" });
       continue;
     }
-    chosen.push({ ...entry, schema, sample, validate: module.validateResult });
+    chosen.push({
+      ...entry,
+      schema,
+      sample,
+      assertedFolder: assertedFolder.get(entry.file),
+    });
   }
   for (const refusal of generated.refused) left.push({ tool: refusal.file, reason: refusal.reason });
   const samplesFile = path.join(dir, "samples.json");
@@ -81,6 +95,13 @@ export async function prepareColdStart(work) {
       ...chosen.map(
         (c, i) =>
           `import { validateResult as v${i} } from ${JSON.stringify(rel(path.join(generated.out, c.folder, "validate.js")))};`,
+      ),
+      `export function validators() { return [${chosen.map((_, i) => `v${i}`).join(", ")}]; }`,
+    ].join("\n"),
+    "toolgate-formats": [
+      ...chosen.map(
+        (c, i) =>
+          `import { validateResult as v${i} } from ${JSON.stringify(rel(path.join(asserted.out, c.assertedFolder, "validate.js")))};`,
       ),
       `export function validators() { return [${chosen.map((_, i) => `v${i}`).join(", ")}]; }`,
     ].join("\n"),
@@ -177,7 +198,12 @@ function staticChunks(metafile, entry) {
 /** One cold start in a child process. */
 async function coldRun(variant) {
   const { stdout } = await run(process.execPath, [ENTRY, variant.module, variant.samples], { cwd: process.cwd() });
-  return JSON.parse(stdout.trim().split("\n").at(-1));
+  const result = JSON.parse(stdout.trim().split("\n").at(-1));
+  // Every sample is valid (the SDK's own validator accepted it): a contender that rejects one is broken, not fast.
+  if (result.valid !== result.count) {
+    throw new Error(`${variant.name} (${variant.form}) rejected ${result.count - result.valid} valid samples`);
+  }
+  return result;
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * Benchmark 2, gate overhead: `admit` on realistic 1 KB, 64 KB and 1 MB results (JSON text, as a transport
  * delivers it) against what a careful caller would do without the gate: `JSON.parse` plus the same generated
- * standalone validator. `JSON.parse` alone is timed too, as the floor. The contract (bench/contracts/list_issues)
+ * standalone validator. `JSON.parse` alone is timed too, as the floor. Reported beside it: `admit` on the same
+ * result as bytes, and as an MCP `CallToolResult` (structured content plus its text block) against the validator
+ * alone on the already parsed value, which is what an MCP client validating structured content pays. The contract (bench/contracts/list_issues)
  * keeps 20 issues in the view, cuts bodies to 400 characters and budgets the view in bytes.
  */
 import { readFileSync } from "node:fs";
@@ -11,7 +13,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { generateContracts } from "./lib/corpus.js";
 import { issuesPayload } from "./lib/payloads.js";
-import { interleave, perCall, perCallAsync } from "./lib/stats.js";
+import { interleave, perCall, perCallAsync, ratio } from "./lib/stats.js";
 
 /** The result sizes measured, in bytes. */
 export const SIZES = [
@@ -69,10 +71,20 @@ export async function runGateOverhead(work, { rounds }) {
     const check = await adapter.admit(payload.text);
     if (!check.ok) throw new Error(`the ${label} payload was not admitted: ${check.error.code}`);
     if (!validateResult(JSON.parse(payload.text))) throw new Error(`the ${label} payload does not validate`);
+    const bytes = new TextEncoder().encode(payload.text);
+    const value = JSON.parse(payload.text);
+    // An MCP result as servers send it: the value as structured content, and its JSON text as a text block.
+    const mcpResult = { content: [{ type: "text", text: payload.text }], structuredContent: value };
+    const mcpCheck = await adapter.admit(mcpResult);
+    if (!mcpCheck.ok) throw new Error(`the ${label} MCP result was not admitted: ${mcpCheck.error.code}`);
     const admit = await perCallAsync(() => adapter.admit(payload.text));
+    const admitBytes = await perCallAsync(() => adapter.admit(bytes));
+    const admitMcp = await perCallAsync(() => adapter.admit(mcpResult));
     const parseValidate = perCall(() => validateResult(JSON.parse(payload.text)));
     const parseOnly = perCall(() => JSON.parse(payload.text));
-    const timing = await interleave({ admit, parseValidate, parseOnly }, rounds);
+    // What an MCP client that validates structured content itself pays: the message is already parsed.
+    const validateOnly = perCall(() => validateResult(value));
+    const timing = await interleave({ admit, admitBytes, admitMcp, parseValidate, parseOnly, validateOnly }, rounds);
     const mbps = (ms) => payload.bytes / 1_048_576 / (ms / 1000);
     rows.push({
       size: label,
@@ -80,7 +92,9 @@ export async function runGateOverhead(work, { rounds }) {
       issues: payload.issues,
       complete: check.complete,
       timing,
-      ratio: timing.admit.median / timing.parseValidate.median,
+      ratio: ratio(timing.admit, timing.parseValidate),
+      bytesRatio: ratio(timing.admitBytes, timing.parseValidate),
+      mcpRatio: ratio(timing.admitMcp, timing.validateOnly),
       mbPerSecond: {
         admit: mbps(timing.admit.median),
         parseValidate: mbps(timing.parseValidate.median),

@@ -6,7 +6,7 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { measureText } from "toolgate/runtime";
 import { issuesPayload } from "./lib/payloads.js";
-import { interleave, perCall, perCallAsync } from "./lib/stats.js";
+import { interleave, perCall, perCallAsync, ratio } from "./lib/stats.js";
 
 const BUDGET = { unit: "tokens", max: 1000, tokenizer: "o200k_base" };
 
@@ -44,7 +44,7 @@ export async function runTokenBudget({ rounds }) {
     largeTokens: wholeTokens,
     budgetText: { chars: small.length, tokens: within.value },
     timing,
-    ratioToBudget: timing.measureLarge.median / timing.measureBudget.median,
-    ratioToWhole: timing.measureLarge.median / timing.countWhole.median,
+    ratioToBudget: ratio(timing.measureLarge, timing.measureBudget),
+    ratioToWhole: ratio(timing.measureLarge, timing.countWhole),
   };
 }

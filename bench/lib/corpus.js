@@ -96,9 +96,10 @@ function contractFile(server, file, suffix = "") {
 /**
  * The corpus tools with an output schema, as contracts. Tool names that two servers share get the server's name
  * in front, so the whole set generates into one catalog.
+ * @param {{ formats?: "annotate" | "assert" }} [options] whether the contracts ask for `format` to be asserted
  * @returns {Array<{ file: string, contract: Record<string, any>, source: { server: string, file: string, schema: unknown } }>}
  */
-export function outputSchemaContracts() {
+export function outputSchemaContracts({ formats = "annotate" } = {}) {
   const tools = corpusTools().filter(({ tool }) => tool.outputSchema !== undefined);
   const seen = new Map();
   for (const { tool } of tools) seen.set(tool.name, (seen.get(tool.name) ?? 0) + 1);
@@ -106,7 +107,7 @@ export function outputSchemaContracts() {
     const name = seen.get(tool.name) > 1 ? `${server}_${tool.name}` : tool.name;
     return {
       file: contractFile(server, file),
-      contract: { ...tool, name, "x-toolgate": CEILING },
+      contract: { ...tool, name, "x-toolgate": formats === "assert" ? { ...CEILING, formats } : CEILING },
       source: { server, file, schema: tool.outputSchema },
     };
   });

@@ -5,9 +5,9 @@
  */
 
 /**
- * The median, quartiles and relative spread of a list of samples.
+ * The median, quartiles and relative spread of a list of samples, which are kept in the order they were taken.
  * @param {number[]} samples
- * @returns {{ median: number, p25: number, p75: number, min: number, max: number, spread: number, n: number }}
+ * @returns {{ median: number, p25: number, p75: number, min: number, max: number, spread: number, n: number, samples: number[] }}
  */
 export function summarize(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -29,7 +29,20 @@ export function summarize(samples) {
     max: sorted.at(-1) ?? Number.NaN,
     spread: median === 0 ? 0 : (p75 - p25) / median,
     n: sorted.length,
+    samples: [...samples],
   };
+}
+
+/**
+ * How many times `a` took as long as `b`: the median of the per-round ratios when both ran in the same rounds of an
+ * {@link interleave} (each pair was timed moments apart, so a burst of load on a shared machine cancels out), else
+ * the ratio of the medians.
+ * @param {ReturnType<typeof summarize>} a
+ * @param {ReturnType<typeof summarize>} b
+ */
+export function ratio(a, b) {
+  if (a.samples.length !== b.samples.length || a.samples.length === 0) return a.median / b.median;
+  return summarize(a.samples.map((value, round) => value / b.samples[round])).median;
 }
 
 /**
