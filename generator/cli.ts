@@ -12,10 +12,11 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { DIFF_HELP, runDiff } from "./diff/command.js";
 import { ContractError } from "./errors.js";
+import { knownFresh, rememberRun } from "./freshness.js";
 import { runImport } from "./import.js";
 import { toolgateVersion } from "./package.js";
-import { generate, type ToolSummary } from "./pipeline.js";
-import { compareOutput, writeOutput } from "./write.js";
+import type { ToolSummary } from "./pipeline.js";
+import { compareOutput, generatedFiles, writeOutput } from "./write.js";
 
 const HELP = `toolgate: typed, precompiled, bounded adapters for AI tool results
 
@@ -102,6 +103,14 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
   if (!existsSync(schemas)) throw new UsageError(`no contracts folder at ${schemas}`);
   const remotes = Object.entries(config.refs ?? {}).map(([prefix, folder]) => [prefix, path.resolve(folder)] as const);
 
+  const key = { schemas, out, options: remotes };
+  const where = path.relative(process.cwd(), out) || ".";
+  if (values.check && (await knownFresh(key, () => generatedFiles(out)))) {
+    io.out(`${where}/ is up to date (unchanged since toolgate last wrote or checked it).`);
+    return 0;
+  }
+  // The pipeline (Ajv, json-schema-to-typescript, the TypeScript parser) loads only when there is work to do.
+  const { generate } = await import("./pipeline.js");
   const result = await generate({ schemas, remotes });
   printSummary(result.tools, io);
   if (!result.ok) {
@@ -109,7 +118,6 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
     io.err(`${result.errors.length} contract error${result.errors.length === 1 ? "" : "s"}: nothing written.`);
     return 1;
   }
-  const where = path.relative(process.cwd(), out) || ".";
   if (values.check) {
     const stale = await compareOutput(out, result.files);
     const names = [
@@ -118,6 +126,7 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
       ...stale.extra.map((f) => `extra    ${where}/${f} (no contract produces it)`),
     ];
     if (names.length === 0) {
+      await rememberRun(key, result.inputs, result.files);
       io.out(`${where}/ is up to date (${result.files.size} files).`);
       return 0;
     }
@@ -126,6 +135,7 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
     return 1;
   }
   const changes = await writeOutput(out, result.files);
+  await rememberRun(key, result.inputs, result.files);
   const touched = changes.changed.length + changes.missing.length + changes.extra.length;
   io.out(`${result.files.size} files in ${where}/, ${touched} changed.`);
   return 0;

@@ -39,7 +39,13 @@ export interface ToolSummary {
 
 /** The generated files, or every contract error found. */
 export type GenerateResult =
-  | { ok: true; files: EmittedFiles; tools: ToolSummary[] }
+  | {
+      ok: true;
+      files: EmittedFiles;
+      tools: ToolSummary[];
+      /** Every file read: the contracts and the local files they reference (absolute paths). */
+      inputs: string[];
+    }
   | { ok: false; errors: ContractError[]; tools: ToolSummary[] };
 
 /** Generate the adapters of every contract in a folder. Never writes: see the write stage. */
@@ -125,7 +131,15 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (errors.length > 0) return { ok: false, errors, tools: summaries };
   const source = `${displayPath(path.resolve(options.schemas))}/`;
   for (const [name, content] of emitCatalog(tools, version, source)) files.set(name, content);
-  return { ok: true, files: new Map([...files].sort(([a], [b]) => compareText(a, b))), tools: summaries };
+  const inputs = new Set(
+    tools.flatMap((tool) => [tool.contract.path, ...(tool.result.files ?? []), ...(tool.input?.files ?? [])]),
+  );
+  return {
+    ok: true,
+    files: new Map([...files].sort(([a], [b]) => compareText(a, b))),
+    tools: summaries,
+    inputs: [...inputs].sort(compareText),
+  };
 }
 
 /** Dialect, dialect misuse and references of one schema of a contract. */

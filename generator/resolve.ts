@@ -61,7 +61,8 @@ export async function resolveSchema(
   for (const uri of [...resolver.documents.keys()].sort()) {
     if (uri !== documentUri) documents[uri] = resolver.documents.get(uri) as JsonSchema;
   }
-  return { dialect, root: schema, baseUri, documents, bundled: resolver.bundle(documentUri), pointer };
+  const files = [...resolver.files].sort();
+  return { dialect, root: schema, baseUri, documents, bundled: resolver.bundle(documentUri), pointer, files };
 }
 
 /** Where a document came from, for error messages. */
@@ -72,6 +73,8 @@ interface Origin {
 
 class Resolver {
   readonly documents = new Map<string, JsonSchema>();
+  /** Local files read, by absolute path. */
+  readonly files = new Set<string>();
   readonly #origins = new Map<string, Origin>();
   /** Absolute URI (no fragment) of every schema resource → where it is. */
   readonly #resources = new Map<string, Location>();
@@ -152,6 +155,7 @@ class Resolver {
         let document: JsonSchema;
         try {
           document = (await parseDocument(file, { resolve: { http: false, external: false } })) as JsonSchema;
+          this.files.add(path.resolve(file));
         } catch (error) {
           const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
           throw new ContractError(origin.file, origin.pointer, `unresolvable $ref: ${uri} (${reason})`);

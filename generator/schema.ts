@@ -31,6 +31,8 @@ export interface ResolvedSchema {
    * `$id`, `$anchor` and `$schema` inside it are informational only.
    */
   bundled: JsonSchema;
+  /** The local files read to resolve it (absolute paths, sorted): what a freshness check must watch. */
+  files?: string[] | undefined;
   /** The JSON pointer of the root inside the contract file (`/outputSchema` or `/inputSchema`). */
   pointer: string;
 }

@@ -49,7 +49,7 @@ export async function writeOutput(outDir: string, files: EmittedFiles): Promise<
 }
 
 /** Every file under the output folder that toolgate generated, with its content. */
-async function generatedFiles(outDir: string): Promise<Map<string, string>> {
+export async function generatedFiles(outDir: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   let entries: import("node:fs").Dirent[];
   try {

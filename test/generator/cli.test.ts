@@ -210,6 +210,37 @@ describe("toolgate CLI", () => {
     expect(result.err).toMatch(/b\.tool\.json#\/name: the tool "get_thing" is already defined in \S*a\.tool\.json/);
   });
 
+  it("--check answers from what the last run saw, and never misses a change to a referenced file or the output", async () => {
+    const schemas = await contractsFolder({
+      "get_thing.tool.json": contract({ outputSchema: { $ref: "thing.json" } }),
+    });
+    const thing = (maxLength: number) =>
+      JSON.stringify({
+        type: "object",
+        properties: { id: { type: "string", maxLength } },
+        additionalProperties: false,
+      });
+    await writeFile(path.join(schemas, "thing.json"), thing(8));
+    const out = await tempDir("out");
+    expect((await toolgate("generate", "--schemas", schemas, "--out", out)).code).toBe(0);
+    const fresh = await toolgate("generate", "--schemas", schemas, "--out", out, "--check");
+    expect(fresh.code).toBe(0);
+    expect(fresh.out).toMatch(/unchanged since toolgate last wrote or checked it/);
+
+    await writeFile(path.join(schemas, "thing.json"), thing(9));
+    const referenced = await toolgate("generate", "--schemas", schemas, "--out", out, "--check");
+    expect(referenced.code).toBe(1);
+    expect(referenced.err).toMatch(/stale\s+\S*get_thing\/validate\.js/);
+
+    await writeFile(path.join(schemas, "thing.json"), thing(8));
+    expect((await toolgate("generate", "--schemas", schemas, "--out", out, "--check")).code).toBe(0);
+    const view = path.join(out, "get_thing", "view.ts");
+    await writeFile(view, `${await readFile(view, "utf8")}// edited by hand\n`);
+    const edited = await toolgate("generate", "--schemas", schemas, "--out", out, "--check");
+    expect(edited.code).toBe(1);
+    expect(edited.err).toMatch(/stale\s+\S*get_thing\/view\.ts/);
+  });
+
   it("reads local files a contract references", async () => {
     const schemas = await contractsFolder({
       "get_thing.tool.json": contract({ outputSchema: { $ref: "shared/thing.json" } }),
