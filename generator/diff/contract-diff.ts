@@ -11,6 +11,11 @@ import { CHANGE_CLASSES, type ChangeClass, classify, type SchemaRole } from "./c
 import { compareSchemas } from "./schema-diff.js";
 import type { Snapshot, ToolSnapshot } from "./snapshot.js";
 
+/** Canonical JSON text at any depth (iterative): two values are the same JSON exactly when their texts are. */
+function canonical(value: unknown): string {
+  return canonicalJson(value, Number.POSITIVE_INFINITY);
+}
+
 /** What part of a contract a change is in. */
 export type ChangeArea = "tool" | "result" | "arguments" | "view" | "settings";
 
@@ -130,7 +135,7 @@ export function diffTool(before: ToolSnapshot, after: ToolSnapshot): ContractCha
       const [hx, hy] = [isSchemaObject(x) ? x : {}, isSchemaObject(y) ? y : {}];
       for (const hint of [...new Set([...Object.keys(hx), ...Object.keys(hy)])].sort(compareText)) {
         if (
-          canonicalJson(hx[hint] ?? null) === canonicalJson(hy[hint] ?? null) &&
+          canonical(hx[hint] ?? null) === canonical(hy[hint] ?? null) &&
           Object.hasOwn(hx, hint) === Object.hasOwn(hy, hint)
         )
           continue;
@@ -150,7 +155,7 @@ export function diffTool(before: ToolSnapshot, after: ToolSnapshot): ContractCha
       }
       continue;
     }
-    if (canonicalJson(x ?? null) === canonicalJson(y ?? null) && (x === undefined) === (y === undefined)) continue;
+    if (canonical(x ?? null) === canonical(y ?? null) && (x === undefined) === (y === undefined)) continue;
     add(
       withValues(
         {
@@ -304,10 +309,7 @@ function diffSettings(
     }
     return;
   }
-  if (
-    canonicalJson(before ?? null) === canonicalJson(after ?? null) &&
-    (before === undefined) === (after === undefined)
-  )
+  if (canonical(before ?? null) === canonical(after ?? null) && (before === undefined) === (after === undefined))
     return;
   const tokens = pointer.split("/").slice(2);
   const top = tokens[0] ?? "";
@@ -337,9 +339,25 @@ function withValues<T extends object>(
   after: unknown,
 ): T & { before?: unknown; after?: unknown } {
   const out: T & { before?: unknown; after?: unknown } = { ...change };
-  if (before !== undefined) out.before = before;
-  if (after !== undefined) out.after = after;
+  if (before !== undefined) out.before = shown(before);
+  if (after !== undefined) out.after = shown(after);
   return out;
+}
+
+/** Deepest value a report shows; a deeper one would be unreadable, and too deep for `JSON.stringify`. */
+const MAX_SHOWN_DEPTH = 64;
+
+/** A value as a report shows it: itself, or a note in its place when it nests deeper than {@link MAX_SHOWN_DEPTH}. */
+function shown(value: unknown): unknown {
+  const stack: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop() as { node: unknown; depth: number };
+    if (typeof node !== "object" || node === null) continue;
+    if (depth >= MAX_SHOWN_DEPTH)
+      return `(nested more than ${MAX_SHOWN_DEPTH} levels deep: see the contract at the pointer)`;
+    for (const child of Object.values(node)) stack.push({ node: child, depth: depth + 1 });
+  }
+  return value;
 }
 
 /**

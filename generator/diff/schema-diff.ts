@@ -17,6 +17,11 @@ import type { JsonSchema, SchemaObject } from "../schema.js";
 import { fragmentToPointer, isSchemaObject, valueAt } from "../walk.js";
 import type { Direction } from "./classes.js";
 
+/** Canonical JSON text at any depth (iterative): two values are the same JSON exactly when their texts are. */
+function canonical(value: unknown): string {
+  return canonicalJson(value, Number.POSITIVE_INFINITY);
+}
+
 /** One semantic change between two versions of a schema. */
 export interface SchemaChange {
   /** What changed, as a stable id: `enum-value-added`, `maxLength-raised`, `field-added`, `type-widened`, … */
@@ -223,7 +228,7 @@ class SchemaComparison {
 
     const row = new Rows(this.changes, pair, b, a);
     if (pair.depth > MAX_DEPTH) {
-      if (canonicalJson(pair.before.schema) !== canonicalJson(pair.after.schema)) {
+      if (canonical(pair.before.schema) !== canonical(pair.after.schema)) {
         row.add(
           "too-deep-to-compare",
           "different",
@@ -419,12 +424,12 @@ function clashes(schema: SchemaObject, flat: Flat): boolean {
     if (keyword === "properties" && isSchemaObject(value)) {
       for (const [name, property] of Object.entries(value)) {
         const known = flat.properties.get(name);
-        if (known !== undefined && canonicalJson(known.schema) !== canonicalJson(property)) return true;
+        if (known !== undefined && canonical(known.schema) !== canonical(property)) return true;
       }
       continue;
     }
     const known = flat.keys.get(keyword);
-    if (known !== undefined && canonicalJson(known.value) !== canonicalJson(value)) return true;
+    if (known !== undefined && canonical(known.value) !== canonical(value)) return true;
   }
   return false;
 }
@@ -436,7 +441,7 @@ function clashes(schema: SchemaObject, flat: Flat): boolean {
  */
 function compareEvaluation(row: Rows, b: Flat, a: Flat): void {
   const evaluates = (flat: Flat) =>
-    canonicalJson({
+    canonical({
       additionalProperties: flat.keys.has("additionalProperties"),
       patternProperties: isSchemaObject(flat.keys.get("patternProperties")?.value)
         ? Object.keys(flat.keys.get("patternProperties")?.value as SchemaObject).sort(compareText)
@@ -554,10 +559,9 @@ function valueSet(flat: Flat): Map<string, unknown> | undefined {
   const constant = flat.keys.get("const");
   const listed = flat.keys.get("enum");
   let values: Map<string, unknown> | undefined;
-  if (listed !== undefined && Array.isArray(listed.value))
-    values = new Map(listed.value.map((v) => [canonicalJson(v), v]));
+  if (listed !== undefined && Array.isArray(listed.value)) values = new Map(listed.value.map((v) => [canonical(v), v]));
   if (constant !== undefined) {
-    const text = canonicalJson(constant.value);
+    const text = canonical(constant.value);
     values = values === undefined || values.has(text) ? new Map([[text, constant.value]]) : new Map();
   }
   return values;
@@ -1158,10 +1162,10 @@ function matchBranches(
       } else i++;
     }
   };
-  take((l) => canonicalJson(l.schema));
+  take((l) => canonical(l.schema));
   take((l) =>
     isSchemaObject(l.schema)
-      ? canonicalJson([l.schema.type ?? null, l.schema.const ?? null, l.schema.$ref ?? null])
+      ? canonical([l.schema.type ?? null, l.schema.const ?? null, l.schema.$ref ?? null])
       : String(l.schema),
   );
   while (left.length > 0 && right.length > 0) pairs.push([left.shift() as Located, right.shift() as Located]);
@@ -1192,8 +1196,8 @@ function disjoint(branches: Flat[]): boolean {
       const property = flat.properties.get(name);
       if (!flat.required.has(name) || property === undefined || !isSchemaObject(property.schema)) return undefined;
       const { const: constant, enum: listed } = property.schema;
-      if (constant !== undefined) return new Map([[canonicalJson(constant), constant]]);
-      return Array.isArray(listed) ? new Map(listed.map((v) => [canonicalJson(v), v])) : undefined;
+      if (constant !== undefined) return new Map([[canonical(constant), constant]]);
+      return Array.isArray(listed) ? new Map(listed.map((v) => [canonical(v), v])) : undefined;
     });
     if (tags.every((t) => t !== undefined) && pairwise(tags as Array<Map<string, unknown>>, shared)) return true;
   }
@@ -1253,7 +1257,7 @@ function compareBranches(
   } else if (ib !== undefined && ia === undefined) {
     if (guarded(b))
       row.add("if-removed", "wider", "condition (if) removed: then/else no longer apply", "if", ib.value, undefined);
-  } else if (canonicalJson(ib?.value ?? true) !== canonicalJson(ia?.value ?? true)) {
+  } else if (canonical(ib?.value ?? true) !== canonical(ia?.value ?? true)) {
     row.add("if-changed", "different", "condition (if) changed", "if", ib?.value, ia?.value);
   } else {
     optional(row, b, a, "then", path, child);
@@ -1275,7 +1279,7 @@ function compareAnnotations(row: Rows, b: Flat, a: Flat): void {
     if (COMPARED.has(keyword) || keyword === "$ref" || keyword === "$dynamicRef" || keyword === "$recursiveRef")
       continue;
     const [x, y] = [b.keys.get(keyword)?.value, a.keys.get(keyword)?.value];
-    if (canonicalJson(x ?? null) === canonicalJson(y ?? null) && (x === undefined) === (y === undefined)) continue;
+    if (canonical(x ?? null) === canonical(y ?? null) && (x === undefined) === (y === undefined)) continue;
     row.add(`${keyword}-changed`, "annotation", `${keyword} changed`, keyword, x, y);
   }
 }

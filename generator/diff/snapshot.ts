@@ -5,7 +5,7 @@
 import { viewFields } from "../../templates/lock.js";
 import { dialectMisuse, dialectOf } from "../dialect.js";
 import { ContractError, ContractErrors } from "../errors.js";
-import { compareText, findContracts, type LoadedContract, loadContract } from "../load.js";
+import { compareText, displayPath, findContracts, type LoadedContract, loadContract } from "../load.js";
 import { type ResolveOptions, resolveSchema } from "../resolve.js";
 import type { Dialect, JsonSchema } from "../schema.js";
 import { planView } from "../view-plan.js";
@@ -52,10 +52,16 @@ export async function snapshotFolder(schemas: string, options: ResolveOptions): 
     else if (Array.isArray(error) && error.every((e) => e instanceof ContractError)) errors.push(...error);
     else throw error;
   };
+  // A contract nested deeper than the loader serialises is refused there with a RangeError: report it as the
+  // contract's error, so one hostile file does not stop the review of the others.
+  const refuseTooDeep = (error: unknown, file: string): never => {
+    if (error instanceof RangeError) throw new ContractError(file, "", `cannot be compared: ${error.message}`);
+    throw error;
+  };
   for (const file of files) {
     let contract: LoadedContract;
     try {
-      contract = await loadContract(file, schemas);
+      contract = await loadContract(file, schemas).catch((error: unknown) => refuseTooDeep(error, displayPath(file)));
     } catch (error) {
       collect(error);
       continue;
@@ -72,7 +78,10 @@ export async function snapshotFolder(schemas: string, options: ResolveOptions): 
       continue;
     }
     try {
-      tools.set(contract.name, await snapshotTool(contract, options));
+      tools.set(
+        contract.name,
+        await snapshotTool(contract, options).catch((error: unknown) => refuseTooDeep(error, contract.file)),
+      );
     } catch (error) {
       collect(error);
     }
