@@ -119,17 +119,29 @@ describe("hostile contracts", () => {
     ]);
   });
 
-  it("keeps property names that are not identifiers, and escapes them in pointers", () => {
-    const schema = (values: string[]): JsonSchema => ({
-      type: "object",
-      properties: { "a/b~c": { enum: values }, __proto__: { type: "string", maxLength: 1 }, "": { const: 1 } },
-    });
-    const before = JSON.parse(JSON.stringify(schema(["x"])).replace('"__proto__"', '"__proto__"')) as JsonSchema;
+  it("keeps property names that are not identifiers, `__proto__` included, and escapes them in pointers", () => {
+    // JSON.parse makes `__proto__` an own property, as it is in a contract file.
+    const schema = (values: string[], max: number): JsonSchema =>
+      JSON.parse(
+        JSON.stringify({ type: "object", properties: { "a/b~c": { enum: values }, "": { const: 1 } } }).replace(
+          '"properties":{',
+          `"properties":{"__proto__":{"type":"string","maxLength":${max}},`,
+        ),
+      ) as JsonSchema;
     const changes = compareSchemas(
-      { schema: before, formatsAsserted: false },
-      { schema: schema(["x", "y"]), formatsAsserted: false },
+      { schema: schema(["x"], 1), formatsAsserted: false },
+      { schema: schema(["x", "y"], 2), formatsAsserted: false },
     );
     expect(changes).toEqual([
+      {
+        kind: "maxLength-raised",
+        direction: "wider",
+        path: "/__proto__",
+        pointer: "/properties/__proto__/maxLength",
+        summary: "maxLength raised",
+        before: 1,
+        after: 2,
+      },
       {
         kind: "enum-value-added",
         direction: "wider",
@@ -139,5 +151,6 @@ describe("hostile contracts", () => {
         after: "y",
       },
     ]);
+    expect(Object.getPrototypeOf(changes[0])).toBe(Object.prototype);
   });
 });
