@@ -132,7 +132,8 @@ async function openRevision(revision: string, context: SourceContext): Promise<C
 
     const cwdInRepository = inRepository(context.cwd) ?? "";
     return {
-      label: `${revision} (${commit.slice(0, 7)})`,
+      // A revision given as a commit id is named by its short id alone; a name (HEAD, a branch) keeps it beside.
+      label: commit.startsWith(revision) ? commit.slice(0, 7) : `${revision} (${commit.slice(0, 7)})`,
       schemas: path.join(root, ...schemasInRepository.split("/").filter((t) => t !== "")),
       // The copy's project root stands where the working directory stands in the repository, so references get the
       // same URIs on both sides.
