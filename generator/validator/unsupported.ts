@@ -37,7 +37,36 @@ export function findUnsupportedFeatures(index: SchemaIndex): UnsupportedFeature[
     ...dynamicReferences(index),
     ...unevaluatedLocations(index),
     ...patternPropertiesAfterBranches(index),
+    ...containsAfterTuple(index),
   ];
+}
+
+/**
+ * `contains` beside a tuple (`prefixItems`, or `items` as an array before 2020-12): Ajv's tuple code leaves its
+ * result unset for an array shorter than the first tuple schema that checks anything, and every keyword it runs
+ * after the tuple, `contains` among them, is then skipped. `items` and `unevaluatedItems` come after it too, but
+ * have nothing to check on such a short array.
+ */
+function* containsAfterTuple(index: SchemaIndex): Generator<UnsupportedFeature> {
+  for (const node of index.nodes) {
+    const schema = node.schema;
+    if (!isSchemaObject(schema) || !("contains" in schema)) continue;
+    // With minContains 0 and no maxContains, Ajv ignores "contains" altogether, which is right.
+    if (schema.minContains === 0 && !("maxContains" in schema)) continue;
+    const tupleKeyword = index.dialect === "2020-12" ? "prefixItems" : "items";
+    const tuple = schema[tupleKeyword];
+    if (
+      !Array.isArray(tuple) ||
+      tuple.every((item) => item === true || (isSchemaObject(item) && Object.keys(item).length === 0))
+    ) {
+      continue;
+    }
+    yield {
+      node,
+      tokens: ["contains"],
+      reason: `"contains" beside "${tupleKeyword}": Ajv skips it for arrays shorter than the tuple, accepting arrays that do not contain a match`,
+    };
+  }
 }
 
 const PROTOTYPE_NAME = "__proto__";

@@ -177,6 +177,16 @@ const refused: Array<[string, Refused]> = [
     },
   ],
   [
+    "contains beside prefixItems",
+    {
+      schema: { prefixItems: [{ const: 1 }], contains: { const: 1 } },
+      at: "/contains",
+      names: "prefixItems",
+      instance: [],
+      valid: false,
+    },
+  ],
+  [
     "a $dynamicRef whose anchor sits under $defs",
     {
       schema: {
