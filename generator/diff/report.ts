@@ -83,9 +83,11 @@ export function reportMarkdown(report: DiffReport): string {
       `**toolgate diff** ${sides}: no contract changes (${report.summary.tools.head} tool${plural(report.summary.tools.head)}).`,
     );
   } else {
+    // Removed tools are counted too: they are among the changed ones.
+    const tools = report.summary.tools.head + report.summary.classes.removed;
     lines.push(
       `**toolgate diff** ${sides}: ${report.changes.length} change${plural(report.changes.length)} in ` +
-        `${changed.length} of ${report.summary.tools.head} tool${plural(report.summary.tools.head)}: ${counts.join(", ")}.`,
+        `${changed.length} of ${tools} tool${plural(tools)}: ${counts.join(", ")}.`,
     );
   }
   if (report.errors.length > 0) {

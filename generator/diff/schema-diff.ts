@@ -814,7 +814,15 @@ function compareObject(row: Rows, b: Flat, a: Flat, path: string, child: ChildOf
     if (was === undefined && is !== undefined)
       row.at("required-added", "narrower", "now required", `${is}/required`, false, true, fieldPath);
     if (was !== undefined && is === undefined)
-      row.at("required-removed", "wider", "no longer required", `${a.at}/required`, true, false, fieldPath);
+      row.at(
+        "required-removed",
+        "wider",
+        "no longer required",
+        `${[...a.required.values()][0] ?? was}/required`,
+        true,
+        false,
+        fieldPath,
+      );
   }
 
   for (const name of [...new Set([...b.properties.keys(), ...a.properties.keys()])].sort(compareText)) {

@@ -197,6 +197,10 @@ describe("toolgate diff between git revisions", () => {
     const removed = await jsonDiff("--base", rev.v5 as string, "--head", rev.v1 as string);
     expect(kinds(removed.report)).toContain("search removed tool-removed");
     expect(removed.report.summary.tools).toEqual({ base: 2, head: 1, changed: ["get_record", "search"] });
+    // The summary line counts the removed tool among the tools.
+    expect((await diff("--base", rev.v5 as string, "--head", rev.v1 as string)).out).toMatch(
+      / changes in 2 of 2 tools: /,
+    );
   });
 
   it("compares HEAD with the working tree by default, and leaves the working tree as it was", async () => {
