@@ -11,9 +11,17 @@
  *   points at the root of its own document, which carries the dynamic anchor; dynamic anchors only on document
  *   roots). Anything else resolves to the wrong schema.
  * - `unevaluatedItems` / `unevaluatedProperties`: Ajv's record of evaluated locations ignores `contains` and
- *   dynamic references, mishandles `if` without `then`, loses what `$ref`/`allOf` evaluated when a conditional
- *   sibling (`anyOf`, `oneOf`, `if`, `dependentSchemas`) also evaluates, and compares an item count that can be
+ *   dynamic references; keeps what an `if` evaluated when `then` evaluates nothing, when the `if` evaluates
+ *   everything or branches itself; loses what `$ref`/`allOf`/`properties` evaluated when a conditional keyword
+ *   after it (`anyOf`, `oneOf`, `then`/`else`, `dependentSchemas`) also evaluates; keeps what a failed first branch
+ *   of `anyOf`/`oneOf` evaluated when that branch records at run time; and compares an item count that can be
  *   `true` or unset after a conditional branch.
+ * - `patternProperties` after such a run-time record: Ajv's code throws a TypeError (only when the record is kept,
+ *   which `createCompiler` limits to schemas that read it).
+ * - `contains` beside a tuple: skipped for arrays shorter than the tuple.
+ *
+ * The suite shows the first of these; `test/validator/unevaluated.property.test.ts` found the rest, by comparing
+ * Ajv with a direct reading of the spec on generated schemas.
  */
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { pointerOf } from "../errors.js";

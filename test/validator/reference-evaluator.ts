@@ -70,6 +70,16 @@ export const EVALUATED_KEYWORDS: ReadonlySet<string> = new Set([
   "contains",
   "minContains",
   "minItems",
+  "maxItems",
+  "uniqueItems",
+  "maxContains",
+  "minProperties",
+  "maxProperties",
+  "propertyNames",
+  "dependentRequired",
+  "enum",
+  "maxLength",
+  "minimum",
   "unevaluatedItems",
 ]);
 
@@ -81,7 +91,8 @@ export function withinReach(schema: unknown): boolean {
     if (!EVALUATED_KEYWORDS.has(keyword)) return false;
     if (keyword === "$ref") return typeof value === "string" && value.startsWith("#/$defs/");
     if (keyword === "type") return typeof value === "string";
-    if (["const", "$schema", "$comment", "required", "minContains", "minItems"].includes(keyword)) return true;
+    if (!isObject(value) && !Array.isArray(value) && typeof value !== "boolean") return true;
+    if (["const", "enum", "required", "dependentRequired"].includes(keyword)) return true;
     if (Array.isArray(value)) return value.every(withinReach);
     if (["properties", "patternProperties", "dependentSchemas", "$defs"].includes(keyword)) {
       return isObject(value) && Object.values(value).every(withinReach);
@@ -113,6 +124,11 @@ export function evaluate(schema: Schema, instance: unknown, root: Schema = schem
   }
   if ("const" in schema && !equal(schema.const, instance)) fail();
   if (typeof schema.type === "string" && !hasType(instance, schema.type)) fail();
+  if (Array.isArray(schema.enum) && !schema.enum.some((v) => equal(v, instance))) fail();
+  if (typeof instance === "string" && typeof schema.maxLength === "number" && [...instance].length > schema.maxLength) {
+    fail();
+  }
+  if (typeof instance === "number" && typeof schema.minimum === "number" && instance < schema.minimum) fail();
   for (const sub of (schema.allOf as unknown[] | undefined) ?? []) {
     const e = apply(sub);
     if (e.valid) absorb(e);
@@ -162,6 +178,14 @@ export function evaluate(schema: Schema, instance: unknown, root: Schema = schem
       }
     }
     for (const name of (schema.required as string[] | undefined) ?? []) if (!Object.hasOwn(instance, name)) fail();
+    if (typeof schema.minProperties === "number" && names.length < schema.minProperties) fail();
+    if (typeof schema.maxProperties === "number" && names.length > schema.maxProperties) fail();
+    if ("propertyNames" in schema && names.some((name) => !apply(schema.propertyNames, name).valid)) fail();
+    if (isObject(schema.dependentRequired)) {
+      for (const [name, needed] of Object.entries(schema.dependentRequired)) {
+        if (Object.hasOwn(instance, name) && !(needed as string[]).every((n) => Object.hasOwn(instance, n))) fail();
+      }
+    }
     if (isObject(schema.dependentSchemas)) {
       for (const [name, sub] of Object.entries(schema.dependentSchemas)) {
         if (!Object.hasOwn(instance, name)) continue;
@@ -194,8 +218,13 @@ export function evaluate(schema: Schema, instance: unknown, root: Schema = schem
       for (const i of matching) result.items.add(i);
       const min = typeof schema.minContains === "number" ? schema.minContains : 1;
       if (matching.length < min) fail();
+      if (typeof schema.maxContains === "number" && matching.length > schema.maxContains) fail();
     }
     if (typeof schema.minItems === "number" && instance.length < schema.minItems) fail();
+    if (typeof schema.maxItems === "number" && instance.length > schema.maxItems) fail();
+    if (schema.uniqueItems === true && new Set(instance.map((item) => JSON.stringify(item))).size < instance.length) {
+      fail();
+    }
     if ("unevaluatedItems" in schema) {
       instance.forEach((item, i) => {
         if (!result.items.has(i) && !apply(schema.unevaluatedItems, item).valid) fail();

@@ -41,13 +41,21 @@ function memberKeyword(kind: Kind): fc.Arbitrary<Entry> {
         .map((v): Entry => ["patternProperties", v]),
       leafSchema.map((v): Entry => ["additionalProperties", v]),
       name.map((n): Entry => ["required", [n]]),
+      fc.constantFrom<Entry>(["minProperties", 1], ["maxProperties", 1], ["propertyNames", { maxLength: 0 }]),
+      fc.tuple(name, name).map(([n, m]): Entry => ["dependentRequired", { [n]: [m] }]),
     );
   }
   return fc.oneof(
     fc.array(leafSchema, { minLength: 1, maxLength: 2 }).map((v): Entry => ["prefixItems", v]),
     leafSchema.map((v): Entry => ["items", v]),
     fc.constant<Entry>(["contains", { const: 1 }]),
-    fc.constant<Entry>(["minItems", 2]),
+    fc.constantFrom<Entry>(
+      ["minItems", 2],
+      ["maxItems", 2],
+      ["uniqueItems", true],
+      ["minContains", 2],
+      ["maxContains", 1],
+    ),
   );
 }
 
