@@ -141,6 +141,13 @@ const results: Record<string, FileResult[]> = {};
 /** Generous: the whole suite compiles several hundred schemas, and the machines running it are shared. */
 const SUITE_TIMEOUT = 600_000;
 const started = Date.now();
+const startedCpu = process.cpuUsage();
+
+/** CPU time this test process has spent since the suite started (the wall clock depends on the machine's load). */
+function cpuSeconds(): number {
+  const { user, system } = process.cpuUsage(startedCpu);
+  return Math.round((user + system) / 100_000) / 10;
+}
 
 beforeAll(() => {
   // Generated modules import `toolgate/runtime`, which resolves to the built `dist/runtime/index.js`.
@@ -158,7 +165,7 @@ beforeAll(() => {
 function writeResults(): void {
   writeFileSync(
     join(WORK_DIR, "results.json"),
-    `${JSON.stringify({ seconds: Math.round((Date.now() - started) / 100) / 10, results }, null, 2)}\n`,
+    `${JSON.stringify({ seconds: Math.round((Date.now() - started) / 100) / 10, cpuSeconds: cpuSeconds(), results }, null, 2)}\n`,
   );
 }
 
