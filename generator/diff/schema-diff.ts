@@ -342,7 +342,7 @@ function flip(direction: Direction): Direction {
  * Merge a schema with what its `$ref` points at and its `allOf` branches, as one conjunction of keywords. A part
  * whose keyword clashes with one already merged stays apart in `rest`.
  */
-function flatten(start: Located, root: JsonSchema): Flat {
+function flatten(start: Located, root: JsonSchema, depth = 0): Flat {
   const flat: Flat = {
     at: start.at,
     identity: "",
@@ -403,9 +403,50 @@ function flatten(start: Located, root: JsonSchema): Flat {
     }
     if (constrains) identity.push(part.at);
   }
+  if (depth < 16) mergeNullable(flat, root, depth, identity);
   flat.identity = identity.length === 0 ? start.at : identity.join("\u0000");
   if (identity.length > 0 && identity[0] !== start.at) flat.at = identity[0] as string;
   return flat;
+}
+
+/**
+ * Read the nullable form `anyOf: [S, {type: "null"}]` (what zod and many MCP servers write) as S with `"null"` added
+ * to its `type`, the form `type: [T, "null"]` takes: moving from one form to the other is no change. Only when the
+ * result is the same set of values: S names its types, does not allow null itself and lists no `enum`/`const`, and
+ * nothing else beside the `anyOf` constrains.
+ */
+function mergeNullable(flat: Flat, root: JsonSchema, depth: number, identity: string[]): void {
+  const keyword = flat.keys.has("anyOf") ? "anyOf" : "oneOf";
+  const found = flat.keys.get(keyword);
+  if (found === undefined || !Array.isArray(found.value) || found.value.length !== 2) return;
+  const constraining = [...flat.keys.keys()].filter((k) => !ANNOTATIONS.has(k));
+  if (
+    constraining.length !== 1 ||
+    flat.properties.size > 0 ||
+    flat.required.size > 0 ||
+    flat.rest.length > 0 ||
+    flat.never
+  )
+    return;
+  const isNull = (branch: unknown) =>
+    isSchemaObject(branch) &&
+    branch.type === "null" &&
+    Object.keys(branch).every((k) => k === "type" || ANNOTATIONS.has(k));
+  const nullAt = found.value.findIndex(isNull);
+  if (nullAt < 0) return;
+  const other = { schema: found.value[1 - nullAt] as JsonSchema, at: `${found.at}/${keyword}/${1 - nullAt}` };
+  const inner = flatten(other, root, depth + 1);
+  const types = typeSet(inner);
+  if (inner.never || types === undefined || covers(types, "null") || inner.keys.has("enum") || inner.keys.has("const"))
+    return;
+  const typeAt = inner.keys.get("type")?.at ?? other.at;
+  flat.keys.delete(keyword);
+  for (const [k, v] of inner.keys) if (!flat.keys.has(k)) flat.keys.set(k, v);
+  flat.keys.set("type", { value: [...types, "null"], at: typeAt });
+  for (const [name, property] of inner.properties) flat.properties.set(name, property);
+  for (const [name, at] of inner.required) flat.required.set(name, at);
+  flat.rest.push(...inner.rest);
+  identity.push(inner.identity);
 }
 
 /** Whether a schema object has a keyword that the merged conjunction already holds with another value. */

@@ -129,6 +129,16 @@ const rows: Array<[string, Row]> = [
       want: [],
     },
   ],
+  [
+    "nullable written as anyOf with null instead of a type list",
+    {
+      before: edit((c) => (c.outputSchema.properties.id = { type: ["string", "null"], maxLength: 32 })),
+      after: edit(
+        (c) => (c.outputSchema.properties.id = { anyOf: [{ type: "string", maxLength: 32 }, { type: "null" }] }),
+      ),
+      want: [],
+    },
+  ],
   // ---------------------------------------------------------------------------------------------------------- result
   [
     "result: enum value added",
@@ -324,6 +334,24 @@ const rows: Array<[string, Row]> = [
         c.outputSchema.properties.owner.$ref = "#/$defs/author";
       }),
       want: [["breaking", "maxLength-raised"]],
+    },
+  ],
+  [
+    "result: a field behind a $ref made nullable",
+    {
+      before: baseContract(),
+      after: edit((c) => (c.outputSchema.properties.owner = { anyOf: [{ $ref: "#/$defs/person" }, { type: "null" }] })),
+      want: [["breaking", "type-widened"]],
+    },
+  ],
+  [
+    "result: a nullable field no longer null",
+    {
+      before: edit(
+        (c) => (c.outputSchema.properties.owner = { anyOf: [{ $ref: "#/$defs/person" }, { type: "null" }] }),
+      ),
+      after: baseContract(),
+      want: [["tightened", "type-narrowed"]],
     },
   ],
   [

@@ -114,7 +114,7 @@ function mutate(schema: JsonSchema, pick: number[]): { schema: JsonSchema; what:
   const visit = choose(nodes, 0);
   const node = visit.schema as SchemaObject;
   const at = visit.pointer || "/";
-  switch ((pick[1] ?? 0) % 9) {
+  switch ((pick[1] ?? 0) % 10) {
     case 0: {
       const keys = Object.keys(node).filter((k) => !k.startsWith("$"));
       if (keys.length === 0) return undefined;
@@ -173,6 +173,13 @@ function mutate(schema: JsonSchema, pick: number[]): { schema: JsonSchema; what:
       );
       node.properties = properties;
       return { schema: copy, what: `${at}: property set` };
+    }
+    case 8: {
+      // The nullable form: the same schema, or null allowed besides.
+      const inner = { ...node };
+      for (const key of Object.keys(node)) delete node[key];
+      node.anyOf = [inner, { type: "null" }];
+      return { schema: copy, what: `${at}: wrapped in anyOf with null` };
     }
     default: {
       const list = ["anyOf", "oneOf", "allOf"].find((k) => Array.isArray(node[k]) && (node[k] as unknown[]).length > 1);
