@@ -19,6 +19,7 @@
  * - `patternProperties` after such a run-time record: Ajv's code throws a TypeError (only when the record is kept,
  *   which `createCompiler` limits to schemas that read it).
  * - `contains` beside a tuple: skipped for arrays shorter than the tuple.
+ * - draft-07 keywords beside `$ref`: ignored by the spec, applied by Ajv.
  *
  * The suite shows the first of these; `test/validator/unevaluated.property.test.ts` found the rest, by comparing
  * Ajv with a direct reading of the spec on generated schemas.
@@ -46,7 +47,27 @@ export function findUnsupportedFeatures(index: SchemaIndex): UnsupportedFeature[
     ...unevaluatedLocations(index),
     ...patternPropertiesAfterBranches(index),
     ...containsAfterTuple(index),
+    ...keywordsBesideDraft07Ref(index),
   ];
+}
+
+/**
+ * Draft-07 ignores every keyword beside `$ref` (draft-07 core, section 8.3); Ajv applies them anyway, so a sibling
+ * that asserts something would reject what the contract accepts.
+ */
+function* keywordsBesideDraft07Ref(index: SchemaIndex): Generator<UnsupportedFeature> {
+  if (index.dialect !== "draft-07") return;
+  for (const node of index.nodes) {
+    if (!isSchemaObject(node.schema) || typeof node.schema.$ref !== "string") continue;
+    for (const keyword of Object.keys(node.schema)) {
+      if (!ASSERTING_KEYWORDS.has(keyword)) continue;
+      yield {
+        node,
+        tokens: [keyword],
+        reason: `"${keyword}" beside "$ref" is ignored in draft-07, but Ajv would apply it; wrap the "$ref" in "allOf" to keep both, or remove "${keyword}"`,
+      };
+    }
+  }
 }
 
 /**
@@ -139,6 +160,14 @@ const VOCABULARY_KEYWORDS: Record<string, readonly string[]> = {
     "dependentRequired",
   ],
 };
+
+/** Keywords Ajv validates with (all dialects together). */
+const ASSERTING_KEYWORDS: ReadonlySet<string> = new Set([
+  ...Object.values(VOCABULARY_KEYWORDS).flat(),
+  "dependencies",
+  "format",
+  "contentSchema",
+]);
 
 const VOCABULARY_PREFIXES = [
   "https://json-schema.org/draft/2020-12/vocab/",

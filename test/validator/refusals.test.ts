@@ -187,6 +187,17 @@ const refused: Array<[string, Refused]> = [
     },
   ],
   [
+    "an asserting keyword beside $ref in draft-07",
+    {
+      schema: { $ref: "#/definitions/a", maxLength: 1, definitions: { a: { type: "string" } } },
+      dialect: "draft-07",
+      at: "/maxLength",
+      names: "draft-07",
+      instance: "abc",
+      valid: true,
+    },
+  ],
+  [
     "a $dynamicRef whose anchor sits under $defs",
     {
       schema: {
@@ -414,6 +425,13 @@ const accepted: Array<[string, Accepted]> = [
 ];
 
 describe("near misses the stage accepts", () => {
+  it("a draft-07 $ref with annotations beside it", async () => {
+    const schema = { $ref: "#/definitions/a", description: "an id", definitions: { a: { type: "string" } } };
+    const validate = await generatedValidator(resolved(schema, { dialect: "draft-07" }));
+    expect(validate("abc")).toBe(true);
+    expect(validate(1)).toBe(false);
+  });
+
   it.each(accepted)("%s", async (_name, fixture) => {
     const validate = await generatedValidator(resolved(fixture.schema));
     for (const [instance, valid] of fixture.cases) expect([instance, validate(instance)]).toEqual([instance, valid]);
