@@ -245,8 +245,8 @@ describe("schema comparison on the JSON Schema Test Suite", () => {
           checked++;
         },
       ),
-      { seed: 20261130, numRuns: 1000 },
+      { seed: 20261130, numRuns: 600 },
     );
-    expect(checked).toBeGreaterThan(400);
+    expect(checked).toBeGreaterThan(250);
   });
 });
