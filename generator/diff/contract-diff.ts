@@ -311,7 +311,11 @@ function diffSettings(
   }
   if (canonical(before ?? null) === canonical(after ?? null) && (before === undefined) === (after === undefined))
     return;
-  const tokens = pointer.split("/").slice(2);
+  // Keys below `x-toolgate` may be result paths (`/hits/*/snippet`): shown unescaped, they read as the contract has them.
+  const tokens = pointer
+    .split("/")
+    .slice(2)
+    .map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
   const top = tokens[0] ?? "";
   const name = SETTING_NAMES[top] ?? top;
   const exposes = pointer === "/x-toolgate/toolError/expose" && after === true;
@@ -324,7 +328,7 @@ function diffSettings(
         pointer,
         summary: exposes
           ? "tool errors newly shown to the model"
-          : `${name} changed (${tokens.slice(1).join("/") || top})`,
+          : `${name} changed: ${tokens.slice(1).join(" ") || top}`,
       },
       before,
       after,

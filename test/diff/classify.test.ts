@@ -754,9 +754,27 @@ describe("each change says where it is and what it was", () => {
     });
     expect(report.changes.find((c) => c.kind === "view-changed")).toMatchObject({
       pointer: "/x-toolgate/view/omit",
+      summary: "view setting changed: omit",
       before: ["/note"],
       after: [],
     });
+  });
+
+  it("a setting keyed by a result path names the path as the contract writes it", async () => {
+    const report = await review(
+      baseContract(),
+      edit((c) => (c["x-toolgate"].view.arrays = { "/tags": { take: 3 } })),
+      "where-setting",
+    );
+    expect(report.changes).toMatchObject([
+      {
+        class: "settings",
+        pointer: "/x-toolgate/view/arrays/~1tags",
+        summary: "view setting changed: arrays /tags",
+        after: { take: 3 },
+      },
+    ]);
+    expect(report.changes[0]).not.toHaveProperty("before");
   });
 
   it("a recursive schema is compared without end, and a change in it found once", async () => {
