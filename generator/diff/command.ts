@@ -51,6 +51,12 @@ class DiffUsageError extends Error {}
  * @param cwd the working directory (the process's own by default)
  */
 export async function runDiff(argv: readonly string[], io: DiffConsole, cwd = process.cwd()): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    io.out(
+      `Usage:\n${DIFF_HELP}\n\nExit codes: 0 no change of a --fail-on class, 1 such a change or an unreadable contract, 2 usage error.`,
+    );
+    return 0;
+  }
   let options: DiffOptions;
   try {
     options = parseDiffArguments(argv, cwd);

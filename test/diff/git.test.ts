@@ -291,6 +291,15 @@ describe("--fail-on", () => {
   });
 });
 
+describe("toolgate diff --help", () => {
+  it("prints the diff usage and the classes, exit 0", async () => {
+    const result = await diff("--help");
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/toolgate diff \[--base REV\|DIR\]/);
+    expect(result.out).toMatch(/breaking, exposure, removed, tightened, loosened, settings, added, annotation/);
+  });
+});
+
 describe("usage errors exit 2", () => {
   it.each([
     [["--fail-on", "breaking,oops"], /unknown class "oops"/],
