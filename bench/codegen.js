@@ -36,6 +36,7 @@ export async function runCodegen(work, { rounds, profile }) {
   };
   const out = path.join(root, "fresh");
   const unrecorded = path.join(root, "unrecorded");
+  let copies = 0;
   // Warm the record of the last run for prepared.out, so `check` is the everyday case: nothing changed since the
   // last generate or check. `checkUnrecorded` checks a copy in a folder no run has seen (a fresh clone, CI), so it
   // generates in full and compares.
@@ -48,10 +49,11 @@ export async function runCodegen(work, { rounds, profile }) {
       },
       check: () => timed(["generate", "--check", "--schemas", prepared.schemas, "--out", prepared.out]),
       checkUnrecorded: async () => {
-        await rm(unrecorded, { recursive: true, force: true });
-        await cp(prepared.out, unrecorded, { recursive: true });
-        const elapsed = await timed(["generate", "--check", "--schemas", prepared.schemas, "--out", unrecorded]);
-        await rm(unrecorded, { recursive: true, force: true });
+        // A new folder every time: a check writes its record, so a folder checked once is no longer unseen.
+        const copy = `${unrecorded}-${++copies}`;
+        await cp(prepared.out, copy, { recursive: true });
+        const elapsed = await timed(["generate", "--check", "--schemas", prepared.schemas, "--out", copy]);
+        await rm(copy, { recursive: true, force: true });
         return elapsed;
       },
     },

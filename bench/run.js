@@ -6,10 +6,11 @@
  *   node bench/run.js [--only cold,gate,receive,tokens,codegen] [--quick] [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen.
- * Needs `npm run build` first (the script in package.json does it). Scratch files go to .tmp/bench/.
+ * Needs `npm run build` first (the script in package.json does it). Scratch files go to .tmp/bench/run-<pid>/ and
+ * are removed at the end.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -31,7 +32,8 @@ const { values } = parseArgs({
 const ALL = ["cold", "gate", "receive", "tokens", "codegen"];
 const selected = new Set(values.only ? values.only.split(",") : ALL);
 const quick = values.quick;
-const WORK = path.resolve(".tmp", "bench");
+// Scratch files of this run only: two runs at once (the tree is shared) must not delete each other's files.
+const WORK = path.resolve(".tmp", "bench", `run-${process.pid}`);
 await mkdir(WORK, { recursive: true });
 
 const machine = {
@@ -322,4 +324,5 @@ process.stdout.write(
     "",
   ].join("\n"),
 );
+await rm(WORK, { recursive: true, force: true });
 say(`contenders compared at cold start: ${CONTENDERS.join(", ")}; figures in bench/results.json`);
