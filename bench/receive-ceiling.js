@@ -4,19 +4,23 @@
  * it took; and, interleaved with it, draining the same stream without a ceiling.
  */
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { loadBenchAdapter } from "./gate-overhead.js";
 import { interleave, summarize } from "./lib/stats.js";
 
 const run = promisify(execFile);
 const CHILD = path.resolve("bench", "receive-child.js");
 
 /**
- * @param {string} work the scratch folder holding the compiled bench adapter (see gate-overhead.js)
+ * @param {string} work the scratch folder; the bench adapter is generated and compiled there unless the gate
+ *   benchmark already did (see gate-overhead.js)
  * @param {{ rounds: number, drainRounds: number }} options
  */
 export async function runReceiveCeiling(work, { rounds, drainRounds }) {
   const adapter = path.join(work, "gate", "adapter.js");
+  if (!existsSync(adapter)) await loadBenchAdapter(work);
   const once = async (mode, readAhead = 0) => {
     const args = ["--expose-gc", CHILD, adapter, mode, String(readAhead)];
     const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
