@@ -576,6 +576,8 @@ function covers(types: Set<string> | undefined, t: string): boolean {
 }
 
 function compareTypes(row: Rows, b: Flat, a: Flat): void {
+  // With `enum`/`const` on both sides, the values each accepts (filtered by its type) say it all: see compareValues.
+  if (valueSet(b) !== undefined && valueSet(a) !== undefined) return;
   const before = typeSet(b);
   const after = typeSet(a);
   if (before === undefined && after === undefined) return;
@@ -605,7 +607,20 @@ function valueSet(flat: Flat): Map<string, unknown> | undefined {
     const text = canonical(constant.value);
     values = values === undefined || values.has(text) ? new Map([[text, constant.value]]) : new Map();
   }
+  // A listed value of a type the schema does not allow is never accepted: `type` and `enum` both apply.
+  const types = typeSet(flat);
+  if (values !== undefined && types !== undefined) {
+    values = new Map([...values].filter(([, value]) => covers(types, valueType(value))));
+  }
   return values;
+}
+
+/** The JSON Schema type of a JSON value; a whole number is an `integer` (which every `number` type covers). */
+function valueType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
 }
 
 function compareValues(row: Rows, b: Flat, a: Flat): void {

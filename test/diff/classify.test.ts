@@ -139,6 +139,14 @@ const rows: Array<[string, Row]> = [
       want: [],
     },
   ],
+  [
+    "a type written beside an enum whose values all have it",
+    {
+      before: baseContract(),
+      after: edit((c) => (c.outputSchema.properties.status.type = "string")),
+      want: [],
+    },
+  ],
   // ---------------------------------------------------------------------------------------------------------- result
   [
     "result: enum value added",
@@ -169,6 +177,14 @@ const rows: Array<[string, Row]> = [
         ["breaking", "enum-value-added"],
         ["tightened", "enum-value-removed"],
       ],
+    },
+  ],
+  [
+    "result: a type dropped under an unchanged enum refuses that enum value",
+    {
+      before: edit((c) => (c.outputSchema.properties.status = { type: ["string", "integer"], enum: ["open", 1] })),
+      after: edit((c) => (c.outputSchema.properties.status = { type: "string", enum: ["open", 1] })),
+      want: [["tightened", "enum-value-removed"]],
     },
   ],
   [
