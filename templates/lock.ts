@@ -1,8 +1,10 @@
 /**
  * `toolgate.lock.json`: per tool, what a review of a contract change needs to read. Keys sorted, no dates.
  */
+import { createHash } from "node:crypto";
 import type { ToolModel } from "../generator/model.js";
 import type { TypedPlan } from "../generator/view-plan.js";
+import { canonicalJson } from "../runtime/json-text.js";
 
 /** The lock file's text: pretty JSON with sorted keys, ending in a newline. */
 export function lockFile(tools: readonly ToolModel[], version: string, source: string): string {
@@ -12,6 +14,19 @@ export function lockFile(tools: readonly ToolModel[], version: string, source: s
       contract: tool.contract.relativePath,
       sha256: tool.contract.sha256,
       version: tool.version,
+      // The schemas as resolved: a change in a file they reference changes these, not the contract's own hash.
+      schemas: {
+        output: schemaHash(tool.result.bundled),
+        input: tool.input === undefined ? null : schemaHash(tool.input.bundled),
+      },
+      formats: tool.formats,
+      view: {
+        omit: tool.contract.settings.view?.omit ?? [],
+        arrays: tool.contract.settings.view?.arrays ?? {},
+        strings: tool.contract.settings.view?.strings ?? {},
+        maxStringChars: tool.view.maxStringChars,
+        continuation: tool.view.continuation ?? null,
+      },
       dialect: tool.result.dialect,
       inputDialect: tool.input?.dialect ?? null,
       bounds: {
@@ -28,6 +43,11 @@ export function lockFile(tools: readonly ToolModel[], version: string, source: s
     });
   }
   return `${sortedJson({ "@generated": `by toolgate ${version} from ${source}. DO NOT EDIT.`, generator: version, tools: entries })}\n`;
+}
+
+/** sha256 (hex) of a schema's canonical JSON. */
+function schemaHash(schema: unknown): string {
+  return createHash("sha256").update(canonicalJson(schema, Number.POSITIVE_INFINITY)).digest("hex");
 }
 
 /** The instance paths that reach the model view (`*` for every item of an array). */
