@@ -32,10 +32,10 @@ import { parseJsonText } from "./json-text.js";
 import { type Measured, measureText } from "./measure.js";
 import { toModelContent } from "./model-content.js";
 import { pointerSegment, project } from "./project.js";
-import { hashArguments, sha256Hex } from "./provenance.js";
+import { hashArguments, sha256Hex, sha256HexNow, sha256HexWebCrypto } from "./provenance.js";
 import { type RawKind, receive } from "./receive.js";
 import { getDefaultSpillStore, type SpillStore } from "./spill.js";
-import { boundText, cleanText, codePointLength } from "./text.js";
+import { boundText, cleanText, codePointLength, decodeUtf8 } from "./text.js";
 import { Turn } from "./turn.js";
 import type {
   Diagnostics,
@@ -173,7 +173,7 @@ const PREVIEW_STRING_STEPS: ReadonlyArray<number | undefined> = [undefined, 1000
 /** Summaries kept per adapter and summarize hook. */
 const SUMMARY_CACHE_SIZE = 256;
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const encoder = new TextEncoder();
 
 /** Bounded, cleaned location text for diagnostics: paths can hold key names chosen by the tool. */
 function locationText(text: string, max = 256): string {
@@ -313,7 +313,7 @@ async function admitPayload<T, V, I>(
     signal: ctx.signal,
   });
   const receivedAt = (ctx.now?.() ?? new Date()).toISOString();
-  const argumentsHash = await hashArguments(ctx.args);
+  const argumentsHash = ctx.args === undefined ? undefined : await hashArguments(ctx.args);
   if (argumentsHash !== undefined) ctx.turn.noteArguments(spec.name, argumentsHash);
   const provenance: Provenance = {
     tool: spec.name,
@@ -387,17 +387,32 @@ async function admitPayload<T, V, I>(
     }
     return fail(received.code, diagnostics, facts, received.callerMessage ?? FAILURE_MESSAGES[received.code]);
   }
-  const { bytes, kind: rawKind } = received;
+  const rawKind = received.kind;
   const flags: GateFlag[] = [...received.flags];
-  provenance.rawBytes = bytes.byteLength;
-  provenance.rawSha256 = await sha256Hex(bytes);
-  const sizes = { rawBytes: bytes.byteLength, maxBytes: limits.maxBytes };
-
-  // Decode: strict UTF-8; a BOM is kept so that parse refuses it by name.
-  let text: string;
-  try {
-    text = strictUtf8.decode(bytes);
-  } catch {
+  // Provenance: the sha256 and size of the payload's bytes. Text received as a string was hashed as it was received
+  // where the host can do it synchronously, else it is encoded here; bytes are hashed before they are decoded, so a
+  // payload refused as invalid UTF-8 still has its hash.
+  let text: string | undefined;
+  if (received.text !== undefined) {
+    text = received.text;
+    const { hashed } = received;
+    if (hashed !== undefined) {
+      provenance.rawBytes = hashed.byteLength;
+      provenance.rawSha256 = hashed.sha256;
+    } else {
+      const bytes = encoder.encode(text);
+      provenance.rawBytes = bytes.byteLength;
+      provenance.rawSha256 = await sha256HexWebCrypto(bytes);
+    }
+  } else {
+    const { bytes } = received;
+    provenance.rawBytes = bytes.byteLength;
+    provenance.rawSha256 = sha256HexNow(bytes) ?? (await sha256HexWebCrypto(bytes));
+    // Decode: strict UTF-8; a BOM is kept so that parse refuses it by name.
+    text = decodeUtf8(bytes);
+  }
+  const sizes = { rawBytes: provenance.rawBytes, maxBytes: limits.maxBytes };
+  if (text === undefined) {
     return fail(
       "invalid_encoding",
       { stage: "decode", sizes, detail: { reason: "invalid_utf8" } },

@@ -25,18 +25,6 @@ const MINUS = 0x2d;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 
-/** Whether a UTF-16 unit can continue a JSON number token: a digit, `.`, `e`, `E`, `+` or `-`. */
-function isNumberChar(unit: number): boolean {
-  return (
-    (unit >= DIGIT_0 && unit <= DIGIT_9) ||
-    unit === 0x2e ||
-    unit === 0x65 ||
-    unit === 0x45 ||
-    unit === 0x2b ||
-    unit === MINUS
-  );
-}
-
 /** `Number.MAX_SAFE_INTEGER` as digits: an integer literal with more digits, or larger digits, would be rounded. */
 const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
 
@@ -69,6 +57,10 @@ export function isOverflowingNumberLiteral(token: string): boolean {
  * `maxDepth` (counting arrays and objects outside strings), integer literals beyond 2^53 − 1, and numbers too large
  * for a double. It does not check the rest of the syntax; `JSON.parse` does that afterwards on text this scan has
  * found safe.
+ *
+ * Most of a payload is usually string content, so strings are skipped with `indexOf` (native and vectorised)
+ * rather than character by character, and a number is only sliced out and checked when it could be unsafe: an
+ * integer of 16 digits or more, a number with an exponent, or a token longer than any finite double needs.
  */
 export function scanJsonText(text: string, maxDepth: number): JsonScan {
   if (text.charCodeAt(0) === 0xfeff) return { ok: false, reason: "byte_order_mark", offset: 0, depth: 0 };
@@ -79,15 +71,8 @@ export function scanJsonText(text: string, maxDepth: number): JsonScan {
   while (i < length) {
     const unit = text.charCodeAt(i);
     if (unit === QUOTE) {
-      // Skip the string: an escaped character never ends it. An unterminated string ends the scan; parse refuses it.
-      i++;
-      while (i < length) {
-        const inner = text.charCodeAt(i);
-        if (inner === BACKSLASH) i += 2;
-        else if (inner === QUOTE) break;
-        else i++;
-      }
-      i++;
+      // An unterminated string ends the scan; parse refuses it.
+      i = closingQuote(text, i + 1) + 1;
     } else if (unit === OPEN_BRACKET || unit === OPEN_BRACE) {
       depth++;
       if (depth > maxDepth) return { ok: false, reason: "too_deep", offset: i, depth };
@@ -98,17 +83,51 @@ export function scanJsonText(text: string, maxDepth: number): JsonScan {
       i++;
     } else if (unit === MINUS || (unit >= DIGIT_0 && unit <= DIGIT_9)) {
       const start = i;
+      // What decides whether the token needs a closer look: its digits when it is a plain integer, an exponent.
+      let digits = unit === MINUS ? 0 : 1;
+      let integer = true;
+      let exponent = false;
       i++;
-      while (i < length && isNumberChar(text.charCodeAt(i))) i++;
-      const token = text.slice(start, i);
-      if (isUnsafeIntegerLiteral(token)) return { ok: false, reason: "unsafe_integer", offset: start, depth };
-      if (isOverflowingNumberLiteral(token)) return { ok: false, reason: "number_overflow", offset: start, depth };
+      for (; i < length; i++) {
+        const next = text.charCodeAt(i);
+        if (next >= DIGIT_0 && next <= DIGIT_9) digits++;
+        else if (next === 0x65 || next === 0x45) {
+          exponent = true;
+          integer = false;
+        } else if (next === 0x2e || next === 0x2b || next === MINUS) integer = false;
+        else break;
+      }
+      if ((integer && digits >= MAX_SAFE_DIGITS.length) || exponent || i - start > 308) {
+        const token = text.slice(start, i);
+        if (isUnsafeIntegerLiteral(token)) return { ok: false, reason: "unsafe_integer", offset: start, depth };
+        if (isOverflowingNumberLiteral(token)) return { ok: false, reason: "number_overflow", offset: start, depth };
+      }
     } else {
       i++;
     }
   }
   return { ok: true, depth: deepest };
 }
+
+/**
+ * The index of the quote that closes the string whose content starts at `from`, or the text's length when none
+ * does. A quote is escaped exactly when an odd run of backslashes precedes it: inside a string a backslash always
+ * escapes the character after it, so a run pairs up from its left.
+ */
+function closingQuote(text: string, from: number): number {
+  let at = from;
+  for (;;) {
+    const quote = text.indexOf('"', at);
+    if (quote < 0) return text.length;
+    let backslashes = 0;
+    while (quote - backslashes - 1 >= from && text.charCodeAt(quote - backslashes - 1) === BACKSLASH) backslashes++;
+    if ((backslashes & 1) === 0) return quote;
+    at = quote + 1;
+  }
+}
+
+/** Any character `String.prototype.trim` would keep. */
+const NOT_WHITESPACE = /\S/;
 
 /** The result of {@link parseJsonText}. */
 export type JsonParse = { ok: true; value: unknown; depth: number } | { ok: false; reason: JsonRefusal; depth: number };
@@ -120,7 +139,9 @@ export type JsonParse = { ok: true; value: unknown; depth: number } | { ok: fals
  * and nothing of the payload may reach a failure.
  */
 export function parseJsonText(text: string, maxDepth: number): JsonParse {
-  if (text.trim() === "") return { ok: false, reason: "empty", depth: 0 };
+  // `\S` is exactly what `trim` keeps (ECMAScript WhiteSpace and LineTerminator), and the search stops at the first
+  // such character instead of copying the text.
+  if (!NOT_WHITESPACE.test(text)) return { ok: false, reason: "empty", depth: 0 };
   const scan = scanJsonText(text, maxDepth);
   if (!scan.ok && scan.reason === "too_deep") {
     try {

@@ -5,7 +5,7 @@
  * dynamic import the first time a contract counts tokens, so importing `toolgate/runtime` stays cheap.
  * Counting stops at the budget: an over-budget view is reported as "more than the budget", not counted in full.
  */
-import { utf8Length } from "./receive.js";
+import { utf8Length } from "./text.js";
 import type { ContextBudget } from "./types.js";
 
 /** The tokenizers a contract can name. */
@@ -55,8 +55,11 @@ export interface Measured {
  * passes `limit`, so a 1 MB view against an 800-token budget costs about 800 tokens of work.
  */
 export async function measureText(text: string, budget: ContextBudget, limit = budget.max): Promise<Measured> {
-  const bytes = utf8Length(text);
-  if (budget.unit === "bytes") return { unit: "bytes", value: bytes, exact: true, within: bytes <= limit };
+  // Bytes are counted only for a byte budget: on a large text the count costs more than the tokens up to the limit.
+  if (budget.unit === "bytes") {
+    const bytes = utf8Length(text);
+    return { unit: "bytes", value: bytes, exact: true, within: bytes <= limit };
+  }
   const count = await loadTokenizer(budget.tokenizer ?? DEFAULT_TOKENIZER);
   const tokens = count(text, limit);
   if (tokens === false) return { unit: "tokens", value: limit + 1, exact: false, within: false };

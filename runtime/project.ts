@@ -5,7 +5,7 @@
  * builds gets its keys with `Object.defineProperty`, so a key named `__proto__` stays an own property and never
  * becomes a prototype.
  */
-import { boundText, cleanText, codePointLength } from "./text.js";
+import { boundText } from "./text.js";
 import type { Omission, Projection, ViewPlan } from "./types.js";
 
 /** Options for {@link project}. */
@@ -29,6 +29,8 @@ interface Frame {
 
 /** Escapes one key for a JSON pointer (RFC 6901 §3). */
 export function pointerSegment(key: string): string {
+  // Most keys need no escaping; `includes` is cheaper than two replacements that find nothing.
+  if (!key.includes("~") && !key.includes("/")) return key;
   return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
@@ -36,9 +38,14 @@ export function pointerSegment(key: string): string {
 function place(into: unknown[] | Record<string, unknown>, key: string, value: unknown): void {
   if (Array.isArray(into)) {
     into.push(value);
-    return;
+  } else if (key in into) {
+    // Inherited (`__proto__`, `constructor`, or anything added to `Object.prototype`): assigning could run a setter
+    // or fail on a read-only property, so the key is defined as an own property.
+    Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    // Nowhere on the prototype chain, so no setter can run: plain assignment, many times cheaper than defining.
+    into[key] = value;
   }
-  Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** The JSON type of a parsed value, as the union rule needs it. */
@@ -109,15 +116,15 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
   const stack: Frame[] = [{ value: data, plan, path: "", into: root, key: "view" }];
 
   const putString = (frame: Frame, text: string, max: number, overflow: "excerpt" | "omit"): void => {
-    const cleaned = cleanText(text);
-    const length = codePointLength(cleaned);
-    if (length <= max) {
-      place(frame.into, frame.key, cleaned);
+    const bounded = boundText(text, max);
+    if (bounded.leftOut === 0) {
+      place(frame.into, frame.key, bounded.text);
     } else if (overflow === "excerpt") {
-      const bounded = boundText(cleaned, max);
       place(frame.into, frame.key, bounded.text);
       omissions.push({ path: frame.path, kind: "excerpt", count: bounded.leftOut });
     } else {
+      // Left out whole: the count is the string's length in code points.
+      const length = bounded.leftOut + Math.max(0, max - 1);
       omissions.push({ path: frame.path, kind: "omitted", count: length });
     }
   };

@@ -8,7 +8,8 @@
  */
 import { codeForThrown, isTransportFailure } from "./failure.js";
 import { canonicalJson, guardParsedValue, parseJsonText } from "./json-text.js";
-import { cleanText } from "./text.js";
+import { type HashedText, hashTextNow } from "./provenance.js";
+import { cleanText, isWellFormedText, utf8Length } from "./text.js";
 import type { FailureCode, GateFlag, GateStage } from "./types.js";
 
 /** What the transport delivered, as far as the gate can tell. Used in events and diagnostics. */
@@ -25,12 +26,31 @@ export type RawKind =
   | "transport_failure"
   | "unsupported";
 
-/** The bytes of a payload, ready to decode. */
-export interface Received {
+/** A payload received in full, under the ceiling. */
+export type Received = ReceivedBytes | ReceivedText;
+
+/** What every received payload carries. */
+interface ReceivedPayload {
   ok: true;
   kind: RawKind;
-  bytes: Uint8Array;
   flags: GateFlag[];
+}
+
+/** A payload that arrived as bytes (or chunks of them): still to be decoded as strict UTF-8. */
+export interface ReceivedBytes extends ReceivedPayload {
+  bytes: Uint8Array;
+  text?: undefined;
+}
+
+/**
+ * A payload that arrived as a string (or was serialised to one): already checked well-formed, so its bytes are its
+ * UTF-8 encoding, never decoded again. Where the host hashes synchronously they were encoded once, to measure and
+ * hash them (`hashed`); elsewhere the gate encodes them to hash.
+ */
+export interface ReceivedText extends ReceivedPayload {
+  text: string;
+  hashed: HashedText | undefined;
+  bytes?: undefined;
 }
 
 /** Why nothing usable was received. Carries codes and numbers only, never payload text. */
@@ -110,27 +130,6 @@ export function parsedResult(value: unknown): ParsedResult {
 /** Whether `raw` was made by {@link parsedResult}. */
 function isParsedResult(raw: object): raw is ParsedResult {
   return (raw as Record<symbol, unknown>)[PARSED_RESULT] === true;
-}
-
-/** In `u` mode a surrogate range only matches surrogates that are not part of a pair. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
-/** UTF-8 length of a string, counted without encoding it (lone surrogates count as the 3 bytes of U+FFFD). */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 /** A transport-level refusal with no payload. */
@@ -298,15 +297,11 @@ function textAgreesWithStructure(text: string, structuredJson: string, limits: R
 
 /**
  * A value that arrived already parsed (MCP `structuredContent`, an in-process tool's return value): depth- and
- * size-guarded without recursion, then serialised, so from here on it goes through the same decode and parse as any
- * other payload and `data` is a fresh JSON copy. An integral number past 2^53 − 1 is refused by that parse like an
+ * size-guarded without recursion, then serialised, so from here on it goes through the same parse as any text
+ * payload and `data` is a fresh JSON copy. An integral number past 2^53 − 1 is refused by that parse like an
  * integer literal, since it may already have been rounded.
  */
-function receiveParsedValue(
-  kind: RawKind,
-  value: unknown,
-  limits: ReceiveLimits,
-): (Received & { json: string }) | NotReceived {
+function receiveParsedValue(kind: RawKind, value: unknown, limits: ReceiveLimits): ReceivedText | NotReceived {
   const guard = guardParsedValue(value, limits.maxDepth, limits.maxBytes);
   if (!guard.ok) {
     if (guard.reason === "too_large") {
@@ -322,12 +317,21 @@ function receiveParsedValue(
     }
     return refused(kind, "invalid_json", "parse", 0, { reason: guard.reason });
   }
+  // `JSON.stringify` escapes lone surrogates (ES2019), so its text is always well-formed.
   const json = JSON.stringify(value);
-  const bytes = encoder.encode(json);
-  if (bytes.byteLength > limits.maxBytes) {
-    return refused(kind, "result_too_large", "receive", bytes.byteLength, { reason: "over_ceiling" });
-  }
-  return { ok: true, kind, bytes, flags: [], json };
+  const over = overCeiling(json, limits.maxBytes);
+  if (over !== undefined) return refused(kind, "result_too_large", "receive", over, { reason: "over_ceiling" });
+  return { ok: true, kind, text: json, hashed: hashTextNow(json), flags: [] };
+}
+
+/**
+ * The UTF-8 length of `text` when it is over `maxBytes`, else `undefined`. A UTF-16 unit is at most 3 UTF-8 bytes,
+ * so a text of at most `maxBytes / 3` units is under the ceiling without counting.
+ */
+function overCeiling(text: string, maxBytes: number): number | undefined {
+  if (text.length * 3 <= maxBytes) return undefined;
+  const bytes = utf8Length(text);
+  return bytes > maxBytes ? bytes : undefined;
 }
 
 /**
@@ -335,17 +339,18 @@ function receiveParsedValue(
  * - `isError: true` → `tool_error`; the text blocks become the (cleaned) tool message, kept in diagnostics only.
  * - With an output schema (`structured`): `structuredContent` is the result; absent, the call fails as
  *   `schema_mismatch` (the MCP spec requires structured results that conform to the declared schema). It is
- *   depth- and size-guarded, then serialised to bytes and from then on goes through the same decode and parse as
- *   any other payload, so `data` is a fresh JSON copy. A text block that is not the same JSON is flagged
+ *   depth- and size-guarded, then serialised and from then on goes through the same parse as any text payload, so
+ *   `data` is a fresh JSON copy. A text block that is not the same JSON is flagged
  *   `mcp_text_mismatch` (reported, not a failure).
  * - Without one: the first text block is the JSON text of the result.
  */
 function receiveCallToolResult(result: McpCallToolResult, limits: ReceiveLimits): Received | NotReceived {
   if (result.isError === true) {
     const text = textOf(result);
-    const bytes = utf8Length(text) <= limits.maxBytes ? encoder.encode(text) : undefined;
+    const length = utf8Length(text);
+    const bytes = length <= limits.maxBytes ? encoder.encode(text) : undefined;
     return {
-      ...refused("mcp_error", "tool_error", "transport", utf8Length(text), { reason: "is_error" }),
+      ...refused("mcp_error", "tool_error", "transport", length, { reason: "is_error" }),
       ...(bytes ? { bytes } : {}),
       toolMessage: cleanText(text),
     };
@@ -356,10 +361,10 @@ function receiveCallToolResult(result: McpCallToolResult, limits: ReceiveLimits)
     }
     const serialised = receiveParsedValue("mcp_structured", result.structuredContent, limits);
     if (!serialised.ok) return serialised;
-    const { bytes, json } = serialised;
     const text = textOf(result);
-    const flags: GateFlag[] = text !== "" && !textAgreesWithStructure(text, json, limits) ? ["mcp_text_mismatch"] : [];
-    return { ok: true, kind: "mcp_structured", bytes, flags };
+    if (text !== "" && !textAgreesWithStructure(text, serialised.text, limits))
+      serialised.flags.push("mcp_text_mismatch");
+    return serialised;
   }
   const block = result.content.find(
     (entry) => entry !== null && typeof entry === "object" && entry.type === "text" && typeof entry.text === "string",
@@ -368,14 +373,26 @@ function receiveCallToolResult(result: McpCallToolResult, limits: ReceiveLimits)
   return receiveString("mcp_text", block.text as string, limits.maxBytes);
 }
 
-/** A string payload: refused over the ceiling without encoding it; lone surrogates are not UTF-8 text. */
-function receiveString(kind: RawKind, text: string, maxBytes: number): Received | NotReceived {
+/**
+ * A string payload: refused over the ceiling without encoding it; lone surrogates are not UTF-8 text. The string is
+ * kept as it is: the gate parses it directly and encodes it only to hash it.
+ */
+function receiveString(kind: RawKind, text: string, maxBytes: number): ReceivedText | NotReceived {
   // Every UTF-16 unit is at least one UTF-8 byte, so a string longer than the ceiling in units is over it in bytes.
-  const bytes = text.length > maxBytes ? text.length : utf8Length(text);
-  if (bytes > maxBytes) return refused(kind, "result_too_large", "receive", bytes, { reason: "over_ceiling" });
-  if (LONE_SURROGATE.test(text))
-    return refused(kind, "invalid_encoding", "decode", bytes, { reason: "lone_surrogate" });
-  return { ok: true, kind, bytes: encoder.encode(text), flags: [] };
+  if (text.length > maxBytes) {
+    return refused(kind, "result_too_large", "receive", text.length, { reason: "over_ceiling" });
+  }
+  const over = overCeiling(text, maxBytes);
+  if (over !== undefined) return refused(kind, "result_too_large", "receive", over, { reason: "over_ceiling" });
+  // Encoding to hash shows for free (no U+FFFD bytes) that nearly every text is well-formed; only text whose bytes
+  // hold U+FFFD, or a host that cannot hash synchronously, needs the scan for lone surrogates.
+  const hashed = hashTextNow(text);
+  if ((hashed === undefined || hashed.replacement) && !isWellFormedText(text)) {
+    return refused(kind, "invalid_encoding", "decode", hashed?.byteLength ?? utf8Length(text), {
+      reason: "lone_surrogate",
+    });
+  }
+  return { ok: true, kind, text, hashed, flags: [] };
 }
 
 /**
@@ -419,10 +436,7 @@ export async function receive(delivered: unknown, limits: ReceiveLimits): Promis
   if (typeof raw !== "object" || raw === null)
     return refused("unsupported", "transport_error", "transport", 0, { reason: "unsupported_raw" });
 
-  if (isParsedResult(raw)) {
-    const received = receiveParsedValue("parsed", raw.value, limits);
-    return received.ok ? { ok: true, kind: received.kind, bytes: received.bytes, flags: received.flags } : received;
-  }
+  if (isParsedResult(raw)) return receiveParsedValue("parsed", raw.value, limits);
   if (isResponse(raw)) {
     const body = raw.body as ReadableStream<unknown> | null;
     const cancelBody = () => body?.cancel().catch(() => undefined);

@@ -1,9 +1,78 @@
 /**
  * Text hygiene for everything the model reads: strips characters that are invisible or that steer rendering, and
- * bounds text by code points so a surrogate pair is never split.
+ * bounds text by code points so a surrogate pair is never split. Also the UTF-8 facts the gate needs on every
+ * payload (length, well-formedness, strict decoding), natively where the host offers it.
  *
  * `data` keeps the tool's value exactly as received; only the view and messages meant for the model are cleaned.
  */
+import { hostBuiltin } from "./provenance.js";
+
+/** The part of `node:buffer` the gate uses: native UTF-8 length and validation (simdutf in Node). */
+interface NodeBuffers {
+  Buffer: { byteLength(text: string, encoding: "utf8"): number };
+  isUtf8?: (bytes: Uint8Array) => boolean;
+}
+
+const nodeBuffers = hostBuiltin<NodeBuffers>("node:buffer");
+
+/** UTF-8 length of a string, counted in JavaScript (lone surrogates count as the 3 bytes of U+FFFD). */
+export function utf8LengthCounted(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * UTF-8 length of a string without encoding it (lone surrogates count as the 3 bytes of U+FFFD, as an encoder
+ * writes them): natively where the host has `node:buffer`, else counted.
+ */
+export function utf8Length(text: string): number {
+  return nodeBuffers === undefined ? utf8LengthCounted(text) : nodeBuffers.Buffer.byteLength(text, "utf8");
+}
+
+/** In `u` mode a surrogate range only matches surrogates that are not part of a pair. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Whether a string is well-formed UTF-16 (no lone surrogate), so that it has a UTF-8 encoding. Uses the native
+ * `String.prototype.isWellFormed` (ES2024) where it exists: it answers at once for strings V8 stores one byte per
+ * character and scans the others several times faster than a regular expression.
+ */
+export function isWellFormedText(text: string): boolean {
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
+  return typeof native === "function" ? native.call(text) : !LONE_SURROGATE.test(text);
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lenientUtf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * Decodes strict UTF-8 (`undefined` for invalid bytes), keeping a leading byte order mark so the parser can refuse
+ * it by name. Where the host has `node:buffer`'s `isUtf8` (a SIMD validator), the bytes are validated with it and
+ * decoded by the replacing decoder, which has nothing left to replace and takes Node's fast path; the fatal decoder
+ * is about twice as slow on large payloads.
+ */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  const isUtf8 = nodeBuffers?.isUtf8;
+  try {
+    if (isUtf8 === undefined) return strictUtf8.decode(bytes);
+    return isUtf8(bytes) ? lenientUtf8.decode(bytes) : undefined;
+  } catch {
+    // The fatal decoder throws on invalid bytes; either decoder throws past the engine's longest string.
+    return undefined;
+  }
+}
 
 /**
  * Characters removed from model-facing text:
@@ -21,6 +90,78 @@ const INVISIBLE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point of this pattern.
   /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u17B4\u17B5\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB]|\u034F|[\uFE00-\uFE0F]|[\u{E0000}-\u{E007F}]|[\u{E0100}-\u{E01EF}]|[\uD800-\uDFFF]/gu;
 
+/** Whether a BMP code unit at or above U+034F is one of {@link INVISIBLE}'s (surrogates aside). */
+function isInvisibleUnit(unit: number): boolean {
+  if (unit < 0x2000) {
+    return (
+      unit === 0x034f ||
+      unit === 0x061c ||
+      unit === 0x115f ||
+      unit === 0x1160 ||
+      unit === 0x17b4 ||
+      unit === 0x17b5 ||
+      unit === 0x180e
+    );
+  }
+  if (unit < 0x3000) {
+    return (
+      (unit >= 0x200b && unit <= 0x200f) ||
+      (unit >= 0x202a && unit <= 0x202e) ||
+      (unit >= 0x2060 && unit <= 0x2064) ||
+      (unit >= 0x2066 && unit <= 0x206f)
+    );
+  }
+  return (
+    unit === 0x3164 ||
+    (unit >= 0xfe00 && unit <= 0xfe0f) ||
+    unit === 0xfeff ||
+    unit === 0xffa0 ||
+    (unit >= 0xfff9 && unit <= 0xfffb)
+  );
+}
+
+/** Where {@link scanText} found that an excerpt of the requested length ends (a UTF-16 index). */
+let scannedCut = 0;
+
+/**
+ * One pass over `text` for the two questions every string in a view raises: does it hold a character
+ * {@link INVISIBLE} matches (then −1), and if not, how many code points it has, with the UTF-16 index after the
+ * first `keep` of them left in {@link scannedCut}. A loop over code units is several times faster than the
+ * Unicode-mode expression, and answering both in one pass reads each string once.
+ */
+function scanText(text: string, keep: number): number {
+  const length = text.length;
+  let count = 0;
+  scannedCut = 0;
+  for (let i = 0; i < length; i++) {
+    if (count === keep) scannedCut = i;
+    count++;
+    const unit = text.charCodeAt(i);
+    if (unit < 0x7f) {
+      // C0 controls except tab and line feed.
+      if (unit < 0x20 && unit !== 0x09 && unit !== 0x0a) return -1;
+    } else if (unit <= 0x9f || unit === 0xad) {
+      return -1;
+    } else if (unit >= 0xd800 && unit <= 0xdfff) {
+      const next = unit <= 0xdbff && i + 1 < length ? text.charCodeAt(i + 1) : 0;
+      // A lone surrogate.
+      if (next < 0xdc00 || next > 0xdfff) return -1;
+      // Tag characters U+E0000–E007F and variation selectors U+E0100–E01EF: high surrogate U+DB40, low in DC00–DC7F
+      // or DD00–DDEF.
+      if (unit === 0xdb40 && (next <= 0xdc7f || (next >= 0xdd00 && next <= 0xddef))) return -1;
+      i++;
+    } else if (unit >= 0x034f && isInvisibleUnit(unit)) {
+      return -1;
+    }
+  }
+  return count;
+}
+
+/** Whether `text` holds any character {@link INVISIBLE} matches. */
+export function hasInvisible(text: string): boolean {
+  return scanText(text, -1) < 0;
+}
+
 /** An emoji, or what may sit between an emoji and a joiner (variation selector 16, skin tones), at the end. */
 const EMOJI_BEFORE_JOINER = /(?:\p{Extended_Pictographic}|\u{FE0F}|[\u{1F3FB}-\u{1F3FF}])$/u;
 const EMOJI_AFTER_JOINER = /^\p{Extended_Pictographic}/u;
@@ -32,8 +173,7 @@ const SELECTOR_BASE = /\p{Emoji}$/u;
  * emoji need. Linear in the length of the text. Returns the same string when nothing had to go.
  */
 export function cleanText(text: string): string {
-  INVISIBLE.lastIndex = 0;
-  if (!INVISIBLE.test(text)) return text;
+  if (!hasInvisible(text)) return text;
   INVISIBLE.lastIndex = 0;
   // Rebuild left to right, so a joiner or selector is judged against what has already been kept (and the raw text
   // after it). Pieces go into an array and only the last two UTF-16 units kept are tracked: slicing a growing
@@ -102,13 +242,35 @@ export interface BoundedText {
 
 /**
  * Cleans `text` and, if still longer than `max` code points, cuts it to `max - 1` code points plus
- * {@link EXCERPT_MARK}. Used for view excerpts and for tool error messages.
+ * {@link EXCERPT_MARK}. Used for view excerpts and for tool error messages. Text with nothing to clean (the usual
+ * case) is read once: the same pass that finds nothing to remove counts the code points and finds the cut.
  */
 export function boundText(text: string, max: number): BoundedText {
-  const cleaned = cleanText(text);
-  const length = codePointLength(cleaned);
+  if (text.length > max) {
+    const length = scanText(text, max - 1);
+    if (length >= 0) return excerptOf(text, length, scannedCut, max);
+  }
+  return boundCleanText(cleanText(text), max);
+}
+
+/** {@link boundText} for text already cleaned. */
+export function boundCleanText(cleaned: string, max: number): BoundedText {
+  // A text of at most `max` UTF-16 units cannot have more code points than that.
+  if (cleaned.length <= max) return { text: cleaned, leftOut: 0 };
+  let length = 0;
+  let cut = 0;
+  for (let i = 0; i < cleaned.length; i++) {
+    if (length === max - 1) cut = i;
+    length++;
+    // A high surrogate followed by a low one is a single code point.
+    if ((cleaned.charCodeAt(i) & 0xfc00) === 0xd800 && (cleaned.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+  }
+  return excerptOf(cleaned, length, cut, max);
+}
+
+/** The bounded form of a cleaned text of `length` code points whose first `max - 1` end at UTF-16 index `cut`. */
+function excerptOf(cleaned: string, length: number, cut: number, max: number): BoundedText {
   if (length <= max) return { text: cleaned, leftOut: 0 };
   if (max <= 0) return { text: "", leftOut: length };
-  const kept = leadingCodePoints(cleaned, max - 1);
-  return { text: kept + EXCERPT_MARK, leftOut: length - (max - 1) };
+  return { text: cleaned.slice(0, cut) + EXCERPT_MARK, leftOut: length - (max - 1) };
 }

@@ -1,0 +1,393 @@
+/**
+ * The gate's hot path takes shortcuts (native length, validation and search, one pass where there were several,
+ * scratch space reused between payloads). Each shortcut must answer exactly what the plain definition it replaces
+ * answers: these tests hold each one against that definition, written out here the simple way.
+ */
+import { createHash } from "node:crypto";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { parsedResult, project, scanJsonText, toModelContent, type ViewPlan } from "../../runtime/index.js";
+import {
+  isOverflowingNumberLiteral,
+  isUnsafeIntegerLiteral,
+  type JsonScan,
+  parseJsonText,
+} from "../../runtime/json-text.js";
+import { hashTextNow, sha256Hex, sha256HexWebCrypto } from "../../runtime/provenance.js";
+import {
+  boundText,
+  cleanText,
+  codePointLength,
+  decodeUtf8,
+  EXCERPT_MARK,
+  hasInvisible,
+  isWellFormedText,
+  leadingCodePoints,
+  utf8Length,
+  utf8LengthCounted,
+} from "../../runtime/text.js";
+import { goodRecord, recordTool } from "./fixture.js";
+
+const encoder = new TextEncoder();
+
+/** sha256 of the UTF-8 encoding, by `node:crypto`: what provenance promises. */
+function sha256Of(payload: string | Uint8Array): string {
+  return createHash("sha256")
+    .update(typeof payload === "string" ? encoder.encode(payload) : payload)
+    .digest("hex");
+}
+
+/** Strings with every kind of UTF-16 unit: lone surrogates, pairs, controls, invisible and plain characters. */
+const anyText = fc.oneof(
+  fc.string({ unit: "binary" }),
+  fc.string({ unit: "grapheme" }),
+  fc
+    .array(
+      fc.constantFrom(
+        "a",
+        " ",
+        "\n",
+        "\t",
+        "\r",
+        "\u0000",
+        "\u007F",
+        "\u0085",
+        "\u00AD",
+        "\u034F",
+        "\u061C",
+        "\u200B",
+        "\u200D",
+        "\u2065",
+        "\u2066",
+        "\u202E",
+        "\uFE0F",
+        "\uFEFF",
+        "\uFFFD",
+        "\uFFFC",
+        "\uD800",
+        "\uDBFF",
+        "\uDC00",
+        "\uDB40",
+        "é",
+        "東",
+        "😀",
+        "👩\u200D💻",
+        String.fromCodePoint(0xe0001),
+        String.fromCodePoint(0xe007f),
+        String.fromCodePoint(0xe0080),
+        String.fromCodePoint(0xe0100),
+        String.fromCodePoint(0xe01ef),
+        String.fromCodePoint(0xe01f0),
+      ),
+      { maxLength: 40 },
+    )
+    .map((parts) => parts.join("")),
+);
+
+describe("UTF-8 facts about a string", () => {
+  it("utf8Length is the length of what an encoder writes, lone surrogates as U+FFFD", () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const encoded = encoder.encode(text).byteLength;
+        expect(utf8Length(text)).toBe(encoded);
+        expect(utf8LengthCounted(text)).toBe(encoded);
+      }),
+    );
+  });
+
+  it("isWellFormedText is false exactly when a surrogate is unpaired", () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        expect(isWellFormedText(text)).toBe(!/[\uD800-\uDFFF]/u.test(text));
+      }),
+    );
+  });
+
+  it("decodeUtf8 accepts and decodes exactly what the fatal decoder does, keeping a byte order mark", () => {
+    const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    const strict = (bytes: Uint8Array): string | undefined => {
+      try {
+        return fatal.decode(bytes);
+      } catch {
+        return undefined;
+      }
+    };
+    const table: Array<[string, number[]]> = [
+      ["a byte order mark", [0xef, 0xbb, 0xbf, 0x7b, 0x7d]],
+      ["an encoded surrogate", [0x22, 0xed, 0xa0, 0x80, 0x22]],
+      ["an overlong slash", [0xc0, 0xaf]],
+      ["past U+10FFFF", [0xf4, 0x90, 0x80, 0x80]],
+      ["a truncated sequence", [0xe6, 0x9d]],
+      ["a stray continuation byte", [0x61, 0x80]],
+    ];
+    for (const [name, bytes] of table)
+      expect(decodeUtf8(new Uint8Array(bytes)), name).toBe(strict(new Uint8Array(bytes)));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 64 }),
+          anyText.map((text) => encoder.encode(text)),
+          // Valid text with one byte changed: mostly invalid, sometimes still valid.
+          fc
+            .tuple(fc.string({ unit: "grapheme", minLength: 1 }), fc.nat(), fc.integer({ min: 0, max: 255 }))
+            .map(([text, at, byte]) => {
+              const bytes = encoder.encode(text);
+              bytes[at % bytes.length] = byte;
+              return bytes;
+            }),
+        ),
+        (bytes) => {
+          expect(decodeUtf8(bytes)).toBe(strict(bytes));
+        },
+      ),
+    );
+  });
+});
+
+describe("hashing a payload", () => {
+  it("hashTextNow measures and hashes the UTF-8 bytes, and reports U+FFFD bytes in the encoding", () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const hashed = hashTextNow(text);
+        expect(hashed).toEqual({
+          byteLength: encoder.encode(text).byteLength,
+          sha256: sha256Of(text),
+          replacement: encoder.encode(text).join(",").includes("239,191,189"),
+        });
+        // No U+FFFD bytes means no lone surrogate: the shortcut the gate takes.
+        if (hashed?.replacement === false) expect(isWellFormedText(text)).toBe(true);
+      }),
+    );
+  });
+
+  it("hashTextNow reuses its scratch space without one payload's bytes leaking into the next", () => {
+    const long = "東京 ".repeat(50_000);
+    const short = "{}";
+    const huge = "x".repeat(2_000_000);
+    for (const text of [long, short, huge, short, long]) expect(hashTextNow(text)?.sha256).toBe(sha256Of(text));
+  });
+
+  it("the Web Crypto fallback and the synchronous path give the same digest", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 300 }), async (bytes) => {
+        expect(await sha256HexWebCrypto(bytes)).toBe(sha256Of(bytes));
+        expect(await sha256Hex(bytes)).toBe(sha256Of(bytes));
+      }),
+    );
+  });
+});
+
+describe("provenance of the same payload, however it arrives", () => {
+  const value = goodRecord({ title: "Grüße aus 東京 😀 \uFFFD" });
+  const text = JSON.stringify(value);
+  const bytes = encoder.encode(text);
+  const forms: Array<[string, () => unknown]> = [
+    ["a string", () => text],
+    ["bytes", () => bytes],
+    ["a web stream", () => new Response(bytes.slice()).body],
+    [
+      "an async iterable of strings",
+      () =>
+        (async function* () {
+          yield text.slice(0, 7);
+          yield text.slice(7);
+        })(),
+    ],
+    ["an MCP text block", () => ({ content: [{ type: "text", text }] })],
+    ["an in-process value", () => parsedResult(value)],
+  ];
+  for (const [name, raw] of forms) {
+    it(`${name}: rawBytes and rawSha256 are those of the UTF-8 bytes`, async () => {
+      const outcome = await recordTool().admit(raw());
+      expect(outcome.ok).toBe(true);
+      expect(outcome.provenance.rawBytes).toBe(bytes.byteLength);
+      expect(outcome.provenance.rawSha256).toBe(sha256Of(bytes));
+    });
+  }
+
+  it("a text holding U+FFFD itself is admitted; a lone surrogate beside it is not", async () => {
+    const fine = await recordTool().admit(JSON.stringify(goodRecord({ title: "\uFFFD" })));
+    expect(fine.ok).toBe(true);
+    const lone = await recordTool().admit(`{"recordId":"\uFFFD\uDC00","owner":"o","status":"open"}`);
+    expect(lone.ok ? "ok" : lone.error.code).toBe("invalid_encoding");
+    expect(lone.provenance.rawSha256).toBeUndefined();
+    expect(lone.provenance.rawBytes).toBe(utf8Length(`{"recordId":"\uFFFD\uDC00","owner":"o","status":"open"}`));
+  });
+
+  it("admits running at once each hash their own payload", async () => {
+    const tool = recordTool();
+    const texts = Array.from({ length: 24 }, (_, n) =>
+      JSON.stringify(goodRecord({ title: `${n} `.repeat(1 + ((n * 977) % 3000)) })),
+    );
+    const outcomes = await Promise.all(texts.map((text) => tool.admit(text)));
+    outcomes.forEach((outcome, n) => {
+      expect(outcome.provenance.rawSha256).toBe(sha256Of(texts[n] as string));
+      expect(outcome.provenance.rawBytes).toBe(encoder.encode(texts[n] as string).byteLength);
+    });
+  });
+});
+
+/** The scan as it was first written, one character at a time: the definition the fast scan must match. */
+function scanOneByOne(text: string, maxDepth: number): JsonScan {
+  if (text.charCodeAt(0) === 0xfeff) return { ok: false, reason: "byte_order_mark", offset: 0, depth: 0 };
+  let depth = 0;
+  let deepest = 0;
+  let i = 0;
+  while (i < text.length) {
+    const char = text[i] as string;
+    if (char === '"') {
+      i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+      i++;
+    } else if (char === "[" || char === "{") {
+      depth++;
+      if (depth > maxDepth) return { ok: false, reason: "too_deep", offset: i, depth };
+      deepest = Math.max(deepest, depth);
+      i++;
+    } else if (char === "]" || char === "}") {
+      depth--;
+      i++;
+    } else if (/[-0-9]/.test(char)) {
+      const start = i;
+      i++;
+      while (i < text.length && /[0-9.eE+-]/.test(text[i] as string)) i++;
+      const token = text.slice(start, i);
+      if (isUnsafeIntegerLiteral(token)) return { ok: false, reason: "unsafe_integer", offset: start, depth };
+      if (isOverflowingNumberLiteral(token)) return { ok: false, reason: "number_overflow", offset: start, depth };
+    } else i++;
+  }
+  return { ok: true, depth: deepest };
+}
+
+describe("scanJsonText", () => {
+  /** JSON-like text built from the pieces the scan treats specially, well-formed or not. */
+  const jsonish = fc
+    .array(
+      fc.oneof(
+        fc.constantFrom("[", "]", "{", "}", ",", ":", " ", '"', "\\", '\\"', '\\\\"', "\\\\\\", "\uFEFF", "null"),
+        fc.constantFrom(
+          "0",
+          "-",
+          "--1",
+          "1.5",
+          "1e5",
+          "1E+400",
+          "-1e-400",
+          "9007199254740991",
+          "9007199254740992",
+          "-9007199254740993",
+          "0009007199254740991",
+          "900719925474099",
+          "12345678901234567",
+          "1.0000000000000000000001",
+          `1${"0".repeat(320)}`,
+          `0.${"9".repeat(320)}`,
+        ),
+        fc.string({ unit: "binary", maxLength: 8 }),
+        fc.string({ maxLength: 8 }).map((s) => JSON.stringify(s)),
+        fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+      ),
+      { maxLength: 30 },
+    )
+    .map((parts) => parts.join(""));
+
+  it("finds exactly what a scan one character at a time finds, at the same offset", () => {
+    fc.assert(
+      fc.property(jsonish, fc.integer({ min: 0, max: 6 }), (text, maxDepth) => {
+        expect(scanJsonText(text, maxDepth)).toEqual(scanOneByOne(text, maxDepth));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("skips escaped quotes by the parity of the backslashes before them", () => {
+    const table: Array<[string, JsonScan]> = [
+      ['["\\"[", 1]', { ok: true, depth: 1 }],
+      ['["\\\\"[1]]', { ok: true, depth: 2 }],
+      ['["\\\\\\"[", 1]', { ok: true, depth: 1 }],
+      ['["a\\\\\\\\"[[1]]]', { ok: true, depth: 3 }],
+      ['"unterminated \\"[[[[', { ok: true, depth: 0 }],
+    ];
+    for (const [text, want] of table) expect(scanJsonText(text, 5), text).toEqual(want);
+  });
+
+  it("parseJsonText calls text empty exactly when trimming leaves nothing", () => {
+    for (const text of ["", " ", "\n\t\r ", "\u00A0", "\u2028\u2029", "\uFEFF", "\u3000 \u1680"]) {
+      expect(parseJsonText(text, 5), JSON.stringify(text)).toEqual({ ok: false, reason: "empty", depth: 0 });
+    }
+    // Not empty, but not JSON either: JSON's whitespace is narrower than `trim`'s.
+    expect(parseJsonText("\u00A0 1 ", 5)).toEqual({ ok: false, reason: "syntax", depth: 0 });
+    expect(parseJsonText("\n 1 ", 5)).toEqual({ ok: true, value: 1, depth: 0 });
+    expect(parseJsonText("\u200B", 5)).toEqual({ ok: false, reason: "syntax", depth: 0 });
+  });
+});
+
+describe("view text", () => {
+  /** The definition: the INVISIBLE expression of text.ts, as a plain test. */
+  const INVISIBLE_DEFINITION =
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are part of the set under test.
+    /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u17B4\u17B5\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB]|\u034F|[\uFE00-\uFE0F]|[\u{E0000}-\u{E007F}]|[\u{E0100}-\u{E01EF}]|[\uD800-\uDFFF]/u;
+
+  it("hasInvisible answers as the Unicode-mode expression does", () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        expect(hasInvisible(text)).toBe(INVISIBLE_DEFINITION.test(text));
+      }),
+      { numRuns: 3000 },
+    );
+    for (let unit = 0; unit <= 0xffff; unit++) {
+      const char = String.fromCharCode(unit);
+      if (hasInvisible(char) !== INVISIBLE_DEFINITION.test(char)) expect(unit.toString(16)).toBe("consistent");
+    }
+  });
+
+  it("boundText is cleaning, then counting code points, then cutting at max - 1 with a mark", () => {
+    const byDefinition = (text: string, max: number) => {
+      const cleaned = cleanText(text);
+      const length = codePointLength(cleaned);
+      if (length <= max) return { text: cleaned, leftOut: 0 };
+      if (max <= 0) return { text: "", leftOut: length };
+      return { text: leadingCodePoints(cleaned, max - 1) + EXCERPT_MARK, leftOut: length - (max - 1) };
+    };
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: -1, max: 45 }), (text, max) => {
+        expect(boundText(text, max)).toEqual(byDefinition(text, max));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("a projected key never runs a setter, even one added to Object.prototype, and stays an own property", () => {
+    // A computed `__proto__` key is an own property; a literal one would set the prototype.
+    const value: ViewPlan = { kind: "value" };
+    const plan: ViewPlan = { kind: "object", properties: { title: value, ["__proto__"]: value, constructor: value } };
+    const data = JSON.parse('{"title":"t","__proto__":"p","constructor":"c"}');
+    let setterRan = false;
+    Object.defineProperty(Object.prototype, "title", {
+      configurable: true,
+      set() {
+        setterRan = true;
+      },
+    });
+    try {
+      const { view } = project(data, plan) as { view: Record<string, unknown> };
+      expect(setterRan).toBe(false);
+      expect(Object.getOwnPropertyDescriptor(view, "title")?.value).toBe("t");
+      expect(Object.getOwnPropertyDescriptor(view, "__proto__")?.value).toBe("p");
+      expect(Object.getPrototypeOf(view)).toBe(Object.prototype);
+      expect(Object.keys(view)).toEqual(["title", "__proto__", "constructor"]);
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).title;
+    }
+  });
+
+  it("an excerpt in the view is what the model reads, with its count left out", async () => {
+    const title = `${"東京😀".repeat(150)}`;
+    const outcome = await recordTool().admit(JSON.stringify(goodRecord({ title })));
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect((outcome.view as { title: string }).title).toBe(`${leadingCodePoints(title, 199)}${EXCERPT_MARK}`);
+    expect(outcome.omissions).toContainEqual({ path: "/title", kind: "excerpt", count: 450 - 199 });
+    expect(toModelContent(outcome)).toContain(leadingCodePoints(title, 199));
+  });
+});
