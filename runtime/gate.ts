@@ -326,6 +326,8 @@ async function admitPayload<T, V, I>(
   };
 
   const finish = (outcome: Outcome<T, V>, facts: EventFacts): Outcome<T, V> => {
+    // A re-call's outcome becomes the original admit's, which reports the one event for both: nothing to build here.
+    if (recallDepth > 0) return outcome;
     const event: GateEvent = {
       tool: spec.name,
       contractVersion: spec.contract.version,
@@ -343,10 +345,8 @@ async function admitPayload<T, V, I>(
       ...(facts.flags === undefined || facts.flags.length === 0 ? {} : { flags: facts.flags }),
       ...(facts.policy === "recall" ? { recall: true } : {}),
     };
-    if (recallDepth === 0) {
-      gateCounters.emit(event);
-      deliver(ctx.sink ?? getDefaultSink(), event);
-    }
+    gateCounters.emit(event);
+    deliver(ctx.sink ?? getDefaultSink(), event);
     return outcome;
   };
 

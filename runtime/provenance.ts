@@ -51,9 +51,12 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return sha256HexNow(bytes) ?? sha256HexWebCrypto(bytes);
 }
 
-/** The part of `node:buffer` the gate uses to search bytes (a SIMD search in Node). */
+/** The part of `node:buffer` the gate uses: UTF-8 length and byte search, both native (SIMD in Node). */
 interface NodeBytes {
-  Buffer: { from(buffer: ArrayBufferLike, offset: number, length: number): { indexOf(value: Uint8Array): number } };
+  Buffer: {
+    byteLength(text: string, encoding: "utf8"): number;
+    from(buffer: ArrayBufferLike, offset: number, length: number): { indexOf(value: Uint8Array): number };
+  };
 }
 
 const nodeBytes = hostBuiltin<NodeBytes>("node:buffer");
@@ -85,8 +88,10 @@ export interface HashedText {
  */
 export function hashTextNow(text: string): HashedText | undefined {
   if (nodeHashing === undefined || nodeBytes === undefined) return undefined;
-  // Each UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair, 2 units, is 4).
-  const needed = text.length * 3;
+  // Each UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair, 2 units, is 4). Past the scratch limit the exact
+  // length is counted first, so a large text never needs a buffer three times its size.
+  let needed = text.length * 3;
+  if (needed > SCRATCH_LIMIT) needed = nodeBytes.Buffer.byteLength(text, "utf8");
   let target = scratch;
   if (needed > target.byteLength) {
     target = new Uint8Array(needed);
