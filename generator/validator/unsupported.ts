@@ -347,7 +347,10 @@ const EVALUATION_ORDER: ReadonlyArray<{ keyword: string; conditional: boolean; d
   { keyword: "unevaluatedItems", conditional: false, direct: true },
 ];
 
-/** The subschemas applied to the same instance location as a node, with the keyword that applies each. */
+/**
+ * The subschemas applied to the same instance location as a node whose evaluation can count for it, with the
+ * keyword that applies each.
+ */
 function* inPlaceChildren(index: SchemaIndex, node: SchemaNode): Generator<{ keyword: string; child: SchemaNode }> {
   const schema = node.schema;
   if (!isSchemaObject(schema)) return;
@@ -359,7 +362,8 @@ function* inPlaceChildren(index: SchemaIndex, node: SchemaNode): Generator<{ key
       if (child !== undefined) yield { keyword, child };
     }
   }
-  for (const keyword of ["not", "if", "then", "else"]) {
+  // "not" is left out: what its subschema evaluates never counts (it passes only when that subschema fails).
+  for (const keyword of ["if", "then", "else"]) {
     // Without "if", "then" and "else" apply to nothing (2020-12 core, section 10.2.2).
     if ((keyword === "then" || keyword === "else") && !("if" in schema)) continue;
     const child = index.nodeAt(node.document, pointerOf(node.pointer, keyword));
@@ -589,7 +593,7 @@ function* patternPropertiesAfterBranches(index: SchemaIndex): Generator<Unsuppor
     const before = [...inPlaceChildren(index, node)].find(({ keyword, child }) =>
       ["anyOf", "oneOf", "then", "else"].includes(keyword)
         ? contributes(index, child, "properties")
-        : keyword !== "not" && keyword !== "dependentSchemas" && recordIsDynamic(index, child, "properties"),
+        : keyword !== "dependentSchemas" && recordIsDynamic(index, child, "properties"),
     );
     if (before === undefined) continue;
     yield {
