@@ -559,7 +559,7 @@ function unevaluatedProblem(index: SchemaIndex, holder: SchemaNode, location: Lo
         ({ keyword, child }) => keyword === conditional && contributes(index, child, location),
       );
       if (first !== undefined && recordIsDynamic(index, first.child, location)) {
-        return `depends on locations evaluated inside a branch of "${conditional}" that branches itself; Ajv keeps them when the branch fails`;
+        return `depends on locations evaluated inside the first branch of "${conditional}" that evaluates any, which Ajv records at run time and keeps when that branch fails`;
       }
     }
     if (location === "items") conditionalItems = true;

@@ -144,8 +144,21 @@ const refused: Array<[string, Refused]> = [
         "unevaluatedProperties": false
       }`),
       at: "/unevaluatedProperties",
-      names: "branches itself",
+      names: "first branch",
       instance: { a: 1, c: 1 },
+      valid: false,
+    },
+  ],
+  [
+    "unevaluatedProperties after anyOf whose first evaluating branch matches patterns",
+    {
+      schema: json(`{
+        "anyOf": [{"not": {"additionalProperties": true, "required": ["a"]}}, {"patternProperties": {"^c": {"const": 1}}}],
+        "unevaluatedProperties": false
+      }`),
+      at: "/unevaluatedProperties",
+      names: "first branch",
+      instance: { c: "x" },
       valid: false,
     },
   ],
