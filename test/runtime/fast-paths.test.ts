@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parsedResult, project, scanJsonText, toModelContent, type ViewPlan } from "../../runtime/index.js";
 import {
   isOverflowingNumberLiteral,
@@ -26,7 +26,7 @@ import {
   utf8Length,
   utf8LengthCounted,
 } from "../../runtime/text.js";
-import { goodRecord, recordTool } from "./fixture.js";
+import { goodRecord, recordSpec, recordTool } from "./fixture.js";
 
 const encoder = new TextEncoder();
 
@@ -161,10 +161,17 @@ describe("hashing a payload", () => {
   });
 
   it("hashTextNow reuses its scratch space without one payload's bytes leaking into the next", () => {
-    const long = "東京 ".repeat(50_000);
+    const long = "東京 \uFFFD".repeat(50_000);
     const short = "{}";
     const huge = "x".repeat(2_000_000);
-    for (const text of [long, short, huge, short, long]) expect(hashTextNow(text)?.sha256).toBe(sha256Of(text));
+    for (const text of [long, short, huge, short, long]) {
+      expect(hashTextNow(text)).toEqual({
+        byteLength: encoder.encode(text).byteLength,
+        sha256: sha256Of(text),
+        // The long text's U+FFFD bytes stay in the scratch space after it; the short text must not see them.
+        replacement: text === long,
+      });
+    }
   });
 
   it("the Web Crypto fallback and the synchronous path give the same digest", async () => {
@@ -224,6 +231,44 @@ describe("provenance of the same payload, however it arrives", () => {
       expect(outcome.provenance.rawSha256).toBe(sha256Of(texts[n] as string));
       expect(outcome.provenance.rawBytes).toBe(encoder.encode(texts[n] as string).byteLength);
     });
+  });
+});
+
+describe("on a host without node built-ins (an edge runtime)", () => {
+  it("the gate gives the same outcomes and provenance through Web Crypto and the fatal decoder", async () => {
+    const host = process as { getBuiltinModule?: unknown };
+    const getBuiltinModule = host.getBuiltinModule;
+    vi.resetModules();
+    host.getBuiltinModule = undefined;
+    let edge: typeof import("../../runtime/gate.js");
+    let edgeText: typeof import("../../runtime/text.js");
+    let edgeProvenance: typeof import("../../runtime/provenance.js");
+    try {
+      edge = await import("../../runtime/gate.js");
+      edgeText = await import("../../runtime/text.js");
+      edgeProvenance = await import("../../runtime/provenance.js");
+    } finally {
+      host.getBuiltinModule = getBuiltinModule;
+      vi.resetModules();
+    }
+    // The modules loaded above really are on the fallback paths.
+    expect(edgeProvenance.hashTextNow("{}")).toBeUndefined();
+    expect(edgeProvenance.sha256HexNow(new Uint8Array(1))).toBeUndefined();
+    const text = JSON.stringify(goodRecord({ title: "Grüße \uFFFD 😀" }));
+    const payloads: Array<[string, () => unknown]> = [
+      ["a string", () => text],
+      ["bytes", () => encoder.encode(text)],
+      ["a string with a lone surrogate", () => `{"recordId":"\uFFFD\uDC00","owner":"o","status":"open"}`],
+      ["bytes that are not UTF-8", () => new Uint8Array([0x7b, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d])],
+      ["an in-process value", () => parsedResult(goodRecord())],
+    ];
+    for (const [name, raw] of payloads) {
+      const here = await recordTool().admit(raw(), { now: () => new Date(0) });
+      const there = await edge.defineTool(recordSpec()).admit(raw(), { now: () => new Date(0) });
+      expect(there, name).toEqual(here);
+    }
+    expect(edgeText.utf8Length("a\uD800é😀")).toBe(utf8Length("a\uD800é😀"));
+    expect(edgeText.decodeUtf8(new Uint8Array([0xef, 0xbb, 0xbf, 0x31]))).toBe("\uFEFF1");
   });
 });
 
