@@ -407,7 +407,7 @@ async function admitPayload<T, V, I>(
   } else {
     const { bytes } = received;
     provenance.rawBytes = bytes.byteLength;
-    provenance.rawSha256 = sha256HexNow(bytes) ?? (await sha256HexWebCrypto(bytes));
+    provenance.rawSha256 = received.sha256 ?? sha256HexNow(bytes) ?? (await sha256HexWebCrypto(bytes));
     // Decode: strict UTF-8; a BOM is kept so that parse refuses it by name.
     text = decodeUtf8(bytes);
   }

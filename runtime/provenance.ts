@@ -11,11 +11,15 @@ import { canonicalJson } from "./json-text.js";
 
 const encoder = new TextEncoder();
 
+/** A running hash of `node:crypto`. */
+interface NodeHash {
+  update(data: Uint8Array): NodeHash;
+  digest(encoding: "hex"): string;
+}
+
 /** The part of `node:crypto` the gate uses. */
 interface NodeHashing {
-  createHash(algorithm: "sha256"): {
-    update(data: Uint8Array): { digest(encoding: "hex"): string };
-  };
+  createHash(algorithm: "sha256"): NodeHash;
 }
 
 /** A built-in module of the host, when it has one by that name (`process.getBuiltinModule`, Node ≥ 20.16). */
@@ -49,6 +53,29 @@ export function sha256HexNow(bytes: Uint8Array): string | undefined {
 /** sha256 of bytes, as lowercase hex. */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return sha256HexNow(bytes) ?? sha256HexWebCrypto(bytes);
+}
+
+/** A sha256 fed piece by piece. */
+export interface RunningSha256 {
+  update(bytes: Uint8Array): void;
+  /** The digest of everything fed, as lowercase hex; the hash cannot be fed afterwards. */
+  hex(): string;
+}
+
+/**
+ * A sha256 to feed the chunks of a stream as they arrive, where the host has `node:crypto` (else `undefined`: Web
+ * Crypto cannot hash incrementally). Hashing each chunk while the next is still in transit leaves no hashing to do
+ * once the stream ends.
+ */
+export function startSha256(): RunningSha256 | undefined {
+  if (nodeHashing === undefined) return undefined;
+  const hash = nodeHashing.createHash("sha256");
+  return {
+    update(bytes) {
+      hash.update(bytes);
+    },
+    hex: () => hash.digest("hex"),
+  };
 }
 
 /** The part of `node:buffer` the gate uses: UTF-8 length and byte search, both native (SIMD in Node). */

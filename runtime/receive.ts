@@ -8,7 +8,7 @@
  */
 import { codeForThrown, isTransportFailure } from "./failure.js";
 import { canonicalJson, guardParsedValue, parseJsonText } from "./json-text.js";
-import { type HashedText, hashTextNow } from "./provenance.js";
+import { type HashedText, hashTextNow, startSha256 } from "./provenance.js";
 import { cleanText, isWellFormedText, utf8Length } from "./text.js";
 import type { FailureCode, GateFlag, GateStage } from "./types.js";
 
@@ -39,6 +39,8 @@ interface ReceivedPayload {
 /** A payload that arrived as bytes (or chunks of them): still to be decoded as strict UTF-8. */
 export interface ReceivedBytes extends ReceivedPayload {
   bytes: Uint8Array;
+  /** sha256 of the bytes, when they were hashed chunk by chunk as they arrived. */
+  sha256?: string | undefined;
   text?: undefined;
 }
 
@@ -178,6 +180,7 @@ async function readChunks(
 ): Promise<Received | NotReceived> {
   let chunks: Uint8Array[] = [];
   let total = 0;
+  const hashing = startSha256();
   for (;;) {
     let step: IteratorResult<unknown> | typeof ABORTED;
     try {
@@ -207,8 +210,9 @@ async function readChunks(
       return refused(kind, "result_too_large", "receive", total, { reason: "over_ceiling" });
     }
     chunks.push(bytes);
+    hashing?.update(bytes);
   }
-  return { ok: true, kind, bytes: concatenate(chunks, total), flags: [] };
+  return { ok: true, kind, bytes: concatenate(chunks, total), sha256: hashing?.hex(), flags: [] };
 }
 
 /** Reads a web `ReadableStream` under the ceiling, cancelling it when it goes over or the signal aborts. */
