@@ -1,9 +1,10 @@
 /**
  * The view projection: turns a validated value into what the model may see, following a {@link ViewPlan}.
  *
- * The walk is iterative (an explicit stack), so no payload shape can overflow the call stack, and every object it
- * builds gets its keys with `Object.defineProperty`, so a key named `__proto__` stays an own property and never
- * becomes a prototype.
+ * The walk is iterative (an explicit stack), so no payload shape can overflow the call stack, and no key it writes
+ * ever runs a setter: a key found on the prototype chain (`__proto__`, `constructor`, anything added to
+ * `Object.prototype`) is defined with `Object.defineProperty`, so `__proto__` stays an own property and never
+ * becomes a prototype; any other key is simply assigned.
  */
 import { boundText } from "./text.js";
 import type { Omission, Projection, ViewPlan } from "./types.js";
@@ -117,7 +118,8 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
 
   const putString = (frame: Frame, text: string, max: number, overflow: "excerpt" | "omit"): void => {
     const bounded = boundText(text, max);
-    if (bounded.leftOut === 0) {
+    // Nothing left out means whole, except under a negative bound, where even an empty string is an excerpt.
+    if (bounded.leftOut === 0 && max >= 0) {
       place(frame.into, frame.key, bounded.text);
     } else if (overflow === "excerpt") {
       place(frame.into, frame.key, bounded.text);
