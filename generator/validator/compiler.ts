@@ -11,6 +11,7 @@ import addFormats from "ajv-formats";
 import type { Dialect, JsonSchema, ResolvedSchema } from "../schema.js";
 import { multipleOfKeyword } from "./multiple-of.js";
 import { isSchemaObject, SchemaIndex } from "./schema-index.js";
+import { uniqueItemsKeyword } from "./unique-items.js";
 
 /** Whether `format` only annotates (the 2020-12 default, section 7.2.1) or is checked. */
 export type FormatMode = "annotate" | "assert";
@@ -36,7 +37,8 @@ export function compilerOptions(formats: FormatMode): Options {
 }
 
 /**
- * A fresh Ajv instance for one dialect, with toolgate's keyword fixes and the full format set.
+ * A fresh Ajv instance for one dialect, with toolgate's keyword fixes (`multipleOf`, `uniqueItems`) and the full
+ * format set.
  *
  * @param tracksEvaluation whether the generated code records evaluated properties and items. Only
  *   `unevaluatedProperties` and `unevaluatedItems` read that record, and Ajv's bookkeeping has faults of its own
@@ -51,6 +53,8 @@ export function createCompiler(dialect: Dialect, formats: FormatMode, tracksEval
   if (!tracksEvaluation) (ajv.opts as { unevaluated?: boolean }).unevaluated = false;
   ajv.removeKeyword("multipleOf");
   ajv.addKeyword(multipleOfKeyword);
+  ajv.removeKeyword("uniqueItems");
+  ajv.addKeyword(uniqueItemsKeyword);
   // ajv-formats registers its validators with standalone code that imports them from its `formats` module;
   // the module rewrite maps that import onto `toolgate/runtime`.
   addFormats.default(ajv, { mode: "full" });

@@ -159,6 +159,46 @@ describe("JSON Schema semantics beyond Ajv's defaults", () => {
     expect(validate(value)).toBe(valid);
   });
 
+  it.each([
+    [
+      "two __proto__ strings are duplicates",
+      { items: { type: "string" }, uniqueItems: true },
+      ["__proto__", "__proto__"],
+      false,
+    ],
+    [
+      "duplicates among prefixItems are duplicates",
+      { prefixItems: [true, true], items: { type: "integer" }, uniqueItems: true },
+      ["x", "x"],
+      false,
+    ],
+    ["1 and 1.0 are duplicates", { uniqueItems: true }, [1, 1.0], false],
+    ['1 and "1" are not', { uniqueItems: true }, [1, "1"], true],
+    [
+      "objects equal in another key order are duplicates",
+      { uniqueItems: true },
+      [
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ],
+      false,
+    ],
+    ["an object and a scalar are not", { uniqueItems: true }, [{ a: 1 }, 1, [1], "a"], true],
+    [
+      "distinct arrays are not",
+      { uniqueItems: true },
+      [
+        [1, 2],
+        [2, 1],
+      ],
+      true,
+    ],
+    ["false with duplicates is fine", { uniqueItems: false }, [1, 1], true],
+  ])("uniqueItems: %s", async (_name, schema, instance, valid) => {
+    const validate = await generatedValidator(resolved(schema as JsonSchema));
+    expect(validate(instance)).toBe(valid);
+  });
+
   it("looks up property names as own properties only", async () => {
     const validate = await generatedValidator(
       resolved({ required: ["toString"], properties: { constructor: { type: "number" } } }),
