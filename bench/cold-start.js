@@ -25,7 +25,7 @@ import addFormats from "ajv-formats";
 import { build } from "esbuild";
 import { generateContracts, outputSchemaContracts } from "./lib/corpus.js";
 import { sampleOf } from "./lib/samples.js";
-import { interleave, summarize } from "./lib/stats.js";
+import { interleave } from "./lib/stats.js";
 
 const run = promisify(execFile);
 const ENTRY = path.resolve("bench", "cold-entry.js");
@@ -283,5 +283,3 @@ function codeShare(prepared) {
   }
   return share;
 }
-
-export { summarize };

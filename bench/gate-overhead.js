@@ -7,7 +7,7 @@
  * keeps 20 issues in the view, cuts bodies to 400 characters and budgets the view in bytes.
  */
 import { readFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -51,7 +51,6 @@ export async function loadBenchAdapter(work) {
     '"./validate.js"',
     JSON.stringify(pathToFileURL(path.join(folder, "validate.js")).href),
   );
-  const { writeFile } = await import("node:fs/promises");
   await writeFile(compiled, source);
   const adapterModule = await import(pathToFileURL(compiled).href);
   const validators = await import(pathToFileURL(path.join(folder, "validate.js")).href);

@@ -129,13 +129,3 @@ function keep(value) {
 export function lastKept() {
   return sinkValue;
 }
-
-/**
- * A figure with its spread, for the table: `12.3 ms ±4%`.
- * @param {ReturnType<typeof summarize>} summary
- * @param {string} unit
- * @param {number} [digits]
- */
-export function withSpread(summary, unit, digits = 1) {
-  return `${summary.median.toFixed(digits)} ${unit} ±${Math.round((summary.spread * 100) / 2)}%`;
-}
