@@ -76,9 +76,52 @@ export function assembleModule(validators: readonly StandaloneValidator[]): stri
   }
   const importLine =
     imports.size === 0 ? "" : `import { ${[...imports].sort().join(", ")} } from "${RUNTIME_MODULE}";\n\n`;
-  const moduleCode = importLine + sections.join("\n");
-  assertNoRequire(moduleCode);
-  return moduleCode;
+  return ownPrototypeKeys(importLine + sections.join("\n"));
+}
+
+/** What one parse of a module finds: where `require` is mentioned, and the `__proto__` keys of object literals. */
+function scanModule(code: string): { file: ts.SourceFile; requireAt?: number; prototypeKeys: ts.PropertyName[] } {
+  const file = ts.createSourceFile("validators.js", code, ts.ScriptTarget.ES2022, false, ts.ScriptKind.JS);
+  const prototypeKeys: ts.PropertyName[] = [];
+  let requireAt: number | undefined;
+  const stack: ts.Node[] = [file];
+  while (stack.length > 0) {
+    const node = stack.pop() as ts.Node;
+    if (ts.isIdentifier(node) && node.text === "require") requireAt ??= node.getStart(file);
+    if (
+      ts.isPropertyAssignment(node) &&
+      (ts.isStringLiteral(node.name) || ts.isIdentifier(node.name)) &&
+      node.name.text === "__proto__"
+    ) {
+      prototypeKeys.push(node.name);
+    }
+    node.forEachChild((child) => {
+      stack.push(child);
+    });
+  }
+  return { file, requireAt, prototypeKeys };
+}
+
+/**
+ * Checks that no `require` survives (see {@link assertNoRequire}), then fixes `__proto__` keys: Ajv writes schema
+ * values (`const`, `enum`, the schema itself) into the module as object literals. In a literal, a
+ * `"__proto__": value` entry sets the object's prototype instead of creating a property, so a schema value such as
+ * `{"const": {"__proto__": 1}}` would change meaning. Every such entry becomes a computed key, `["__proto__"]`, which
+ * creates an own property exactly as `JSON.parse` does.
+ */
+export function ownPrototypeKeys(code: string): string {
+  const { file, requireAt, prototypeKeys } = scanModule(code);
+  if (requireAt !== undefined) throwRequire(file, requireAt);
+  let rewritten = code;
+  for (const name of prototypeKeys.sort((a, b) => b.getStart(file) - a.getStart(file))) {
+    rewritten = `${rewritten.slice(0, name.getStart(file))}["__proto__"]${rewritten.slice(name.getEnd())}`;
+  }
+  return rewritten;
+}
+
+function throwRequire(file: ts.SourceFile, position: number): never {
+  const { line } = file.getLineAndCharacterOfPosition(position);
+  throw new Error(`the generated validator module still calls require() (line ${line + 1})`);
 }
 
 /**
@@ -86,16 +129,6 @@ export function assembleModule(validators: readonly StandaloneValidator[]): stri
  * (a `pattern`, a `const`) may well contain the text `require(`.
  */
 export function assertNoRequire(code: string): void {
-  const file = ts.createSourceFile("validators.js", code, ts.ScriptTarget.ES2022, false, ts.ScriptKind.JS);
-  const stack: ts.Node[] = [file];
-  while (stack.length > 0) {
-    const node = stack.pop() as ts.Node;
-    if (ts.isIdentifier(node) && node.text === "require") {
-      const { line } = file.getLineAndCharacterOfPosition(node.getStart(file));
-      throw new Error(`the generated validator module still calls require() (line ${line + 1})`);
-    }
-    node.forEachChild((child) => {
-      stack.push(child);
-    });
-  }
+  const { file, requireAt } = scanModule(code);
+  if (requireAt !== undefined) throwRequire(file, requireAt);
 }

@@ -199,6 +199,16 @@ describe("JSON Schema semantics beyond Ajv's defaults", () => {
     expect(validate(instance)).toBe(valid);
   });
 
+  it("keeps a __proto__ key in const and enum values an own property, as JSON.parse makes it", async () => {
+    const schema = JSON.parse(
+      '{"const": {"__proto__": {"a": 1}}, "enum": [{"__proto__": 2}, {"__proto__": {"a": 1}}]}',
+    );
+    const validate = await generatedValidator(resolved(schema as JsonSchema));
+    expect(validate(JSON.parse('{"__proto__": {"a": 1}}'))).toBe(true);
+    expect(validate({})).toBe(false);
+    expect(validate({ a: 1 })).toBe(false);
+  });
+
   it("looks up property names as own properties only", async () => {
     const validate = await generatedValidator(
       resolved({ required: ["toString"], properties: { constructor: { type: "number" } } }),
