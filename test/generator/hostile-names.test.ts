@@ -23,7 +23,7 @@ const hostile: Array<[string, { name: string; description: string }]> = [
   ["another reserved word", { name: "class", description: "Another reserved word." }],
   ["quotes and backslashes", { name: 'say"hi\\', description: "He said \"stop\" \\ and 'left'." }],
   ["comment terminator", { name: "end*/here", description: "*/ process.exit(1); /*" }],
-  ["template placeholder", { name: "tpl${x}", description: "${process.exit(1)} and `backticks`" }],
+  ["template placeholder", { name: "tpl$" + "{x}", description: "$" + "{process.exit(1)} and `backticks`" }],
   ["line separators", { name: "line\u2028sep", description: "one\u2028two\u2029three\nfour" }],
   ["NUL", { name: "nul\u0000byte", description: "a\u0000b" }],
   ["non-ASCII", { name: "café_東京", description: "Ünïcödé — 東京 — 🧪" }],
