@@ -2,11 +2,11 @@
 import { codePointLength } from "toolgate/runtime";
 
 export const validateResult = (() => {
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"columns":{"type":"array","minItems":1,"maxItems":24,"items":{"$ref":"#/$defs/column"}},"rows":{"type":"array","maxItems":200,"items":{"type":"array","maxItems":24,"items":{"$ref":"#/$defs/cell"}}},"rowCount":{"type":"integer","minimum":0,"maximum":200},"truncated":{"type":"boolean","description":"More rows matched than were returned."},"elapsedMs":{"type":"number","minimum":0}},"required":["columns","rows","rowCount","truncated"],"additionalProperties":false,"$defs":{"column":{"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":128},"type":{"enum":["text","integer","numeric","boolean","date","timestamp","uuid","json"]},"nullable":{"type":"boolean"}},"required":["name","type"],"additionalProperties":false},"cell":{"description":"One value; numeric and json columns arrive as text so no precision is lost.","anyOf":[{"type":"string","maxLength":256},{"type":"number"},{"type":"boolean"},{"type":"null"}]}}};
+
 const schema32 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":128},"type":{"enum":["text","integer","numeric","boolean","date","timestamp","uuid","json"]},"nullable":{"type":"boolean"}},"required":["name","type"],"additionalProperties":false};
-const schema33 = {"description":"One value; numeric and json columns arrive as text so no precision is lost.","anyOf":[{"type":"string","maxLength":256},{"type":"number"},{"type":"boolean"},{"type":"null"}]};
+
 const func0 = Object.prototype.hasOwnProperty;
-const func68 = codePointLength;
+const func71 = codePointLength;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -15,14 +15,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.columns === undefined) || (!(func0.call(data, "columns")))) && (missing0 = "columns")) || (((data.rows === undefined) || (!(func0.call(data, "rows")))) && (missing0 = "rows"))) || (((data.rowCount === undefined) || (!(func0.call(data, "rowCount")))) && (missing0 = "rowCount"))) || (((data.truncated === undefined) || (!(func0.call(data, "truncated")))) && (missing0 = "truncated"))){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((key0 === "columns") || (key0 === "rows")) || (key0 === "rowCount")) || (key0 === "truncated")) || (key0 === "elapsedMs"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -34,12 +34,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 24){
-validate20.errors = [{instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/maxItems",keyword:"maxItems",params:{limit: 24},message:"must NOT have more than 24 items"}];
+validate20.errors = [{instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/maxItems",keyword:"maxItems",params:{limit: 24}}];
 return false;
 }
 else {
 if(data0.length < 1){
-validate20.errors = [{instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate20.errors = [{instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -53,14 +53,14 @@ if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((data1.name === undefined) || (!(func0.call(data1, "name")))) && (missing1 = "name")) || (((data1.type === undefined) || (!(func0.call(data1, "type")))) && (missing1 = "type"))){
-validate20.errors = [{instancePath:instancePath+"/columns/" + i0,schemaPath:"#/$defs/column/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate20.errors = [{instancePath:instancePath+"/columns/" + i0,schemaPath:"#/$defs/column/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 of Object.keys(data1)){
 if(!(((key1 === "name") || (key1 === "type")) || (key1 === "nullable"))){
-validate20.errors = [{instancePath:instancePath+"/columns/" + i0,schemaPath:"#/$defs/column/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath:instancePath+"/columns/" + i0,schemaPath:"#/$defs/column/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -71,19 +71,19 @@ let data2 = data1.name;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(func68(data2) > 128){
-validate20.errors = [{instancePath:instancePath+"/columns/" + i0+"/name",schemaPath:"#/$defs/column/properties/name/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if(func71(data2) > 128){
+validate20.errors = [{instancePath:instancePath+"/columns/" + i0+"/name",schemaPath:"#/$defs/column/properties/name/maxLength",keyword:"maxLength",params:{limit: 128}}];
 return false;
 }
 else {
-if(func68(data2) < 1){
-validate20.errors = [{instancePath:instancePath+"/columns/" + i0+"/name",schemaPath:"#/$defs/column/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func71(data2) < 1){
+validate20.errors = [{instancePath:instancePath+"/columns/" + i0+"/name",schemaPath:"#/$defs/column/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/columns/" + i0+"/name",schemaPath:"#/$defs/column/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/columns/" + i0+"/name",schemaPath:"#/$defs/column/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -97,7 +97,7 @@ if(data1.type !== undefined && func0.call(data1, "type")){
 let data3 = data1.type;
 const _errs10 = errors;
 if(!((((((((data3 === "text") || (data3 === "integer")) || (data3 === "numeric")) || (data3 === "boolean")) || (data3 === "date")) || (data3 === "timestamp")) || (data3 === "uuid")) || (data3 === "json"))){
-validate20.errors = [{instancePath:instancePath+"/columns/" + i0+"/type",schemaPath:"#/$defs/column/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate20.errors = [{instancePath:instancePath+"/columns/" + i0+"/type",schemaPath:"#/$defs/column/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.type.enum}}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -109,7 +109,7 @@ if(valid3){
 if(data1.nullable !== undefined && func0.call(data1, "nullable")){
 const _errs11 = errors;
 if(typeof data1.nullable !== "boolean"){
-validate20.errors = [{instancePath:instancePath+"/columns/" + i0+"/nullable",schemaPath:"#/$defs/column/properties/nullable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate20.errors = [{instancePath:instancePath+"/columns/" + i0+"/nullable",schemaPath:"#/$defs/column/properties/nullable/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -123,7 +123,7 @@ var valid3 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/columns/" + i0,schemaPath:"#/$defs/column/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/columns/" + i0,schemaPath:"#/$defs/column/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -136,7 +136,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/columns",schemaPath:"#/properties/columns/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -152,7 +152,7 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(Array.isArray(data5)){
 if(data5.length > 200){
-validate20.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"}];
+validate20.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/maxItems",keyword:"maxItems",params:{limit: 200}}];
 return false;
 }
 else {
@@ -164,7 +164,7 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(Array.isArray(data6)){
 if(data6.length > 24){
-validate20.errors = [{instancePath:instancePath+"/rows/" + i1,schemaPath:"#/properties/rows/items/maxItems",keyword:"maxItems",params:{limit: 24},message:"must NOT have more than 24 items"}];
+validate20.errors = [{instancePath:instancePath+"/rows/" + i1,schemaPath:"#/properties/rows/items/maxItems",keyword:"maxItems",params:{limit: 24}}];
 return false;
 }
 else {
@@ -178,8 +178,8 @@ let valid7 = false;
 const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data7 === "string"){
-if(func68(data7) > 256){
-const err0 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(func71(data7) > 256){
+const err0 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 256}};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -190,7 +190,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/0/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -205,7 +205,7 @@ valid7 = valid7 || _valid0;
 if(!valid7){
 const _errs22 = errors;
 if(!(typeof data7 == "number")){
-const err2 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err2 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/1/type",keyword:"type",params:{type: "number"}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -219,7 +219,7 @@ valid7 = valid7 || _valid0;
 if(!valid7){
 const _errs24 = errors;
 if(typeof data7 !== "boolean"){
-const err3 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/2/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err3 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/2/type",keyword:"type",params:{type: "boolean"}};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -233,7 +233,7 @@ valid7 = valid7 || _valid0;
 if(!valid7){
 const _errs26 = errors;
 if(data7 !== null){
-const err4 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err4 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/3/type",keyword:"type",params:{type: "null"}};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -248,7 +248,7 @@ valid7 = valid7 || _valid0;
 }
 }
 if(!valid7){
-const err5 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err5 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf",keyword:"anyOf",params:{}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -278,7 +278,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/rows/" + i1,schemaPath:"#/properties/rows/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/rows/" + i1,schemaPath:"#/properties/rows/items/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -290,7 +290,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/rows",schemaPath:"#/properties/rows/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -304,18 +304,18 @@ if(data.rowCount !== undefined && func0.call(data, "rowCount")){
 let data8 = data.rowCount;
 const _errs28 = errors;
 if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-validate20.errors = [{instancePath:instancePath+"/rowCount",schemaPath:"#/properties/rowCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/rowCount",schemaPath:"#/properties/rowCount/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs28){
 if(typeof data8 == "number"){
 if(data8 > 200 || isNaN(data8)){
-validate20.errors = [{instancePath:instancePath+"/rowCount",schemaPath:"#/properties/rowCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
+validate20.errors = [{instancePath:instancePath+"/rowCount",schemaPath:"#/properties/rowCount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200}}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate20.errors = [{instancePath:instancePath+"/rowCount",schemaPath:"#/properties/rowCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate20.errors = [{instancePath:instancePath+"/rowCount",schemaPath:"#/properties/rowCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -330,7 +330,7 @@ if(valid0){
 if(data.truncated !== undefined && func0.call(data, "truncated")){
 const _errs30 = errors;
 if(typeof data.truncated !== "boolean"){
-validate20.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate20.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -345,12 +345,12 @@ const _errs32 = errors;
 if(errors === _errs32){
 if(typeof data10 == "number"){
 if(data10 < 0 || isNaN(data10)){
-validate20.errors = [{instancePath:instancePath+"/elapsedMs",schemaPath:"#/properties/elapsedMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate20.errors = [{instancePath:instancePath+"/elapsedMs",schemaPath:"#/properties/elapsedMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/elapsedMs",schemaPath:"#/properties/elapsedMs/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate20.errors = [{instancePath:instancePath+"/elapsedMs",schemaPath:"#/properties/elapsedMs/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -367,7 +367,7 @@ var valid0 = true;
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -378,9 +378,9 @@ return validate20;
 })();
 
 export const validateInput = (() => {
-const schema31 = {"type":"object","properties":{"sql":{"type":"string","minLength":1,"maxLength":8000,"description":"A single SELECT statement; use $1, $2… for parameters."},"params":{"type":"array","maxItems":32,"items":{"anyOf":[{"type":"string","maxLength":256},{"type":"number"},{"type":"boolean"},{"type":"null"}]}},"maxRows":{"type":"integer","minimum":1,"maximum":200,"default":200}},"required":["sql"],"additionalProperties":false};
+
 const func0 = Object.prototype.hasOwnProperty;
-const func62 = codePointLength;
+const func65 = codePointLength;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -389,14 +389,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sql === undefined) || (!(func0.call(data, "sql")))) && (missing0 = "sql")){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "sql") || (key0 === "params")) || (key0 === "maxRows"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -407,19 +407,19 @@ let data0 = data.sql;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func62(data0) > 8000){
-validate20.errors = [{instancePath:instancePath+"/sql",schemaPath:"#/properties/sql/maxLength",keyword:"maxLength",params:{limit: 8000},message:"must NOT have more than 8000 characters"}];
+if(func65(data0) > 8000){
+validate20.errors = [{instancePath:instancePath+"/sql",schemaPath:"#/properties/sql/maxLength",keyword:"maxLength",params:{limit: 8000}}];
 return false;
 }
 else {
-if(func62(data0) < 1){
-validate20.errors = [{instancePath:instancePath+"/sql",schemaPath:"#/properties/sql/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func65(data0) < 1){
+validate20.errors = [{instancePath:instancePath+"/sql",schemaPath:"#/properties/sql/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/sql",schemaPath:"#/properties/sql/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/sql",schemaPath:"#/properties/sql/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -435,7 +435,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length > 32){
-validate20.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"}];
+validate20.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/maxItems",keyword:"maxItems",params:{limit: 32}}];
 return false;
 }
 else {
@@ -449,8 +449,8 @@ let valid2 = false;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(func62(data2) > 256){
-const err0 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(func65(data2) > 256){
+const err0 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 256}};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -461,7 +461,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/0/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -476,7 +476,7 @@ valid2 = valid2 || _valid0;
 if(!valid2){
 const _errs10 = errors;
 if(!(typeof data2 == "number")){
-const err2 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err2 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/1/type",keyword:"type",params:{type: "number"}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -490,7 +490,7 @@ valid2 = valid2 || _valid0;
 if(!valid2){
 const _errs12 = errors;
 if(typeof data2 !== "boolean"){
-const err3 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/2/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err3 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/2/type",keyword:"type",params:{type: "boolean"}};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -504,7 +504,7 @@ valid2 = valid2 || _valid0;
 if(!valid2){
 const _errs14 = errors;
 if(data2 !== null){
-const err4 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err4 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/3/type",keyword:"type",params:{type: "null"}};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -519,7 +519,7 @@ valid2 = valid2 || _valid0;
 }
 }
 if(!valid2){
-const err5 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err5 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf",keyword:"anyOf",params:{}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -549,7 +549,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -563,18 +563,18 @@ if(data.maxRows !== undefined && func0.call(data, "maxRows")){
 let data3 = data.maxRows;
 const _errs16 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate20.errors = [{instancePath:instancePath+"/maxRows",schemaPath:"#/properties/maxRows/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/maxRows",schemaPath:"#/properties/maxRows/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs16){
 if(typeof data3 == "number"){
 if(data3 > 200 || isNaN(data3)){
-validate20.errors = [{instancePath:instancePath+"/maxRows",schemaPath:"#/properties/maxRows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"}];
+validate20.errors = [{instancePath:instancePath+"/maxRows",schemaPath:"#/properties/maxRows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200}}];
 return false;
 }
 else {
 if(data3 < 1 || isNaN(data3)){
-validate20.errors = [{instancePath:instancePath+"/maxRows",schemaPath:"#/properties/maxRows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate20.errors = [{instancePath:instancePath+"/maxRows",schemaPath:"#/properties/maxRows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -591,7 +591,7 @@ var valid0 = true;
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }

@@ -2,9 +2,9 @@
 import { codePointLength } from "toolgate/runtime";
 
 export const validateResult = (() => {
-const schema11 = {"type":"object","properties":{"entities":{"type":"array","maxItems":100,"items":{"type":"object","properties":{"name":{"type":"string","maxLength":128,"description":"The name of the entity"},"entityType":{"type":"string","maxLength":64,"description":"The type of the entity"},"observations":{"type":"array","maxItems":20,"items":{"type":"string","maxLength":500},"description":"An array of observation contents associated with the entity"}},"required":["name","entityType","observations"],"additionalProperties":false}},"relations":{"type":"array","maxItems":200,"items":{"type":"object","properties":{"from":{"type":"string","maxLength":128,"description":"The name of the entity where the relation starts"},"to":{"type":"string","maxLength":128,"description":"The name of the entity where the relation ends"},"relationType":{"type":"string","maxLength":64,"description":"The type of the relation"}},"required":["from","to","relationType"],"additionalProperties":false}}},"required":["entities","relations"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"};
+
 const func0 = Object.prototype.hasOwnProperty;
-const func52 = codePointLength;
+const func54 = codePointLength;
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -13,14 +13,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.entities === undefined) || (!(func0.call(data, "entities")))) && (missing0 = "entities")) || (((data.relations === undefined) || (!(func0.call(data, "relations")))) && (missing0 = "relations"))){
-validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "entities") || (key0 === "relations"))){
-validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -32,7 +32,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 100){
-validate10.errors = [{instancePath:instancePath+"/entities",schemaPath:"#/properties/entities/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate10.errors = [{instancePath:instancePath+"/entities",schemaPath:"#/properties/entities/maxItems",keyword:"maxItems",params:{limit: 100}}];
 return false;
 }
 else {
@@ -45,14 +45,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((((data1.name === undefined) || (!(func0.call(data1, "name")))) && (missing1 = "name")) || (((data1.entityType === undefined) || (!(func0.call(data1, "entityType")))) && (missing1 = "entityType"))) || (((data1.observations === undefined) || (!(func0.call(data1, "observations")))) && (missing1 = "observations"))){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0,schemaPath:"#/properties/entities/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate10.errors = [{instancePath:instancePath+"/entities/" + i0,schemaPath:"#/properties/entities/items/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 of Object.keys(data1)){
 if(!(((key1 === "name") || (key1 === "entityType")) || (key1 === "observations"))){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0,schemaPath:"#/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath:instancePath+"/entities/" + i0,schemaPath:"#/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -63,13 +63,13 @@ let data2 = data1.name;
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
-if(func52(data2) > 128){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/name",schemaPath:"#/properties/entities/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if(func54(data2) > 128){
+validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/name",schemaPath:"#/properties/entities/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 128}}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/name",schemaPath:"#/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/name",schemaPath:"#/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -84,13 +84,13 @@ let data3 = data1.entityType;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
-if(func52(data3) > 64){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/entityType",schemaPath:"#/properties/entities/items/properties/entityType/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if(func54(data3) > 64){
+validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/entityType",schemaPath:"#/properties/entities/items/properties/entityType/maxLength",keyword:"maxLength",params:{limit: 64}}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/entityType",schemaPath:"#/properties/entities/items/properties/entityType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/entityType",schemaPath:"#/properties/entities/items/properties/entityType/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -106,7 +106,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(Array.isArray(data4)){
 if(data4.length > 20){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations",schemaPath:"#/properties/entities/items/properties/observations/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
+validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations",schemaPath:"#/properties/entities/items/properties/observations/maxItems",keyword:"maxItems",params:{limit: 20}}];
 return false;
 }
 else {
@@ -117,13 +117,13 @@ let data5 = data4[i1];
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data5 === "string"){
-if(func52(data5) > 500){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations/" + i1,schemaPath:"#/properties/entities/items/properties/observations/items/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+if(func54(data5) > 500){
+validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations/" + i1,schemaPath:"#/properties/entities/items/properties/observations/items/maxLength",keyword:"maxLength",params:{limit: 500}}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations/" + i1,schemaPath:"#/properties/entities/items/properties/observations/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations/" + i1,schemaPath:"#/properties/entities/items/properties/observations/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -135,7 +135,7 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations",schemaPath:"#/properties/entities/items/properties/observations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations",schemaPath:"#/properties/entities/items/properties/observations/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -150,7 +150,7 @@ var valid2 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0,schemaPath:"#/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/entities/" + i0,schemaPath:"#/properties/entities/items/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -162,7 +162,7 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/entities",schemaPath:"#/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate10.errors = [{instancePath:instancePath+"/entities",schemaPath:"#/properties/entities/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -178,7 +178,7 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(Array.isArray(data6)){
 if(data6.length > 200){
-validate10.errors = [{instancePath:instancePath+"/relations",schemaPath:"#/properties/relations/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"}];
+validate10.errors = [{instancePath:instancePath+"/relations",schemaPath:"#/properties/relations/maxItems",keyword:"maxItems",params:{limit: 200}}];
 return false;
 }
 else {
@@ -191,14 +191,14 @@ if(errors === _errs17){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing2;
 if(((((data7.from === undefined) || (!(func0.call(data7, "from")))) && (missing2 = "from")) || (((data7.to === undefined) || (!(func0.call(data7, "to")))) && (missing2 = "to"))) || (((data7.relationType === undefined) || (!(func0.call(data7, "relationType")))) && (missing2 = "relationType"))){
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2,schemaPath:"#/properties/relations/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate10.errors = [{instancePath:instancePath+"/relations/" + i2,schemaPath:"#/properties/relations/items/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 const _errs19 = errors;
 for(const key2 of Object.keys(data7)){
 if(!(((key2 === "from") || (key2 === "to")) || (key2 === "relationType"))){
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2,schemaPath:"#/properties/relations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath:instancePath+"/relations/" + i2,schemaPath:"#/properties/relations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -209,13 +209,13 @@ let data8 = data7.from;
 const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data8 === "string"){
-if(func52(data8) > 128){
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/from",schemaPath:"#/properties/relations/items/properties/from/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if(func54(data8) > 128){
+validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/from",schemaPath:"#/properties/relations/items/properties/from/maxLength",keyword:"maxLength",params:{limit: 128}}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/from",schemaPath:"#/properties/relations/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/from",schemaPath:"#/properties/relations/items/properties/from/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -230,13 +230,13 @@ let data9 = data7.to;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data9 === "string"){
-if(func52(data9) > 128){
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/to",schemaPath:"#/properties/relations/items/properties/to/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if(func54(data9) > 128){
+validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/to",schemaPath:"#/properties/relations/items/properties/to/maxLength",keyword:"maxLength",params:{limit: 128}}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/to",schemaPath:"#/properties/relations/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/to",schemaPath:"#/properties/relations/items/properties/to/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -251,13 +251,13 @@ let data10 = data7.relationType;
 const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data10 === "string"){
-if(func52(data10) > 64){
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/relationType",schemaPath:"#/properties/relations/items/properties/relationType/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if(func54(data10) > 64){
+validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/relationType",schemaPath:"#/properties/relations/items/properties/relationType/maxLength",keyword:"maxLength",params:{limit: 64}}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/relationType",schemaPath:"#/properties/relations/items/properties/relationType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/relationType",schemaPath:"#/properties/relations/items/properties/relationType/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -272,7 +272,7 @@ var valid5 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2,schemaPath:"#/properties/relations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath:instancePath+"/relations/" + i2,schemaPath:"#/properties/relations/items/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -284,7 +284,7 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/relations",schemaPath:"#/properties/relations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate10.errors = [{instancePath:instancePath+"/relations",schemaPath:"#/properties/relations/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -298,7 +298,7 @@ var valid0 = true;
 }
 }
 else {
-validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -309,7 +309,7 @@ return validate10;
 })();
 
 export const validateInput = (() => {
-const schema11 = {"type":"object","properties":{},"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"};
+
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -317,13 +317,13 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 of Object.keys(data)){
-validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
 }
 else {
-validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }

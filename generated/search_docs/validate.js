@@ -2,10 +2,10 @@
 import { codePointLength } from "toolgate/runtime";
 
 export const validateResult = (() => {
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"query":{"type":"string","maxLength":512,"description":"The query as the index understood it."},"total":{"type":"integer","minimum":0,"description":"Matching pages in the whole index."},"hits":{"type":"array","maxItems":100,"items":{"$ref":"#/$defs/hit"}},"nextCursor":{"type":"string","minLength":1,"maxLength":256,"pattern":"^[A-Za-z0-9_=-]+$"}},"required":["query","total","hits"],"additionalProperties":false,"$defs":{"hit":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[a-z0-9][a-z0-9/_.-]*$"},"title":{"type":"string","maxLength":200},"url":{"type":"string","format":"uri","maxLength":2000},"snippet":{"type":"string","maxLength":1000},"score":{"type":"number","minimum":0,"maximum":1}},"required":["id","title","url","snippet","score"],"additionalProperties":false}}};
-const schema32 = {"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[a-z0-9][a-z0-9/_.-]*$"},"title":{"type":"string","maxLength":200},"url":{"type":"string","format":"uri","maxLength":2000},"snippet":{"type":"string","maxLength":1000},"score":{"type":"number","minimum":0,"maximum":1}},"required":["id","title","url","snippet","score"],"additionalProperties":false};
+
+
 const func0 = Object.prototype.hasOwnProperty;
-const func64 = codePointLength;
+const func67 = codePointLength;
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9/_.-]*$", "u");
 const pattern5 = new RegExp("^[A-Za-z0-9_=-]+$", "u");
 
@@ -16,14 +16,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.query === undefined) || (!(func0.call(data, "query")))) && (missing0 = "query")) || (((data.total === undefined) || (!(func0.call(data, "total")))) && (missing0 = "total"))) || (((data.hits === undefined) || (!(func0.call(data, "hits")))) && (missing0 = "hits"))){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "query") || (key0 === "total")) || (key0 === "hits")) || (key0 === "nextCursor"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -34,13 +34,13 @@ let data0 = data.query;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func64(data0) > 512){
-validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+if(func67(data0) > 512){
+validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/maxLength",keyword:"maxLength",params:{limit: 512}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -54,13 +54,13 @@ if(data.total !== undefined && func0.call(data, "total")){
 let data1 = data.total;
 const _errs4 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate20.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs4){
 if(typeof data1 == "number"){
 if(data1 < 0 || isNaN(data1)){
-validate20.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate20.errors = [{instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -77,7 +77,7 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length > 100){
-validate20.errors = [{instancePath:instancePath+"/hits",schemaPath:"#/properties/hits/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate20.errors = [{instancePath:instancePath+"/hits",schemaPath:"#/properties/hits/maxItems",keyword:"maxItems",params:{limit: 100}}];
 return false;
 }
 else {
@@ -91,14 +91,14 @@ if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if(((((((data3.id === undefined) || (!(func0.call(data3, "id")))) && (missing1 = "id")) || (((data3.title === undefined) || (!(func0.call(data3, "title")))) && (missing1 = "title"))) || (((data3.url === undefined) || (!(func0.call(data3, "url")))) && (missing1 = "url"))) || (((data3.snippet === undefined) || (!(func0.call(data3, "snippet")))) && (missing1 = "snippet"))) || (((data3.score === undefined) || (!(func0.call(data3, "score")))) && (missing1 = "score"))){
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0,schemaPath:"#/$defs/hit/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0,schemaPath:"#/$defs/hit/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs11 = errors;
 for(const key1 of Object.keys(data3)){
 if(!(((((key1 === "id") || (key1 === "title")) || (key1 === "url")) || (key1 === "snippet")) || (key1 === "score"))){
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0,schemaPath:"#/$defs/hit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0,schemaPath:"#/$defs/hit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -109,25 +109,25 @@ let data4 = data3.id;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
-if(func64(data4) > 128){
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/id",schemaPath:"#/$defs/hit/properties/id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if(func67(data4) > 128){
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/id",schemaPath:"#/$defs/hit/properties/id/maxLength",keyword:"maxLength",params:{limit: 128}}];
 return false;
 }
 else {
-if(func64(data4) < 1){
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/id",schemaPath:"#/$defs/hit/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func67(data4) < 1){
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/id",schemaPath:"#/$defs/hit/properties/id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 else {
 if(!pattern4.test(data4)){
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/id",schemaPath:"#/$defs/hit/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9/_.-]*$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9/_.-]*$"+"\""}];
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/id",schemaPath:"#/$defs/hit/properties/id/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9/_.-]*$"}}];
 return false;
 }
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/id",schemaPath:"#/$defs/hit/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/id",schemaPath:"#/$defs/hit/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -142,13 +142,13 @@ let data5 = data3.title;
 const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
-if(func64(data5) > 200){
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/title",schemaPath:"#/$defs/hit/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+if(func67(data5) > 200){
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/title",schemaPath:"#/$defs/hit/properties/title/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/title",schemaPath:"#/$defs/hit/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/title",schemaPath:"#/$defs/hit/properties/title/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -164,13 +164,13 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data6 === "string"){
-if(func64(data6) > 2000){
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/url",schemaPath:"#/$defs/hit/properties/url/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+if(func67(data6) > 2000){
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/url",schemaPath:"#/$defs/hit/properties/url/maxLength",keyword:"maxLength",params:{limit: 2000}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/url",schemaPath:"#/$defs/hit/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/url",schemaPath:"#/$defs/hit/properties/url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -186,13 +186,13 @@ let data7 = data3.snippet;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
-if(func64(data7) > 1000){
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/snippet",schemaPath:"#/$defs/hit/properties/snippet/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+if(func67(data7) > 1000){
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/snippet",schemaPath:"#/$defs/hit/properties/snippet/maxLength",keyword:"maxLength",params:{limit: 1000}}];
 return false;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/snippet",schemaPath:"#/$defs/hit/properties/snippet/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/snippet",schemaPath:"#/$defs/hit/properties/snippet/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -208,18 +208,18 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data8 == "number"){
 if(data8 > 1 || isNaN(data8)){
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/score",schemaPath:"#/$defs/hit/properties/score/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/score",schemaPath:"#/$defs/hit/properties/score/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/score",schemaPath:"#/$defs/hit/properties/score/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/score",schemaPath:"#/$defs/hit/properties/score/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/score",schemaPath:"#/$defs/hit/properties/score/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0+"/score",schemaPath:"#/$defs/hit/properties/score/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -236,7 +236,7 @@ var valid3 = true;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/hits/" + i0,schemaPath:"#/$defs/hit/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath:instancePath+"/hits/" + i0,schemaPath:"#/$defs/hit/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -248,7 +248,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/hits",schemaPath:"#/properties/hits/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate20.errors = [{instancePath:instancePath+"/hits",schemaPath:"#/properties/hits/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -263,25 +263,25 @@ let data9 = data.nextCursor;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data9 === "string"){
-if(func64(data9) > 256){
-validate20.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+if(func67(data9) > 256){
+validate20.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/maxLength",keyword:"maxLength",params:{limit: 256}}];
 return false;
 }
 else {
-if(func64(data9) < 1){
-validate20.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func67(data9) < 1){
+validate20.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 else {
 if(!pattern5.test(data9)){
-validate20.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_=-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_=-]+$"+"\""}];
+validate20.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_=-]+$"}}];
 return false;
 }
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/nextCursor",schemaPath:"#/properties/nextCursor/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -297,7 +297,7 @@ var valid0 = true;
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -310,7 +310,7 @@ return validate20;
 export const validateInput = (() => {
 const schema31 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":512,"description":"Words or a quoted phrase to search for."},"section":{"enum":["guides","reference","api","changelog"],"description":"Search one section only."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":50},"cursor":{"type":"string","minLength":1,"maxLength":256,"description":"The nextCursor of a previous result."}},"required":["query"],"additionalProperties":false};
 const func0 = Object.prototype.hasOwnProperty;
-const func62 = codePointLength;
+const func65 = codePointLength;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -319,14 +319,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.query === undefined) || (!(func0.call(data, "query")))) && (missing0 = "query")){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "query") || (key0 === "section")) || (key0 === "limit")) || (key0 === "cursor"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -337,19 +337,19 @@ let data0 = data.query;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func62(data0) > 512){
-validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+if(func65(data0) > 512){
+validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/maxLength",keyword:"maxLength",params:{limit: 512}}];
 return false;
 }
 else {
-if(func62(data0) < 1){
-validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func65(data0) < 1){
+validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -363,7 +363,7 @@ if(data.section !== undefined && func0.call(data, "section")){
 let data1 = data.section;
 const _errs4 = errors;
 if(!((((data1 === "guides") || (data1 === "reference")) || (data1 === "api")) || (data1 === "changelog"))){
-validate20.errors = [{instancePath:instancePath+"/section",schemaPath:"#/properties/section/enum",keyword:"enum",params:{allowedValues: schema31.properties.section.enum},message:"must be equal to one of the allowed values"}];
+validate20.errors = [{instancePath:instancePath+"/section",schemaPath:"#/properties/section/enum",keyword:"enum",params:{allowedValues: schema31.properties.section.enum}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -376,18 +376,18 @@ if(data.limit !== undefined && func0.call(data, "limit")){
 let data2 = data.limit;
 const _errs5 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs5){
 if(typeof data2 == "number"){
 if(data2 > 100 || isNaN(data2)){
-validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -404,19 +404,19 @@ let data3 = data.cursor;
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
-if(func62(data3) > 256){
-validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+if(func65(data3) > 256){
+validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 256}}];
 return false;
 }
 else {
-if(func62(data3) < 1){
-validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func65(data3) < 1){
+validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -432,7 +432,7 @@ var valid0 = true;
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }

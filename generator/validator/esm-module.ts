@@ -50,6 +50,21 @@ export function assertExportName(name: string): void {
   }
 }
 
+/** A line on which Ajv declares a schema literal (always one line: Ajv writes it with `JSON.stringify`). */
+const SCHEMA_LITERAL = /^const (schema\d+) = .*;$/gm;
+
+/**
+ * Ajv declares a literal for every schema it compiles, but the code reads one only where an error or a keyword
+ * needs it. A literal whose name occurs nowhere else is dead weight at load time: leave it out.
+ */
+export function withoutUnusedSchemas(body: string): string {
+  const uses = new Map<string, number>();
+  for (const match of body.matchAll(/\bschema\d+\b/g)) uses.set(match[0], (uses.get(match[0]) ?? 0) + 1);
+  return body
+    .replace(SCHEMA_LITERAL, (line, name: string) => ((uses.get(name) ?? 0) > 1 ? line : ""))
+    .replace(/\n{3,}/g, "\n\n");
+}
+
 /** One ES module body exporting every validator, importing Ajv's helpers from `toolgate/runtime`. */
 export function assembleModule(validators: readonly StandaloneValidator[]): string {
   const imports = new Set<string>();
@@ -72,7 +87,9 @@ export function assembleModule(validators: readonly StandaloneValidator[]): stri
         return replacement;
       })
       .trim();
-    sections.push(`export const ${exportName} = (() => {\n${body}\nreturn ${functionName};\n})();\n`);
+    sections.push(
+      `export const ${exportName} = (() => {\n${withoutUnusedSchemas(body)}\nreturn ${functionName};\n})();\n`,
+    );
   }
   const importLine =
     imports.size === 0 ? "" : `import { ${[...imports].sort().join(", ")} } from "${RUNTIME_MODULE}";\n\n`;
