@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkSoundness } from "./suite.js";
 
@@ -15,8 +17,23 @@ describe("types stage soundness", () => {
     );
     for (const line of report.ajvCannotCompile) console.log(`  Ajv cannot compile: ${line}`);
     for (const line of report.unresolved) console.log(`  unresolved: ${line}`);
+    // The conformance report (test/conformance/report.ts) renders its Types section from this file.
+    await mkdir(path.resolve(".tmp", "conformance"), { recursive: true });
+    await writeFile(path.resolve(".tmp", "conformance", "types.json"), JSON.stringify(report, null, 2));
     expect(report.declarationErrors).toEqual([]);
     expect(report.unsound).toEqual([]);
     expect(report.instances).toBeGreaterThan(700);
+    // The per-source counts partition the totals.
+    const parts = Object.values(report.parts);
+    expect(parts.reduce((n, p) => n + p.schemas, 0)).toBe(report.schemas);
+    expect(parts.reduce((n, p) => n + p.accepted, 0)).toBe(report.instances);
+    expect(parts.reduce((n, p) => n + p.rejected.checked, 0)).toBe(report.invalid.checked);
+    expect(report.suite.reduce((n, f) => n + f.schemas, 0)).toBe(report.parts.suite?.schemas);
+    // Precision users rely on: `prefixItems` gives tuples, `enum`/`const` literal types, `$defs` named types.
+    const file = (name: string) => report.suite.find((f) => f.file === name)?.precision;
+    expect(file("prefixItems.json")?.tuple.precise).toBeGreaterThan(0);
+    expect(file("enum.json")?.literal.precise).toBeGreaterThan(0);
+    expect(file("const.json")?.literal.precise).toBeGreaterThan(0);
+    expect(file("defs.json")?.named.precise).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse as parseToml } from "smol-toml";
+import { ts } from "ts-morph";
 import { parse as parseYaml } from "yaml";
 import { emitTypes, type TypeRequest } from "../../generator/types/index.js";
 import { pascalCase } from "../../generator/types/names.js";
@@ -58,14 +59,64 @@ export interface SoundnessReport {
   /** Sources with references neither the bundler nor the types stage could follow (typed `unknown` there). */
   unresolved: string[];
   milliseconds: { emit: number; typecheck: number; total: number };
+  /** The same counts by source: `suite`, `mcp-tools`, `mcp-specification`, `schemastore`. */
+  parts: Record<string, SourceCounts>;
+  /** The suite's counts per file of `tests/draft2020-12/`, in file order, with precision measures. */
+  suite: SuiteFileTypes[];
+}
+
+/** Soundness counts for one source (a part of the corpus, or one suite file). */
+export interface SourceCounts {
+  /** Schemas turned into declarations. */
+  schemas: number;
+  /** Instances the validator accepts, each checked against its type. */
+  accepted: number;
+  /** Accepted instances the type rejects. */
+  unsound: number;
+  /** Instances the validator rejects, and how many of them the type rejects too. */
+  rejected: { checked: number; alsoByType: number };
+}
+
+/**
+ * How many schemas using a keyword got the precise TypeScript form for it: `schemas` use the keyword somewhere
+ * (a keyword position, not a property name or data), `precise` of them have declarations with that form.
+ */
+export interface PrecisionMeasure {
+  schemas: number;
+  precise: number;
+}
+
+/** One suite file: soundness counts, and precision measured on the schemas and their emitted declarations. */
+export interface SuiteFileTypes extends SourceCounts {
+  file: string;
+  precision: {
+    /** Schemas using `prefixItems`; precise: the declarations hold a tuple type (`[A, B?, ...C[]]`). */
+    tuple: PrecisionMeasure;
+    /** Schemas using `enum` or `const`; precise: the declarations hold a literal type (`"a"`, `1`, `true`, `null`). */
+    literal: PrecisionMeasure;
+    /** Schemas using `$ref`; precise: the declarations refer to a type they declare by name (`TA`, or `T` itself). */
+    named: PrecisionMeasure;
+  };
+}
+
+function emptyCounts(): SourceCounts {
+  return { schemas: 0, accepted: 0, unsound: 0, rejected: { checked: 0, alsoByType: 0 } };
+}
+
+/** Where a batch entry's counts go: a part of the corpus, and for the suite, its file. */
+interface Tally {
+  part: string;
+  suiteFile?: string;
+  schemas: number;
 }
 
 /** Source files for one program, with which line holds which instance. */
 class Batch {
   readonly files: Record<string, string> = {};
-  readonly #entries = new Map<string, { source: string; lines: Map<number, Instance> }>();
+  readonly #entries = new Map<string, { source: string; tally: Tally; lines: Map<number, Instance> }>();
 
-  async add(source: string, requests: TypeRequest[], instances: Instance[] = []): Promise<void> {
+  /** Emit `requests` with `instances` below them; returns the emitted declarations. */
+  async add(source: string, tally: Tally, requests: TypeRequest[], instances: Instance[] = []): Promise<string> {
     const declarations = await emitTypes(requests);
     const file = `f${this.#entries.size}.ts`;
     const lines = new Map<number, Instance>();
@@ -76,11 +127,13 @@ class Batch {
       text.push(`export const v${n}: ${instance.typeName} = ${literal(instance.data)};`);
     }
     this.files[file] = `${text.join("\n")}\n`;
-    this.#entries.set(file, { source, lines });
+    this.#entries.set(file, { source, tally, lines });
+    return declarations;
   }
 
   check(report: SoundnessReport): void {
     const rejected = new Set<Instance>();
+    const unsound = new Set<Instance>();
     for (const finding of typeCheck(this.files)) {
       const entry = this.#entries.get(finding.file);
       const instance = entry?.lines.get(finding.line);
@@ -91,14 +144,31 @@ class Batch {
         });
       } else if (instance.valid) {
         report.unsound.push({ source: entry?.source ?? "", instance: instance.label, message: finding.message });
+        unsound.add(instance);
       } else {
         rejected.add(instance);
       }
     }
-    for (const { lines } of this.#entries.values()) {
+    const suiteFiles = new Map(report.suite.map((counts) => [counts.file, counts]));
+    for (const { tally, lines } of this.#entries.values()) {
+      report.parts[tally.part] ??= emptyCounts();
+      const targets = [report.parts[tally.part] as SourceCounts];
+      const suiteFile = tally.suiteFile === undefined ? undefined : suiteFiles.get(tally.suiteFile);
+      if (suiteFile !== undefined) targets.push(suiteFile);
+      for (const counts of targets) counts.schemas += tally.schemas;
       for (const instance of lines.values()) {
         if (instance.valid) report.instances += 1;
         else report.invalid.checked += 1;
+        for (const counts of targets) {
+          if (instance.valid) {
+            counts.accepted += 1;
+            // A diagnostic may name an instance more than once; count the instance once.
+            if (unsound.has(instance)) counts.unsound += 1;
+          } else {
+            counts.rejected.checked += 1;
+            if (rejected.has(instance)) counts.rejected.alsoByType += 1;
+          }
+        }
       }
     }
     report.invalid.rejected = rejected.size;
@@ -152,6 +222,108 @@ function verdict(validate: Validate, data: unknown): boolean {
   }
 }
 
+/** Keywords whose value maps names to subschemas: the names are not keywords. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+/** Keywords whose value is data, not schemas. */
+const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples"]);
+
+/** What a schema uses: its keywords (not property names, not data), and the primitives in its `enum`s and `const`s. */
+interface SchemaUse {
+  keywords: Set<string>;
+  /** `JSON.stringify` of every string, number, boolean and null inside an `enum` or `const` value. */
+  literals: Set<string>;
+}
+
+function primitivesIn(value: unknown, found: Set<string>): void {
+  if (typeof value === "object" && value !== null) {
+    for (const member of Object.values(value)) primitivesIn(member, found);
+  } else {
+    found.add(JSON.stringify(value));
+  }
+}
+
+/** The keywords used anywhere in `schema` in keyword position, and the primitives its `enum`s and `const`s name. */
+function useOf(schema: unknown, use: SchemaUse = { keywords: new Set(), literals: new Set() }): SchemaUse {
+  if (Array.isArray(schema)) {
+    for (const member of schema) useOf(member, use);
+    return use;
+  }
+  if (typeof schema !== "object" || schema === null) return use;
+  for (const [key, value] of Object.entries(schema)) {
+    use.keywords.add(key);
+    if (key === "const") primitivesIn(value, use.literals);
+    else if (key === "enum" && Array.isArray(value)) primitivesIn(value, use.literals);
+    if (DATA_KEYWORDS.has(key)) continue;
+    if (SCHEMA_MAPS.has(key) && typeof value === "object" && value !== null) {
+      for (const member of Object.values(value)) useOf(member, use);
+    } else {
+      useOf(value, use);
+    }
+  }
+  return use;
+}
+
+/** A literal type node's value as `JSON.stringify` writes it (`"a"`, `-1`, `true`, `null`). */
+function literalValue(node: ts.LiteralTypeNode): string | undefined {
+  const { literal } = node;
+  if (ts.isStringLiteral(literal) || ts.isNoSubstitutionTemplateLiteral(literal)) return JSON.stringify(literal.text);
+  if (ts.isNumericLiteral(literal)) return JSON.stringify(Number(literal.text));
+  if (ts.isPrefixUnaryExpression(literal) && ts.isNumericLiteral(literal.operand)) {
+    return JSON.stringify(-Number(literal.operand.text));
+  }
+  if (literal.kind === ts.SyntaxKind.TrueKeyword) return "true";
+  if (literal.kind === ts.SyntaxKind.FalseKeyword) return "false";
+  if (literal.kind === ts.SyntaxKind.NullKeyword) return "null";
+  return undefined;
+}
+
+/**
+ * Which precise forms emitted declarations hold: a tuple type; a literal type for one of `literals` (a `null` in
+ * the union every untyped schema gets does not count unless an `enum` or `const` names null); a reference to a
+ * type they declare.
+ */
+function formsIn(declarations: string, literals: Set<string>): { tuple: boolean; literal: boolean; named: boolean } {
+  const file = ts.createSourceFile("declarations.ts", declarations, ts.ScriptTarget.ES2022);
+  const declared = new Set<string>();
+  for (const statement of file.statements) {
+    if (ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement)) {
+      declared.add(statement.name.text);
+    }
+  }
+  const forms = { tuple: false, literal: false, named: false };
+  const visit = (node: ts.Node): void => {
+    if (ts.isTupleTypeNode(node)) forms.tuple = true;
+    else if (ts.isLiteralTypeNode(node)) {
+      const value = literalValue(node);
+      if (value !== undefined && literals.has(value)) forms.literal = true;
+    } else if (ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) && declared.has(node.typeName.text)) {
+      forms.named = true;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return forms;
+}
+
+/** Count one suite schema into its file's precision measures. */
+function measurePrecision(counts: SuiteFileTypes, schema: unknown, declarations: string): void {
+  const { keywords, literals } = useOf(schema);
+  const forms = formsIn(declarations, literals);
+  const { tuple, literal, named } = counts.precision;
+  if (keywords.has("prefixItems")) {
+    tuple.schemas += 1;
+    if (forms.tuple) tuple.precise += 1;
+  }
+  if (keywords.has("enum") || keywords.has("const")) {
+    literal.schemas += 1;
+    if (forms.literal) literal.precise += 1;
+  }
+  if (keywords.has("$ref")) {
+    named.schemas += 1;
+    if (forms.named) named.precise += 1;
+  }
+}
+
 async function addSuite(batch: Batch, report: SoundnessReport): Promise<void> {
   const remotes = remoteDocuments();
   const testsDir = join(SUITE, "tests", "draft2020-12");
@@ -163,6 +335,16 @@ async function addSuite(batch: Batch, report: SoundnessReport): Promise<void> {
       schema: unknown;
       tests: Array<{ description: string; data: unknown; valid: boolean }>;
     }>;
+    const counts: SuiteFileTypes = {
+      file: suiteFile,
+      ...emptyCounts(),
+      precision: {
+        tuple: { schemas: 0, precise: 0 },
+        literal: { schemas: 0, precise: 0 },
+        named: { schemas: 0, precise: 0 },
+      },
+    };
+    report.suite.push(counts);
     for (const [index, group] of groups.entries()) {
       const source = `${suiteFile} #${index} ${group.description}`;
       let validate: Validate | undefined;
@@ -179,7 +361,13 @@ async function addSuite(batch: Batch, report: SoundnessReport): Promise<void> {
         data: test.data,
         valid: validate === undefined ? test.valid : test.valid && verdict(validate, test.data),
       }));
-      await batch.add(source, [{ name: "T", schema: bundled.schema as TypeRequest["schema"] }], instances);
+      const declarations = await batch.add(
+        source,
+        { part: "suite", suiteFile, schemas: 1 },
+        [{ name: "T", schema: bundled.schema as TypeRequest["schema"] }],
+        instances,
+      );
+      measurePrecision(counts, group.schema, declarations);
       report.schemas += 1;
     }
   }
@@ -231,7 +419,8 @@ async function addToolSchemas(batch: Batch, report: SoundnessReport): Promise<vo
           instances.push({ label: paired[1], typeName: `${base}Result`, data: result.structuredContent, valid });
         }
       }
-      await batch.add(`${path} [${n}] ${tool.name}`, requests, instances);
+      const tally = { part: "mcp-tools", schemas: requests.length };
+      await batch.add(`${path} [${n}] ${tool.name}`, tally, requests, instances);
       report.schemas += requests.length;
     }
   }
@@ -264,6 +453,7 @@ async function addSpecification(batch: Batch, report: SoundnessReport): Promise<
     }
     await batch.add(
       `mcp-specification ${version}`,
+      { part: "mcp-specification", schemas: 1 },
       [{ name: "Mcp", schema: root as TypeRequest["schema"] }],
       instances,
     );
@@ -310,7 +500,12 @@ async function addSchemaStore(batch: Batch, report: SoundnessReport, withVector:
         instances.push({ label: `${folder}/${name}/${entry}`, typeName: "S", data, valid });
       }
     }
-    await batch.add(`schemastore ${name}`, [{ name: "S", schema: schema as TypeRequest["schema"] }], instances);
+    await batch.add(
+      `schemastore ${name}`,
+      { part: "schemastore", schemas: 1 },
+      [{ name: "S", schema: schema as TypeRequest["schema"] }],
+      instances,
+    );
     report.schemas += 1;
   }
 }
@@ -326,6 +521,8 @@ export async function checkSoundness(options: { vector?: boolean } = {}): Promis
     ajvCannotCompile: [],
     unresolved: [],
     milliseconds: { emit: 0, typecheck: 0, total: 0 },
+    parts: {},
+    suite: [],
   };
   const started = performance.now();
   const batch = new Batch();
