@@ -77,6 +77,11 @@ interface SchemaStoreSummary {
 export interface ReportExtras {
   types?: SoundnessReport;
   schemastore?: SchemaStoreSummary;
+  /** Written by test/generator/corpus.test.ts. */
+  mcpCorpus?: Record<
+    string,
+    { contracts: number; generated: number; refused: number; reasons: Record<string, number> }
+  >;
 }
 
 /** Table cells cannot hold a raw `|` or a line break. */
@@ -218,15 +223,30 @@ function renderRealContracts(extras: ReportExtras): string[] {
       );
     }
   }
+  const corpus = extras.mcpCorpus;
   lines.push(
     "",
     "### MCP tool corpus",
     "",
-    "The real MCP tool definitions (`../shared/corpus/mcp-tools/`) through import, generation and type-check are",
-    "counted by tests that print their counts rather than write a file, so this report does not carry them:",
-    "`npx vitest run test/generator/corpus.test.ts test/mcp/corpus.test.ts` prints contracts generated and refused",
-    "with reasons, and per server the tools imported, refused, generated and their type errors.",
+    "Every tool definition of `../shared/corpus/mcp-tools/` (GitHub, Sentry, the reference servers, the MCP",
+    "specification's examples), given only a receive ceiling, through the real generator and `tsc --strict`",
+    "(`test/generator/corpus.test.ts`): as published, and every schema it holds (input and output alike) as the",
+    "output schema of a contract of its own. The import path (`toolgate import`) is counted by `test/mcp/corpus.test.ts`.",
   );
+  if (corpus !== undefined) {
+    lines.push("", "| pass | contracts | generated and type-checked | refused |", "| --- | ---: | ---: | ---: |");
+    for (const [pass, counts] of Object.entries(corpus)) {
+      lines.push(
+        `| ${pass === "tools" ? "tools as published" : "every schema as an output schema"} | ${counts.contracts} | ${counts.generated} | ${counts.refused} |`,
+      );
+    }
+    for (const [pass, counts] of Object.entries(corpus)) {
+      const reasons = Object.entries(counts.reasons);
+      if (reasons.length === 0) continue;
+      lines.push("", `Refusals (${pass}):`, "");
+      for (const [reason, count] of reasons) lines.push(`- ${count} × ${cell(reason)}`);
+    }
+  }
   return lines;
 }
 
@@ -316,4 +336,6 @@ const types = readIfPresent<SoundnessReport>(".tmp/conformance/types.json");
 if (types !== undefined) extras.types = types;
 const schemastore = readIfPresent<SchemaStoreSummary>(".tmp/conformance/schemastore.json");
 if (schemastore !== undefined) extras.schemastore = schemastore;
+const mcpCorpus = readIfPresent<NonNullable<ReportExtras["mcpCorpus"]>>(".tmp/conformance/mcp-corpus.json");
+if (mcpCorpus !== undefined) extras.mcpCorpus = mcpCorpus;
 writeFileSync(join(REPO_ROOT, "test/conformance/REPORT.md"), renderReport(results, ajv.version, extras));

@@ -79,6 +79,20 @@ async function runPass(
   return result;
 }
 
+/** The counts for the conformance report (`.tmp/conformance/mcp-corpus.json`), one entry per pass. */
+async function recordCounts(pass: string, result: PassResult, reasons: Map<string, number>): Promise<void> {
+  const file = path.resolve(".tmp", "conformance", "mcp-corpus.json");
+  await mkdir(path.dirname(file), { recursive: true });
+  const existing = existsSync(file) ? JSON.parse(await readFile(file, "utf8")) : {};
+  existing[pass] = {
+    contracts: result.contracts,
+    generated: result.generated,
+    refused: result.refused.size,
+    reasons: Object.fromEntries([...reasons].sort((a, b) => b[1] - a[1])),
+  };
+  await writeFile(file, JSON.stringify(existing, null, 2));
+}
+
 /** Type-check every generated file under a folder with the project's own strict settings; "" when clean. */
 async function typeCheck(dir: string): Promise<string> {
   const config = path.join(dir, "tsconfig.json");
@@ -109,11 +123,12 @@ describe("real MCP tool definitions", () => {
       for (const error of errors) {
         expect(error.file, tool).toMatch(/\.tool\.json$/);
         expect(typeof error.pointer, tool).toBe("string");
-        const reason = error.message.replace(/".*?"/g, "…").slice(0, 80);
+        const reason = error.message.replace(/".*?"/g, "…");
         reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
       }
     }
     console.log(`corpus tools: ${pass.contracts} contracts, ${pass.generated} generated, ${pass.refused.size} refused`);
+    await recordCounts("tools", pass, reasons);
     for (const [reason, count] of [...reasons].sort((a, b) => b[1] - a[1])) console.log(`  ${count} × ${reason}`);
     expect(pass.generated).toBeGreaterThan(0);
     expect(await typeCheck(path.join(WORK, "tools"))).toBe("");
@@ -131,6 +146,10 @@ describe("real MCP tool definitions", () => {
       ),
     );
     console.log(`corpus schemas: ${pass.contracts} schemas, ${pass.generated} generated, ${pass.refused.size} refused`);
+    const reasons = new Map<string, number>();
+    for (const [schema, errors] of pass.refused)
+      for (const e of errors) reasons.set(`${schema}: ${e.pointer}: ${e.message}`, 1);
+    await recordCounts("schemas", pass, reasons);
     for (const [schema, errors] of pass.refused) {
       for (const error of errors) console.log(`  refused ${schema}: ${error.pointer}: ${error.message}`);
       for (const error of errors) expect(error.pointer, schema).toMatch(/^\/outputSchema/);
