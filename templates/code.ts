@@ -71,19 +71,30 @@ export function literal(value: Literal): Code {
   return new Code(entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`);
 }
 
-/** Pretty JSON-compatible literal, one property per line, keys sorted: for data tables that reviewers read. */
-export function literalBlock(value: Literal, indent = ""): Code {
+/**
+ * Pretty JSON-compatible literal, one property per line, keys sorted: for data tables that reviewers read.
+ * `after`, when given, may add code after a property's value (e.g. ` satisfies T`), by key and value.
+ */
+export function literalBlock(
+  value: Literal,
+  indent = "",
+  after?: (key: string, value: Literal) => Code | undefined,
+): Code {
   if (value === null || typeof value !== "object") return literal(value);
   const inner = `${indent}  `;
   if (Array.isArray(value)) {
     if (value.length === 0) return new Code("[]");
-    const items = value.map((item: Literal) => `${inner}${literalBlock(item, inner).text}`);
+    const items = value.map((item: Literal) => `${inner}${literalBlock(item, inner, after).text}`);
     return new Code(`[\n${items.join(",\n")},\n${indent}]`);
   }
   const record = value as { readonly [k: string]: Literal };
   const keys = Object.keys(record).sort();
   if (keys.length === 0) return new Code("{}");
-  const entries = keys.map((key) => `${inner}${propertyKey(key).text}: ${literalBlock(record[key], inner).text}`);
+  const entries = keys.map((key) => {
+    const item = record[key] as Literal;
+    const suffix = after?.(key, item)?.text ?? "";
+    return `${inner}${propertyKey(key).text}: ${literalBlock(item, inner, after).text}${suffix}`;
+  });
   return new Code(`{\n${entries.join(",\n")},\n${indent}}`);
 }
 

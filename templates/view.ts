@@ -43,6 +43,17 @@ export function viewType(plan: TypedPlan, indent = ""): Code {
   }
 }
 
+/**
+ * TypeScript gives no contextual type to an object literal under a key that names an `Object.prototype` member
+ * (`constructor`, `toString`, …), so `kind: "string"` there would widen to `string`: such a plan node gets an
+ * explicit ` satisfies ViewPlan`.
+ */
+function prototypeMemberPlan(key: string, value: unknown): Code | undefined {
+  return key in Object.prototype && typeof value === "object" && value !== null
+    ? own(" satisfies ViewPlan")
+    : undefined;
+}
+
 /** The `view.ts` module of one tool. */
 export function viewModule(tool: ToolModel): Code {
   const { names } = tool;
@@ -54,7 +65,7 @@ import type { ${ident(names.result)} } from "./types.js";
 export type ${ident(names.view)} = ${viewType(tool.view.plan)};
 
 /** How the view is made: which fields, how many items, how long a string. Reviewed as part of the contract. */
-export const viewPlan: ViewPlan = ${literalBlock(plan as never)};
+export const viewPlan: ViewPlan = ${literalBlock(plan as never, "", prototypeMemberPlan)};
 
 /** Build the view of a validated result. Leaves \`data\` untouched. */
 export function buildView(data: ${ident(names.result)}): Projection<${ident(names.view)}> {
