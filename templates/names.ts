@@ -6,58 +6,19 @@
  * identifier (or a safe folder name), never a reserved word, and unique within its scope.
  */
 
-/** Words that cannot be identifiers, or that would shadow something generated code relies on. */
+/** ECMAScript reserved words, including strict-mode and module ones: never an identifier toolgate writes. */
+export const RESERVED_WORDS: ReadonlySet<string> = new Set(
+  (
+    "await break case catch class const continue debugger default delete do else enum export extends false finally " +
+    "for function if implements import in instanceof interface let new null package private protected public " +
+    "return static super switch this throw true try typeof var void while with yield arguments eval"
+  ).split(" "),
+);
+
+/** Words that cannot name a generated value, or would shadow something generated code relies on. */
 const RESERVED = new Set([
-  // ECMAScript reserved words and strict-mode / module restrictions
-  "await",
-  "break",
-  "case",
-  "catch",
-  "class",
-  "const",
-  "continue",
-  "debugger",
-  "default",
-  "delete",
-  "do",
-  "else",
-  "enum",
-  "export",
-  "extends",
-  "false",
-  "finally",
-  "for",
-  "function",
-  "if",
-  "implements",
-  "import",
-  "in",
-  "instanceof",
-  "interface",
-  "let",
-  "new",
-  "null",
-  "package",
-  "private",
-  "protected",
-  "public",
-  "return",
-  "static",
-  "super",
-  "switch",
-  "this",
-  "throw",
-  "true",
-  "try",
-  "typeof",
-  "var",
-  "void",
-  "while",
-  "with",
-  "yield",
+  ...RESERVED_WORDS,
   // names with special meaning that would confuse readers or tools
-  "arguments",
-  "eval",
   "undefined",
   "NaN",
   "Infinity",

@@ -1,3 +1,5 @@
+import { RESERVED_WORDS } from "../../templates/names.js";
+
 /**
  * Type names: the requested root names are used exactly; every other name is derived from a `$defs` key (or a
  * pointer), never from `title` (hostile input), and allocated through one registry so names never collide.
@@ -5,63 +7,19 @@
 
 /** Words that cannot name a type: reserved words and TypeScript's predefined type names. */
 const NOT_A_TYPE_NAME = new Set([
+  ...RESERVED_WORDS,
   "any",
   "bigint",
   "boolean",
-  "break",
-  "case",
-  "catch",
-  "class",
-  "const",
-  "continue",
-  "debugger",
-  "default",
-  "delete",
-  "do",
-  "else",
-  "enum",
-  "export",
-  "extends",
-  "false",
-  "finally",
-  "for",
-  "function",
-  "if",
-  "implements",
-  "import",
-  "in",
-  "instanceof",
-  "interface",
   "intrinsic",
-  "let",
   "never",
-  "new",
-  "null",
   "number",
   "object",
   "Object", // generated types refer to the global `Object` (see `orInherited`)
-  "package",
-  "private",
-  "protected",
-  "public",
-  "return",
-  "static",
   "string",
-  "super",
-  "switch",
   "symbol",
-  "this",
-  "throw",
-  "true",
-  "try",
-  "typeof",
   "undefined",
   "unknown",
-  "var",
-  "void",
-  "while",
-  "with",
-  "yield",
 ]);
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;

@@ -7,6 +7,7 @@
  * compiled by different Ajv instances (whose local names overlap: `validate10`, `schema31`, …) share one module.
  */
 import { ts } from "ts-morph";
+import { RESERVED_WORDS } from "../../templates/names.js";
 
 /** The one module generated validators import from. */
 export const RUNTIME_MODULE = "toolgate/runtime";
@@ -31,18 +32,9 @@ export interface StandaloneValidator {
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const EXPORT_LINE = /^export const ([A-Za-z_$][\w$]*) = ([A-Za-z_$][\w$]*);$/m;
 
-/** ECMAScript reserved words (and strict-mode and module ones) that cannot name an export binding. */
-const RESERVED = new Set(
-  (
-    "await break case catch class const continue debugger default delete do else enum export extends false finally " +
-    "for function if implements import in instanceof interface let new null package private protected public " +
-    "return static super switch this throw true try typeof var void while with yield arguments eval"
-  ).split(" "),
-);
-
 /** Throws unless a name can be an `export const` binding that does not shadow a runtime import. */
 export function assertExportName(name: string): void {
-  if (!IDENTIFIER.test(name) || RESERVED.has(name)) {
+  if (!IDENTIFIER.test(name) || RESERVED_WORDS.has(name)) {
     throw new TypeError(`validator export name ${JSON.stringify(name)} is not a JavaScript identifier`);
   }
   if ([...RUNTIME_REPLACEMENTS.values()].includes(name)) {
