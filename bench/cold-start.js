@@ -2,7 +2,8 @@
  * Benchmark 1, cold start: a fresh process loads the validators of every corpus output schema and validates one
  * result each. Contenders, each as plain Node ESM and as an esbuild bundle:
  *
- * - `toolgate`: the generated `validate.js` modules (and `toolgate/runtime`, which they import);
+ * - `toolgate`: the generated `validate.js` modules (and the light entries `toolgate/runtime/validators` and
+ *   `toolgate/runtime/formats`, which they import);
  * - `toolgate-formats`: the same contracts with `"formats": "assert"`, checking `format` as the SDK's Ajv does;
  * - `ajv-runtime`: the MCP SDK client's own provider (`AjvJsonSchemaValidator`: one Ajv with ajv-formats) compiling
  *   every schema at start-up;

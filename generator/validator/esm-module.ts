@@ -1,22 +1,32 @@
 /**
- * Turning Ajv's standalone output into one real ES module that imports only `toolgate/runtime`.
+ * Turning Ajv's standalone output into one real ES module that imports only toolgate's run-time entries.
  *
  * Ajv's `standaloneCode` with `code.esm` still reaches its run-time helpers through `require()`. Each such call is
- * replaced by a name imported from `toolgate/runtime`; a `require` that toolgate does not know is an error, and a
- * syntax-level check proves none survives. Each validator is wrapped in its own function scope, so validators
+ * replaced by a name imported from a light entry of `toolgate/runtime` (`toolgate/runtime/validators`, and
+ * `toolgate/runtime/formats` where formats are asserted): a cold start loads every validator, and none of them
+ * needs the gate. A `require` that toolgate does not know is an error, and a syntax-level check proves none
+ * survives. Each validator is wrapped in its own function scope, so validators
  * compiled by different Ajv instances (whose local names overlap: `validate10`, `schema31`, …) share one module.
  */
 import { ts } from "ts-morph";
 import { RESERVED_WORDS } from "../../templates/names.js";
 
-/** The one module generated validators import from. */
-export const RUNTIME_MODULE = "toolgate/runtime";
+/** The entry every generated validator imports its helpers from: no other part of the runtime comes with it. */
+export const VALIDATORS_MODULE = "toolgate/runtime/validators";
+/** The entry of the format checks, imported only by validators that assert `format`. */
+export const FORMATS_MODULE = "toolgate/runtime/formats";
 
-/** Every `require(…)` expression Ajv or ajv-formats emits, and the `toolgate/runtime` export that replaces it. */
-const RUNTIME_REPLACEMENTS: ReadonlyMap<string, string> = new Map([
-  ['require("ajv/dist/runtime/equal").default', "jsonEqual"],
-  ['require("ajv/dist/runtime/ucs2length").default', "codePointLength"],
-  ['require("ajv-formats/dist/formats").fullFormats', "formatValidators"],
+/** A name a generated validator imports, and the entry that exports it. */
+interface RuntimeImport {
+  module: string;
+  name: string;
+}
+
+/** Every `require(…)` expression Ajv or ajv-formats emits, and the run-time export that replaces it. */
+const RUNTIME_REPLACEMENTS: ReadonlyMap<string, RuntimeImport> = new Map([
+  ['require("ajv/dist/runtime/equal").default', { module: VALIDATORS_MODULE, name: "jsonEqual" }],
+  ['require("ajv/dist/runtime/ucs2length").default', { module: VALIDATORS_MODULE, name: "codePointLength" }],
+  ['require("ajv-formats/dist/formats").fullFormats', { module: FORMATS_MODULE, name: "formatValidators" }],
 ]);
 
 /** Matches one `require("…")` call with the property read right after it. */
@@ -37,8 +47,9 @@ export function assertExportName(name: string): void {
   if (!IDENTIFIER.test(name) || RESERVED_WORDS.has(name)) {
     throw new TypeError(`validator export name ${JSON.stringify(name)} is not a JavaScript identifier`);
   }
-  if ([...RUNTIME_REPLACEMENTS.values()].includes(name)) {
-    throw new TypeError(`validator export name ${JSON.stringify(name)} is taken by an import from ${RUNTIME_MODULE}`);
+  const taken = [...RUNTIME_REPLACEMENTS.values()].find((runtimeImport) => runtimeImport.name === name);
+  if (taken !== undefined) {
+    throw new TypeError(`validator export name ${JSON.stringify(name)} is taken by an import from ${taken.module}`);
   }
 }
 
@@ -57,9 +68,9 @@ export function withoutUnusedSchemas(body: string): string {
     .replace(/\n{3,}/g, "\n\n");
 }
 
-/** One ES module body exporting every validator, importing Ajv's helpers from `toolgate/runtime`. */
+/** One ES module body exporting every validator, importing Ajv's helpers from toolgate's run-time entries. */
 export function assembleModule(validators: readonly StandaloneValidator[]): string {
-  const imports = new Set<string>();
+  const imports = new Map<string, Set<string>>();
   const sections: string[] = [];
   for (const { exportName, code } of validators) {
     const exported = EXPORT_LINE.exec(code);
@@ -73,19 +84,28 @@ export function assembleModule(validators: readonly StandaloneValidator[]): stri
       .replace(REQUIRE_CALL, (call) => {
         const replacement = RUNTIME_REPLACEMENTS.get(call);
         if (replacement === undefined) {
-          throw new Error(`the standalone validator needs ${call}, which ${RUNTIME_MODULE} does not provide`);
+          throw new Error(`the standalone validator needs ${call}, which toolgate/runtime does not provide`);
         }
-        imports.add(replacement);
-        return replacement;
+        const names = imports.get(replacement.module) ?? new Set<string>();
+        names.add(replacement.name);
+        imports.set(replacement.module, names);
+        return replacement.name;
       })
       .trim();
     sections.push(
       `export const ${exportName} = (() => {\n${withoutUnusedSchemas(body)}\nreturn ${functionName};\n})();\n`,
     );
   }
-  const importLine =
-    imports.size === 0 ? "" : `import { ${[...imports].sort().join(", ")} } from "${RUNTIME_MODULE}";\n\n`;
-  return ownPrototypeKeys(importLine + sections.join("\n"));
+  return ownPrototypeKeys(importLines(imports) + sections.join("\n"));
+}
+
+/** One sorted import line per run-time entry, entries in name order (the same input gives the same bytes). */
+function importLines(imports: ReadonlyMap<string, ReadonlySet<string>>): string {
+  if (imports.size === 0) return "";
+  const lines = [...imports.keys()]
+    .sort()
+    .map((module) => `import { ${[...(imports.get(module) ?? [])].sort().join(", ")} } from "${module}";\n`);
+  return `${lines.join("")}\n`;
 }
 
 /** What one parse of a module finds: where `require` is mentioned, and the `__proto__` keys of object literals. */

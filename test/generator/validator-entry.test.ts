@@ -1,0 +1,77 @@
+/**
+ * Generated validators load only what they call: the light run-time entries `toolgate/runtime/validators` and
+ * `toolgate/runtime/formats`, never the gate behind `toolgate/runtime`. A cold start loads every tool's validators,
+ * so whatever the entries pull in is paid once per validator set, before the first result is checked.
+ */
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { build } from "esbuild";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import * as runtimeIndex from "../../runtime/index.js";
+import { codePointLength as textCodePointLength } from "../../runtime/text.js";
+import { codePointLength, jsonEqual } from "../../runtime/validators.js";
+import { ensureRuntimeBuilt } from "../validator/load.js";
+
+/** The source files a bundle of `entry` contains, relative to the repository root, `/`-separated. */
+async function bundledInputs(entry: string): Promise<string[]> {
+  const built = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "node",
+    metafile: true,
+    logLevel: "silent",
+  });
+  return Object.keys(built.metafile.inputs).sort();
+}
+
+describe("the run-time entries of generated validators", () => {
+  it("bundle the validator, the light entries and ajv-formats' checks, and nothing else of the runtime", async () => {
+    ensureRuntimeBuilt();
+    const validators = (await readdir("generated", { recursive: true }))
+      .map((file) => file.split(path.sep).join("/"))
+      .filter((file) => file.endsWith("/validate.js"))
+      .sort();
+    expect(validators.length).toBeGreaterThanOrEqual(5);
+    for (const file of validators) {
+      const inputs = await bundledInputs(path.join("generated", file));
+      const runtime = inputs.filter((input) => input.startsWith("dist/"));
+      expect(runtime.length, file).toBeGreaterThan(0);
+      for (const input of runtime)
+        expect(["dist/runtime/validators.js", "dist/runtime/formats.js"], file).toContain(input);
+      for (const input of inputs.filter((i) => i.startsWith("node_modules/"))) {
+        expect(input, file).toMatch(/^node_modules\/ajv-formats\/dist\/formats\.js$/);
+      }
+    }
+  });
+
+  it("toolgate/runtime/validators imports no module at all", async () => {
+    ensureRuntimeBuilt();
+    expect(await bundledInputs("dist/runtime/validators.js")).toEqual(["dist/runtime/validators.js"]);
+  });
+
+  it("are the functions toolgate/runtime exports under the same names", () => {
+    expect(runtimeIndex.jsonEqual).toBe(jsonEqual);
+    expect(typeof runtimeIndex.formatValidators["date-time"]).toBe("object");
+  });
+
+  it("count code points exactly as the view's text bounds do", () => {
+    // Lone surrogates included: a string in a parsed result may hold one (JSON allows "\ud800").
+    const units = fc.oneof(
+      fc.string({ unit: "grapheme" }),
+      fc.string({ unit: "binary" }),
+      fc
+        .array(fc.integer({ min: 0xd7f0, max: 0xe010 }), { maxLength: 12 })
+        .map((codes) => String.fromCharCode(...codes)),
+    );
+    fc.assert(
+      fc.property(units, (text) => {
+        expect(codePointLength(text)).toBe(textCodePointLength(text));
+        expect(codePointLength(text)).toBe([...text].length);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
