@@ -3,13 +3,16 @@
  * that needs no schema compilation, no `eval` and no `require` at run time.
  *
  * `emitValidators` either returns the module body or refuses: a schema using a feature Ajv validates wrongly
- * (see `unsupported.ts`), or one Ajv cannot compile, yields refusals naming the keyword and its pointer.
+ * (see `unsupported.ts`), or one Ajv cannot compile, yields refusals naming the keyword and its pointer. Refusals
+ * are judged on the schema as written; what Ajv compiles has nullable `anyOf` pairs folded into a nullable `type`
+ * where that keeps every verdict (see `nullable-fold.ts`).
  */
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { pointerOf } from "../errors.js";
 import type { ResolvedSchema } from "../schema.js";
 import { compilerFor, type FormatMode } from "./compiler.js";
 import { assembleModule, assertExportName, type StandaloneValidator } from "./esm-module.js";
+import { foldNullable } from "./nullable-fold.js";
 import { SchemaIndex } from "./schema-index.js";
 import { stableUris } from "./stable-uris.js";
 import { findUnsupportedFeatures, unassertableFormats } from "./unsupported.js";
@@ -68,7 +71,9 @@ function compileValidator(request: ValidatorRequest): StandaloneValidator | { re
   if (refusals.length > 0) return { refusals: dedupe(refusals) };
 
   try {
-    const ajv = compilerFor(schema, request.formats, index);
+    // Inside the try: a schema nested deeper than the call stack allows is refused, as Ajv's own overflow would be.
+    const folded = foldNullable(schema, index).schema;
+    const ajv = compilerFor(folded, request.formats, folded === schema ? index : undefined);
     const code = standaloneModule.default(ajv, { [request.exportName]: schema.baseUri });
     return { exportName: request.exportName, code };
   } catch (error) {
