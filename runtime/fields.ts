@@ -21,30 +21,81 @@ function decodeSegment(segment: string): string {
   return segment.replaceAll("~1", "/").replaceAll("~0", "~");
 }
 
+/** A field path split once: each segment decoded, `undefined` for `*`. */
+type Steps = ReadonlyArray<string | undefined>;
+
+/** Field paths are few and fixed per contract, so each is split and decoded once and kept. */
+const stepsByPointer = new Map<string, Steps>();
+const MAX_KEPT_POINTERS = 1024;
+
+function stepsOf(pointer: FieldPath): Steps {
+  let steps = stepsByPointer.get(pointer);
+  if (steps === undefined) {
+    steps =
+      pointer === ""
+        ? []
+        : pointer
+            .split("/")
+            .slice(1)
+            .map((raw) => (raw === "*" ? undefined : decodeSegment(raw)));
+    // Paths normally come from generated specs; a caller building pointers per call must not grow this forever.
+    if (stepsByPointer.size >= MAX_KEPT_POINTERS) stepsByPointer.clear();
+    stepsByPointer.set(pointer, steps);
+  }
+  return steps;
+}
+
+/**
+ * Calls `visit` with every value at `steps` below `value`, and the keys that lead to it (`keys[0..depth)`; the
+ * array is reused, so a visitor that keeps a path writes it out with {@link pointerOfKeys}). Recursion is bounded
+ * by the number of steps, which the path fixes, not by the data.
+ */
+function visitAt(
+  value: unknown,
+  steps: Steps,
+  depth: number,
+  keys: string[],
+  visit: (value: unknown, keys: readonly string[], depth: number) => void,
+): void {
+  if (depth === steps.length) {
+    visit(value, keys, depth);
+    return;
+  }
+  if (value === null || typeof value !== "object") return;
+  const step = steps[depth];
+  if (step !== undefined) {
+    if (!Object.hasOwn(value, step)) return;
+    keys[depth] = step;
+    visitAt((value as Record<string, unknown>)[step], steps, depth + 1, keys, visit);
+  } else if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      keys[depth] = String(index);
+      visitAt(value[index], steps, depth + 1, keys, visit);
+    }
+  } else {
+    for (const key of Object.keys(value)) {
+      keys[depth] = key;
+      visitAt((value as Record<string, unknown>)[key], steps, depth + 1, keys, visit);
+    }
+  }
+}
+
+/** The JSON pointer of the first `depth` keys. */
+function pointerOfKeys(keys: readonly string[], depth: number): string {
+  let path = "";
+  for (let i = 0; i < depth; i++) path += `/${pointerSegment(keys[i] as string)}`;
+  return path;
+}
+
 /**
  * Every value at `pointer` in `data`, where a `*` segment stands for every item of an array (and every value of an
- * object). Iterative; a path that does not exist yields nothing.
+ * object). A path that does not exist yields nothing.
  */
 export function locate(data: unknown, pointer: FieldPath): Located[] {
-  let found: Located[] = [{ path: "", value: data }];
-  if (pointer === "") return found;
-  for (const raw of pointer.split("/").slice(1)) {
-    const next: Located[] = [];
-    for (const { path, value } of found) {
-      if (value === null || typeof value !== "object") continue;
-      if (raw === "*") {
-        const entries = Array.isArray(value)
-          ? value.map((item, index) => [String(index), item] as const)
-          : Object.entries(value);
-        for (const [key, item] of entries) next.push({ path: `${path}/${pointerSegment(key)}`, value: item });
-        continue;
-      }
-      const key = decodeSegment(raw);
-      if (Object.hasOwn(value, key))
-        next.push({ path: `${path}/${raw}`, value: (value as Record<string, unknown>)[key] });
-    }
-    found = next;
-  }
+  const found: Located[] = [];
+  visitAt(data, stepsOf(pointer), 0, [], (value, keys, depth) => {
+    found.push({ path: pointerOfKeys(keys, depth), value });
+  });
   return found;
 }
 
@@ -59,7 +110,7 @@ const NOT_OPAQUE: ReadonlyArray<readonly [string, RegExp]> = [
 ];
 
 /** Text that reads like instructions addressed to the model rather than content about the world. */
-const INSTRUCTION_LIKE: readonly RegExp[] = [
+export const INSTRUCTION_LIKE: readonly RegExp[] = [
   /\b(ignore|disregard|forget|override)\b[^.\n]{0,40}\b(previous|prior|above|earlier|preceding|all|any|your)\b[^.\n]{0,40}\b(instructions?|prompts?|rules|directions|guidelines|messages?)\b/i,
   /\b(system prompt|developer message|new instructions|you are now|from now on you)\b/i,
   /<\|?\s*(im_start|im_end|endoftext|system)\s*\|?>/i,
@@ -67,9 +118,19 @@ const INSTRUCTION_LIKE: readonly RegExp[] = [
   /<\/?\s*(tool_result|system|assistant|instructions?)\b/i,
 ];
 
+/**
+ * A necessary condition for {@link INSTRUCTION_LIKE}: every match of every pattern holds one of these words or
+ * characters (compared as those patterns compare, ASCII case-insensitively), so text without any of them cannot
+ * match. Most prose has none of them, and one search for a few literals costs far less than the patterns, which
+ * each try their alternatives at every position. Keep it in step with the patterns (a test checks it against them).
+ */
+export const INSTRUCTION_TRIGGER =
+  /ignore|disregard|forget|override|system|developer|instruction|you are now|from now on|[<[]/i;
+
 /** Whether text reads like instructions to the model (see {@link INSTRUCTION_LIKE}). Checked on cleaned text. */
 export function looksLikeInstructions(text: string): boolean {
   const cleaned = cleanText(text);
+  if (!INSTRUCTION_TRIGGER.test(cleaned)) return false;
   return INSTRUCTION_LIKE.some((pattern) => pattern.test(cleaned));
 }
 
@@ -87,29 +148,31 @@ export interface FieldFindings {
   instructionLike: boolean;
 }
 
-/** Applies the contract's field rules to validated data. */
+/** Applies the contract's field rules to validated data. Instance paths are only written for what is reported. */
 export function checkFieldRules(data: unknown, rules: readonly FieldRule[]): FieldFindings {
   const findings: FieldFindings = { violations: [], instructionLike: false };
   for (const rule of rules) {
-    for (const { path, value } of locate(data, rule.path)) {
+    const reject = rule.onInstruction === "reject";
+    visitAt(data, stepsOf(rule.path), 0, [], (value, keys, depth) => {
       if (rule.kind === "opaque") {
         const problem = opaqueTokenProblem(value);
         if (problem !== undefined)
           findings.violations.push({
-            instancePath: path,
+            instancePath: pointerOfKeys(keys, depth),
             schemaPath: `x-toolgate/fields/opaque/${problem}`,
             keyword: "opaque",
           });
-      } else if (typeof value === "string" && looksLikeInstructions(value)) {
-        if (rule.onInstruction === "reject") {
+      } else if ((reject || !findings.instructionLike) && typeof value === "string" && looksLikeInstructions(value)) {
+        // A flag is raised once per result, so once it is up, only rejecting rules still need to look.
+        if (reject) {
           findings.violations.push({
-            instancePath: path,
+            instancePath: pointerOfKeys(keys, depth),
             schemaPath: "x-toolgate/fields/text",
             keyword: "instruction",
           });
         } else findings.instructionLike = true;
       }
-    }
+    });
   }
   return findings;
 }

@@ -10,9 +10,10 @@
  * every tool result and `adapter.checkInput(args)` before every call.
  *
  * Decisions a reader should know:
- * - Nesting deeper than `limits.maxDepth` and integer literals past 2^53 − 1 are found by one linear scan of the
- *   decoded text, before anything recursive (the validator, the view, `JSON.stringify`) touches the value; both are
- *   decided at stage `parse`. Too deep is `schema_mismatch` (keyword `maxDepth`, `detail.reason = "too_deep"`): the
+ * - Nesting deeper than `limits.maxDepth` and integer literals past 2^53 − 1 are found at stage `parse`, before
+ *   anything recursive (the validator, the view, `JSON.stringify`) touches the value: `JSON.parse` survives any
+ *   nesting, one iterative pass over what it made checks depth and numbers, and only a value that needs a closer
+ *   look has its text scanned (see `parseJsonText`). Too deep is `schema_mismatch` (keyword `maxDepth`, `detail.reason = "too_deep"`): the
  *   text is well-formed JSON, and the depth bound is the contract's (derived from the schema), so a deeper value is
  *   one the contract does not allow, e.g. an object where the schema's deepest level has a string. An unsafe
  *   integer is `invalid_json` (`detail.reason = "unsafe_integer"`): the text has no faithful JSON value in this
@@ -420,7 +421,7 @@ async function admitPayload<T, V, I>(
     );
   }
 
-  // Parse: depth and unsafe integers first, in one scan, then JSON.parse.
+  // Parse, refusing nesting past the contract's depth and integer literals JSON.parse would round.
   const parsed = parseJsonText(text, limits.maxDepth);
   if (!parsed.ok && parsed.reason === "too_deep") {
     return fail(

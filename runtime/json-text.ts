@@ -1,12 +1,11 @@
 /**
- * JSON handling that no payload can crash: a linear pre-parse scan for nesting depth and unsafe integers, a parse
- * that never echoes payload text, an iterative depth/size guard for values that arrive already parsed, and an
- * iterative canonical serialiser for hashing arguments.
+ * JSON handling that no payload can crash: a parse that refuses what `JSON.parse` would get wrong and never echoes
+ * payload text, a linear scan of the text that says exactly why, an iterative depth/size guard for values that
+ * arrive already parsed, and an iterative canonical serialiser for hashing arguments.
  *
- * Why a scan before `JSON.parse`: `JSON.parse` accepts 100,000 levels of nesting, but the validator, the view and
+ * What has to be refused: `JSON.parse` accepts 100,000 levels of nesting, but the validator, the view and
  * `JSON.stringify` recurse and overflow the stack from about 10,000 levels; and `JSON.parse` silently rounds integer
- * literals past 2^53. One pass over the decoded text, tracking depth outside strings, catches both before any
- * recursion runs, in time linear in the text and constant stack.
+ * literals past 2^53. Both are found without recursion, in time linear in the payload and constant stack.
  */
 
 /** Why a JSON text was refused before or during parsing (`diagnostics.detail.reason`). */
@@ -133,15 +132,79 @@ const NOT_WHITESPACE = /\S/;
 export type JsonParse = { ok: true; value: unknown; depth: number } | { ok: false; reason: JsonRefusal; depth: number };
 
 /**
- * Scans, then parses. `too_deep` is reported only for text that is otherwise well-formed JSON (broken text is
- * `syntax` whatever its depth): `JSON.parse` itself survives any nesting, so it is safe to ask it, and the value is
- * dropped unread. The parser's own error message is dropped on purpose: V8 quotes the offending payload text in it,
- * and nothing of the payload may reach a failure.
+ * Parses JSON text that no payload can turn against the gate: nesting deeper than `maxDepth` and integer literals
+ * that `JSON.parse` would round are refused (see {@link scanJsonText}), and the parser's own error message is
+ * dropped, since V8 quotes the offending payload text in it and nothing of the payload may reach a failure.
+ *
+ * `JSON.parse` itself survives any nesting, so it runs first, and the checks run on what it made: one iterative
+ * pass over the parsed containers (a few times cheaper than reading the text again) finds the depth and any number
+ * past 2^53 − 1 in magnitude or not finite. Only then is the text scanned, to tell an integer literal that was
+ * rounded from a floating-point literal the writer chose (`1e300`) and to report what {@link scanJsonText} reports:
+ * the answer is the same as scanning first, and a well-formed, shallow, safe payload is read by the parser alone.
  */
 export function parseJsonText(text: string, maxDepth: number): JsonParse {
   // `\S` is exactly what `trim` keeps (ECMAScript WhiteSpace and LineTerminator), and the search stops at the first
   // such character instead of copying the text.
   if (!NOT_WHITESPACE.test(text)) return { ok: false, reason: "empty", depth: 0 };
+  if (text.charCodeAt(0) === 0xfeff) return parseScanned(text, maxDepth);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return parseScanned(text, maxDepth);
+  }
+  const depth = plainDepth(value, maxDepth);
+  return depth < 0 ? parseScanned(text, maxDepth) : { ok: true, value, depth };
+}
+
+/**
+ * The nesting depth of a parsed value (arrays and objects; a scalar is 0), or −1 when the value needs a closer look:
+ * deeper than `maxDepth`, or holding a number past `Number.MAX_SAFE_INTEGER` in magnitude or not finite (what an
+ * unsafe integer literal or an overflowing one parses to). Iterative, so any depth is safe to ask about.
+ */
+function plainDepth(value: unknown, maxDepth: number): number {
+  if (typeof value === "number") return Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER ? 0 : -1;
+  if (value === null || typeof value !== "object") return 0;
+  const containers: object[] = [value];
+  const depths: number[] = [1];
+  let deepest = 0;
+  for (let container = containers.pop(); container !== undefined; container = containers.pop()) {
+    const depth = depths.pop() as number;
+    if (depth > maxDepth) return -1;
+    if (depth > deepest) deepest = depth;
+    // `for…in` also visits enumerable properties a polluted `Object.prototype` may have; at worst that is a wasted
+    // look or a needless scan (a cycle there ends at `maxDepth`), never a missed problem.
+    if (Array.isArray(container)) {
+      for (let i = 0; i < container.length; i++) {
+        if (!admitMember(container[i], depth, containers, depths)) return -1;
+      }
+    } else {
+      const record = container as Record<string, unknown>;
+      for (const key in record) if (!admitMember(record[key], depth, containers, depths)) return -1;
+    }
+  }
+  return deepest;
+}
+
+/** Queues a container member of {@link plainDepth}'s walk; false for a number that needs a closer look. */
+function admitMember(member: unknown, depth: number, containers: object[], depths: number[]): boolean {
+  if (typeof member === "object") {
+    if (member !== null) {
+      containers.push(member);
+      depths.push(depth + 1);
+    }
+    return true;
+  }
+  // NaN and the infinities fail both comparisons.
+  return typeof member !== "number" || (member <= Number.MAX_SAFE_INTEGER && member >= -Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * Scans, then parses: the careful path for text that failed to parse or whose parsed value needs a closer look.
+ * `too_deep` is reported only for text that is otherwise well-formed JSON (broken text is `syntax` whatever its
+ * depth): `JSON.parse` survives any nesting, so it is safe to ask it, and the value is dropped unread.
+ */
+function parseScanned(text: string, maxDepth: number): JsonParse {
   const scan = scanJsonText(text, maxDepth);
   if (!scan.ok && scan.reason === "too_deep") {
     try {
