@@ -88,19 +88,16 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   // Names are handed out in tool-name order, so a clash is always suffixed on the same tool.
   contracts.sort((a, b) => compareText(a.name, b.name) || compareText(a.relativePath, b.relativePath));
 
+  // Resolving and the safety check of every contract start at once: the pattern checker answers each pattern
+  // after a round trip, and those round trips overlap. Everything after them runs in contract order, so names,
+  // summaries and errors come out exactly as if each contract were handled to the end before the next.
+  const prepared = contracts.map((contract) => settle(prepare(contract, resolveOptions)));
   const scopes = nameScopes();
   const tools: ToolModel[] = [];
   const summaries: ToolSummary[] = [];
-  for (const contract of contracts) {
+  for (const [i, contract] of contracts.entries()) {
     try {
-      const result = await resolveOne(contract, contract.outputSchema, "/outputSchema", resolveOptions);
-      const input =
-        contract.inputSchema === undefined
-          ? undefined
-          : await resolveOne(contract, contract.inputSchema, "/inputSchema", resolveOptions);
-      // Refuse what would hurt whoever runs the validator (ReDoS, absurd size) before anything compiles it.
-      const unsafe = await checkSchemaSafety({ file: contract.file, schemas: input ? [result, input] : [result] });
-      if (unsafe.length > 0) throw new ContractErrors(unsafe);
+      const { result, input } = unwrap(await (prepared[i] as Promise<Settled<PreparedContract>>));
       const bounds = checkBounds(result.bundled, { dialect: result.dialect, formats: contract.settings.formats });
       const summary: ToolSummary = {
         tool: contract.name,
@@ -140,6 +137,40 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     tools: summaries,
     inputs: [...inputs].sort(compareText),
   };
+}
+
+/** A contract's schemas, resolved and found safe to compile. */
+interface PreparedContract {
+  result: ResolvedSchema;
+  input: ResolvedSchema | undefined;
+}
+
+/** Resolve a contract's schemas and refuse what would hurt whoever runs the validator (ReDoS, absurd size). */
+async function prepare(contract: LoadedContract, options: ResolveOptions): Promise<PreparedContract> {
+  const result = await resolveOne(contract, contract.outputSchema, "/outputSchema", options);
+  const input =
+    contract.inputSchema === undefined
+      ? undefined
+      : await resolveOne(contract, contract.inputSchema, "/inputSchema", options);
+  // Before anything compiles them.
+  const unsafe = await checkSchemaSafety({ file: contract.file, schemas: input ? [result, input] : [result] });
+  if (unsafe.length > 0) throw new ContractErrors(unsafe);
+  return { result, input };
+}
+
+/** A promise's outcome, held until its turn comes (a rejection waiting its turn is not an unhandled one). */
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+function unwrap<T>(settled: Settled<T>): T {
+  if (!settled.ok) throw settled.error;
+  return settled.value;
 }
 
 /** Dialect, dialect misuse and references of one schema of a contract. */

@@ -14,7 +14,7 @@
 import type { Dialect, JsonSchema } from "../schema.js";
 import { RequestLowering, type Unit } from "./lower.js";
 import { NameRegistry } from "./names.js";
-import { breakAliasCycles, KeyPlaceholders, printUnit } from "./print.js";
+import { breakAliasCycles, KeyPlaceholders, printUnits } from "./print.js";
 
 /** One schema to turn into an exported TypeScript type. */
 export interface TypeRequest {
@@ -39,9 +39,7 @@ export async function emitTypes(requests: TypeRequest[]): Promise<string> {
     units.push(...new RequestLowering(request.schema, request.name, request.dialect ?? "2020-12", registry).lower());
   }
   const keys = new KeyPlaceholders(requests.flatMap((r) => [r.name, ...stringsIn(r.schema)]));
-  const declarations: string[] = [];
-  for (const unit of breakAliasCycles(units)) declarations.push(await printUnit(unit, keys));
-  return declarations.join("\n");
+  return printUnits(breakAliasCycles(units), keys);
 }
 
 /** Every string in a JSON value (keys and values), visiting each object once. */

@@ -7,6 +7,7 @@
 import { Ajv, type Options } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { normalizeId } from "ajv/dist/compile/resolve.js";
 import addFormats from "ajv-formats";
 import type { Dialect, JsonSchema, ResolvedSchema } from "../schema.js";
 import { multipleOfKeyword } from "./multiple-of.js";
@@ -75,12 +76,125 @@ export function readsEvaluatedLocations(index: SchemaIndex): boolean {
 /**
  * An Ajv instance with a resolved schema and its documents added, configured exactly as the validator stage
  * compiles it; the schema is registered under its `baseUri`.
+ *
+ * The instance is shared: the next call may reset it, so take what you need from it (standalone code, a compiled
+ * validator) before calling again. Validators already compiled keep working after a reset.
  */
 export function compilerFor(schema: ResolvedSchema, formats: FormatMode, index = new SchemaIndex(schema)): Ajv {
-  const ajv = createCompiler(schema.dialect, formats, readsEvaluatedLocations(index));
-  for (const uri of Object.keys(schema.documents).sort()) {
-    if (uri !== schema.baseUri) ajv.addSchema(schema.documents[uri] as JsonSchema as object, uri);
-  }
-  ajv.addSchema(schema.root as object, schema.baseUri);
+  const tracksEvaluation = readsEvaluatedLocations(index);
+  const uris = Object.keys(schema.documents)
+    .filter((uri) => uri !== schema.baseUri)
+    .sort();
+  const documents: Array<[string, unknown]> = [
+    ...uris.map((uri): [string, unknown] => [uri, schema.documents[uri]]),
+    [schema.baseUri, schema.root],
+  ];
+  const ajv = sharesWarmState(schema.dialect, documents)
+    ? warmCompiler(schema.dialect, formats, tracksEvaluation)
+    : createCompiler(schema.dialect, formats, tracksEvaluation);
+  for (const [uri, document] of documents) ajv.addSchema(document as JsonSchema as object, uri);
   return ajv;
+}
+
+/**
+ * The meta-schema every new instance compiles first: `addSchema` validates a schema object against its `$schema`,
+ * the dialect's own meta-schema when it names none.
+ */
+const DEFAULT_META: Record<Dialect, string> = {
+  "2020-12": "https://json-schema.org/draft/2020-12/schema",
+  "2019-09": "https://json-schema.org/draft/2019-09/schema",
+  "draft-07": "http://json-schema.org/draft-07/schema",
+};
+
+/**
+ * Whether a warm instance compiles these documents exactly as a new one would. A new instance compiles the
+ * dialect's meta-schema when the first schema object is added (to validate it) and nothing else before the
+ * schema itself; a warm one has compiled just that. Any other course (no schema object at all, so no meta-schema
+ * compiled; or a document naming another meta-schema, compiled in between) takes a new instance.
+ */
+function sharesWarmState(dialect: Dialect, documents: ReadonlyArray<[string, unknown]>): boolean {
+  const objects = documents.map(([, document]) => document).filter(isSchemaObject);
+  if (objects.length === 0) return false;
+  return objects.every((document) => {
+    const meta = (document as { $schema?: unknown }).$schema;
+    return meta === undefined || (typeof meta === "string" && normalizeId(meta) === DEFAULT_META[dialect]);
+  });
+}
+
+/** The parts of an Ajv instance that compiling a schema changes (Ajv keeps them private). */
+interface CompilerState {
+  schemas: { [key: string]: unknown };
+  refs: { [key: string]: unknown };
+  _cache: Map<unknown, unknown>;
+  _compilations: Set<unknown>;
+  scope: {
+    _names: { [prefix: string]: { prefix: string; index: number } | undefined };
+    _values: { [prefix: string]: Map<unknown, unknown> | undefined };
+    _scope: { [prefix: string]: unknown[] | undefined };
+  };
+}
+
+/** An instance whose meta-schema is compiled, and how to take it back to that state. */
+interface WarmCompiler {
+  ajv: Ajv;
+  reset: () => void;
+}
+
+const warmCompilers = new Map<string, WarmCompiler>();
+
+/**
+ * An instance with the dialect's meta-schema compiled and nothing else added, reused across schemas.
+ *
+ * Compiling the meta-schema costs far more than compiling a typical tool schema, and a new instance compiles it for
+ * every validator. Reuse must not change one byte of output: the standalone code names its values after counters
+ * shared by the whole instance (`validate20`, `schema31`, `func70`), so each use starts from a copy of the state
+ * right after the meta-schema compiled: the same counters, values, schemas and cache a new instance has at that
+ * point. A schema added before is gone, so it can neither clash with a later schema's `$id` nor be reused by it.
+ */
+function warmCompiler(dialect: Dialect, formats: FormatMode, tracksEvaluation: boolean): Ajv {
+  const key = `${dialect} ${formats} ${tracksEvaluation}`;
+  let warm = warmCompilers.get(key);
+  if (warm === undefined) {
+    const ajv = createCompiler(dialect, formats, tracksEvaluation);
+    if (ajv.getSchema(DEFAULT_META[dialect]) === undefined) throw new Error(`no meta-schema for ${dialect}`);
+    warm = { ajv, reset: snapshot(ajv as unknown as CompilerState) };
+    warmCompilers.set(key, warm);
+  } else {
+    warm.reset();
+  }
+  return warm.ajv;
+}
+
+/** Records an instance's state; the returned function puts it back. */
+function snapshot(state: CompilerState): () => void {
+  const schemas = { ...state.schemas };
+  const refs = { ...state.refs };
+  const cache = new Map(state._cache);
+  const names = Object.entries(state.scope._names).map(([prefix, group]) => [prefix, group?.index ?? 0] as const);
+  const values = Object.entries(state.scope._values).map(([prefix, map]) => [prefix, new Map(map)] as const);
+  const stored = Object.entries(state.scope._scope).map(([prefix, list]) => [prefix, [...(list ?? [])]] as const);
+  const replace = <T>(target: { [key: string]: T }, entries: ReadonlyArray<readonly [string, T]>) => {
+    for (const key of Object.keys(target)) delete target[key];
+    for (const [key, value] of entries) target[key] = value;
+  };
+  return () => {
+    replace(state.schemas, Object.entries(schemas));
+    replace(state.refs, Object.entries(refs));
+    state._cache.clear();
+    for (const [key, value] of cache) state._cache.set(key, value);
+    state._compilations.clear();
+    replace(
+      state.scope._names,
+      names.map(([prefix, index]) => [prefix, { prefix, index }] as const),
+    );
+    replace(
+      state.scope._values,
+      values.map(([prefix, map]) => [prefix, new Map(map)] as const),
+    );
+    // New arrays: a validator compiled before the reset read its values when it was created and keeps them.
+    replace(
+      state.scope._scope,
+      stored.map(([prefix, list]) => [prefix, [...list]] as const),
+    );
+  };
 }
