@@ -12,10 +12,11 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { DIFF_HELP, runDiff } from "./diff/command.js";
 import { ContractError } from "./errors.js";
-import { knownFresh, rememberRun } from "./freshness.js";
+import { generatorChangedSince, rememberRun } from "./freshness.js";
 import { runImport } from "./import.js";
 import { toolgateVersion } from "./package.js";
 import type { ToolSummary } from "./pipeline.js";
+import { recordedFresh } from "./record.js";
 import { compareOutput, generatedFiles, writeOutput } from "./write.js";
 
 const HELP = `toolgate: typed, precompiled, bounded adapters for AI tool results
@@ -105,8 +106,12 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
 
   const key = { schemas, out, options: remotes };
   const where = path.relative(process.cwd(), out) || ".";
-  if (values.check && (await knownFresh(key, () => generatedFiles(out)))) {
-    io.out(`${where}/ is up to date (unchanged since toolgate last wrote or checked it).`);
+  if (
+    values.check &&
+    (await recordedFresh({ schemas, out, remotes }, () => generatedFiles(out))) &&
+    !(await generatorChangedSince(key))
+  ) {
+    io.out(`${where}/ is up to date (as its lock records: the same contracts, files and generator).`);
     return 0;
   }
   // The pipeline (Ajv, json-schema-to-typescript, the TypeScript parser) loads only when there is work to do.
@@ -126,7 +131,7 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
       ...stale.extra.map((f) => `extra    ${where}/${f} (no contract produces it)`),
     ];
     if (names.length === 0) {
-      await rememberRun(key, result.inputs, result.files);
+      await rememberRun(key);
       io.out(`${where}/ is up to date (${result.files.size} files).`);
       return 0;
     }
@@ -135,7 +140,7 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
     return 1;
   }
   const changes = await writeOutput(out, result.files);
-  await rememberRun(key, result.inputs, result.files);
+  await rememberRun(key);
   const touched = changes.changed.length + changes.missing.length + changes.extra.length;
   io.out(`${result.files.size} files in ${where}/, ${touched} changed.`);
   return 0;

@@ -1,28 +1,21 @@
 /**
- * A fast `--check`: when neither the contracts (nor any file they reference), nor toolgate itself, nor the output
- * folder changed since the last run that generated or checked it, the output is up to date without generating it
- * again.
- *
- * What the last run saw is kept outside the repository, in `node_modules/.cache/toolgate/` (or the OS temp folder):
- * the hashes of every input file, of toolgate's own code and of the libraries that shape the output, and of every
- * generated file. Any difference, or no record at all (a fresh clone, CI), and `--check` generates in full and
- * compares byte for byte, as before.
+ * What the lock's record (`record.ts`) cannot see: toolgate's own code changing under an unchanged version, as in a
+ * development build of toolgate. Each run that generates or checks an output folder in full notes a fingerprint of
+ * the code that ran in `node_modules/.cache/toolgate/` (or the OS temp folder); when a later `--check` finds a note
+ * for the same folder with another fingerprint, the code changed since the output was last verified, and `--check`
+ * generates in full instead of trusting the lock. No note (a fresh clone, CI) leaves the answer to the lock alone.
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { findContracts } from "./load.js";
 import { packageRoot } from "./package.js";
 
-/** What one run saw. */
-interface Record {
+/** What one run noted. */
+interface Note {
   generator: string;
-  inputs: { [file: string]: string };
-  outputs: { [file: string]: string };
 }
 
 /** What identifies a run's question: which contracts, into which folder, with which options. */
@@ -38,7 +31,7 @@ function sha256(data: string | Buffer): string {
 
 let generatorHash: Promise<string> | undefined;
 
-/** toolgate's own code (as it runs: `dist/` or the sources) and the versions of the libraries that shape output. */
+/** toolgate's own code (as it runs: `dist/` or the sources) and its `x-toolgate` schema. Library versions are the lock's. */
 function generatorFingerprint(): Promise<string> {
   generatorHash ??= (async () => {
     const hash = createHash("sha256");
@@ -52,17 +45,14 @@ function generatorFingerprint(): Promise<string> {
         .sort();
       for (const file of files) hash.update(`${path.relative(root, file)}\0`).update(await readFile(file));
     }
-    const require = createRequire(path.join(packageRoot(), "package.json"));
-    for (const library of ["ajv", "ajv-formats", "json-schema-to-typescript", "@apidevtools/json-schema-ref-parser"]) {
-      hash.update(`${library}@${require(`${library}/package.json`).version}\0`);
-    }
     hash.update(await readFile(path.join(packageRoot(), "schemas", "x-toolgate.schema.json")));
     return hash.digest("hex");
   })();
   return generatorHash;
 }
 
-function recordFile(key: FreshnessKey): string {
+/** Where the note for one output folder, contracts folder and set of options is kept. */
+export function noteFile(key: FreshnessKey): string {
   const cache = existsSync(path.resolve("node_modules"))
     ? path.resolve("node_modules", ".cache", "toolgate")
     : path.join(tmpdir(), "toolgate-cache");
@@ -70,59 +60,25 @@ function recordFile(key: FreshnessKey): string {
   return path.join(cache, `${id.slice(0, 32)}.json`);
 }
 
-async function hashFiles(files: Iterable<string>): Promise<{ [file: string]: string } | undefined> {
-  const hashes: { [file: string]: string } = {};
-  for (const file of files) {
-    try {
-      hashes[file] = sha256(await readFile(file));
-    } catch {
-      return undefined;
-    }
-  }
-  return hashes;
-}
-
-/** Remember what this run read and wrote (or found up to date). */
-export async function rememberRun(
-  key: FreshnessKey,
-  inputs: readonly string[],
-  outputs: ReadonlyMap<string, string>,
-): Promise<void> {
-  const record: Record = {
-    generator: await generatorFingerprint(),
-    inputs: (await hashFiles([...inputs].sort())) ?? {},
-    outputs: Object.fromEntries([...outputs].map(([name, content]) => [name, sha256(content)])),
-  };
-  const file = recordFile(key);
+/** Note the code that generated or checked this output in full. */
+export async function rememberRun(key: FreshnessKey): Promise<void> {
+  const note: Note = { generator: await generatorFingerprint() };
+  const file = noteFile(key);
   try {
     await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify(record));
+    await writeFile(file, JSON.stringify(note));
   } catch {
-    // A cache that cannot be written only costs the next check its shortcut.
+    // A note that cannot be written only leaves the next check to the lock alone.
   }
 }
 
-/**
- * Whether the output is known to be up to date: the same contract files, each unchanged, as every referenced file
- * and toolgate itself; and every generated file as it was written. Never true on a guess: any doubt is `false`.
- */
-export async function knownFresh(
-  key: FreshnessKey,
-  generatedFiles: () => Promise<Map<string, string>>,
-): Promise<boolean> {
-  let record: Record;
+/** Whether other code than this generated or checked the output last, as far as this machine's notes say. */
+export async function generatorChangedSince(key: FreshnessKey): Promise<boolean> {
+  let note: Note;
   try {
-    record = JSON.parse(await readFile(recordFile(key), "utf8")) as Record;
+    note = JSON.parse(await readFile(noteFile(key), "utf8")) as Note;
   } catch {
     return false;
   }
-  if (record.generator !== (await generatorFingerprint())) return false;
-  const contracts = (await findContracts(key.schemas)).map((f) => path.resolve(f));
-  if (contracts.some((file) => record.inputs[file] === undefined)) return false;
-  const inputs = await hashFiles(Object.keys(record.inputs));
-  if (inputs === undefined || Object.entries(inputs).some(([file, hash]) => record.inputs[file] !== hash)) return false;
-  const existing = await generatedFiles();
-  if (existing.size !== Object.keys(record.outputs).length) return false;
-  for (const [name, content] of existing) if (record.outputs[name] !== sha256(content)) return false;
-  return true;
+  return note.generator !== (await generatorFingerprint());
 }

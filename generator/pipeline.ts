@@ -4,6 +4,7 @@
  * run reports all of them.
  */
 import path from "node:path";
+import { lockFile } from "../templates/lock.js";
 import { checkBounds, type Finding } from "./check.js";
 import { dialectMisuse, dialectOf } from "./dialect.js";
 import { type EmittedFiles, emitCatalog, emitTool } from "./emit.js";
@@ -11,6 +12,7 @@ import { ContractError, ContractErrors } from "./errors.js";
 import { compareText, displayPath, findContracts, type LoadedContract, loadContract } from "./load.js";
 import { modelTool, nameScopes, type ToolModel } from "./model.js";
 import { toolgateVersion } from "./package.js";
+import { LOCK_FILE, recordRun } from "./record.js";
 import { type ResolveOptions, resolveSchema } from "./resolve.js";
 import { checkSchemaSafety } from "./safety.js";
 import type { JsonSchema, ResolvedSchema } from "./schema.js";
@@ -128,14 +130,23 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (errors.length > 0) return { ok: false, errors, tools: summaries };
   const source = `${displayPath(path.resolve(options.schemas))}/`;
   for (const [name, content] of emitCatalog(tools, version, source)) files.set(name, content);
-  const inputs = new Set(
-    tools.flatMap((tool) => [tool.contract.path, ...(tool.result.files ?? []), ...(tool.input?.files ?? [])]),
+  const inputs = [
+    ...new Set(
+      tools.flatMap((tool) => [tool.contract.path, ...(tool.result.files ?? []), ...(tool.input?.files ?? [])]),
+    ),
+  ].sort(compareText);
+  // The lock records this run, so a later `--check` can answer from the committed files alone.
+  const record = await recordRun(
+    { schemas: path.resolve(options.schemas), remotes: resolveOptions.remotes },
+    inputs,
+    files,
   );
+  files.set(LOCK_FILE, lockFile(tools, version, source, record));
   return {
     ok: true,
     files: new Map([...files].sort(([a], [b]) => compareText(a, b))),
     tools: summaries,
-    inputs: [...inputs].sort(compareText),
+    inputs,
   };
 }
 

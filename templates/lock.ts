@@ -6,8 +6,13 @@ import type { ToolModel } from "../generator/model.js";
 import type { TypedPlan } from "../generator/view-plan.js";
 import { canonicalJson } from "../runtime/json-text.js";
 
-/** The lock file's text: pretty JSON with sorted keys, ending in a newline. */
-export function lockFile(tools: readonly ToolModel[], version: string, source: string): string {
+/**
+ * The lock file's text: pretty JSON with sorted keys, ending in a newline.
+ *
+ * @param record what the run that wrote the lock saw (`generator/record.ts`), under the key `record`; a lock
+ *   without one is still a lock, only `--check` cannot answer from it.
+ */
+export function lockFile(tools: readonly ToolModel[], version: string, source: string, record?: object): string {
   const entries: Record<string, unknown> = {};
   for (const tool of tools) {
     defineOwn(entries, tool.name, {
@@ -42,7 +47,12 @@ export function lockFile(tools: readonly ToolModel[], version: string, source: s
       exposeToolError: tool.exposeToolError,
     });
   }
-  return `${sortedJson({ "@generated": `by toolgate ${version} from ${source}. DO NOT EDIT.`, generator: version, tools: entries })}\n`;
+  const lock = {
+    "@generated": `by toolgate ${version} from ${source}. DO NOT EDIT.`,
+    generator: version,
+    tools: entries,
+  };
+  return `${sortedJson(record === undefined ? lock : { ...lock, record })}\n`;
 }
 
 /** sha256 (hex) of a schema's canonical JSON. */
