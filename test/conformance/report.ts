@@ -112,7 +112,7 @@ function typeTotals(files: readonly SuiteFileTypes[]): Omit<SuiteFileTypes, "fil
 
 /** What each source of the soundness harness is. */
 const TYPE_SOURCES: Record<string, string> = {
-  suite: "JSON Schema Test Suite, required tests",
+  suite: "JSON Schema Test Suite, required and optional tests (formats annotating)",
   "mcp-tools": "MCP tool definitions (`mcp-tools/**`), input and output schemas",
   "mcp-specification": "MCP specification schemas, with its official examples",
   schemastore: "SchemaStore schemas, with upstream instances (`vector` only when run with `{ vector: true }`)",

@@ -7,8 +7,8 @@
  * not compile. Instances the validator rejects are checked too, as a measure of precision (not a failure).
  *
  * Sources:
- * - the JSON Schema Test Suite, `tests/draft2020-12/*.json` (required tests), references made local by the
- *   harness's own bundler (bundle.ts) until the resolve stage lands;
+ * - the JSON Schema Test Suite, every file under `tests/draft2020-12/` (the required tests, then `optional/`),
+ *   references made local by the harness's own bundler (bundle.ts);
  * - every tool's `inputSchema`/`outputSchema` under `mcp-tools/**` (declarations only: no instances there),
  *   with the two example results the MCP specification pairs with its example tools;
  * - the MCP specification's own schemas, with its 129 official examples checked against the named `$defs`;
@@ -16,7 +16,7 @@
  *   except `vector` (1.5 MB: 8 s to emit on its own; run `checkSoundness({ vector: true })` to include it).
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -327,9 +327,13 @@ function measurePrecision(counts: SuiteFileTypes, schema: unknown, declarations:
 async function addSuite(batch: Batch, report: SoundnessReport): Promise<void> {
   const remotes = remoteDocuments();
   const testsDir = join(SUITE, "tests", "draft2020-12");
-  for (const suiteFile of readdirSync(testsDir)
+  // The required tests, then the optional ones (`optional/…`, `optional/format/…`): a type must accept what the
+  // validator accepts there too (formats only annotate, so every well-formed string of the right type is accepted).
+  const suiteFiles = readdirSync(testsDir, { recursive: true, encoding: "utf8" })
+    .map((f) => f.split(sep).join("/"))
     .filter((f) => f.endsWith(".json"))
-    .sort()) {
+    .sort((a, b) => Number(a.includes("/")) - Number(b.includes("/")) || (a < b ? -1 : a > b ? 1 : 0));
+  for (const suiteFile of suiteFiles) {
     const groups = JSON.parse(readFileSync(join(testsDir, suiteFile), "utf8")) as Array<{
       description: string;
       schema: unknown;
