@@ -2,8 +2,9 @@
  * Benchmark 1, cold start: a fresh process loads the validators of every corpus output schema and validates one
  * result each. Contenders, each as plain Node ESM and as an esbuild bundle:
  *
- * - `toolgate`: the generated `validate.js` modules (and the light entries `toolgate/runtime/validators` and
- *   `toolgate/runtime/formats`, which they import);
+ * - `toolgate`: the generated catalog's `validators.js`, every result validator in one module, looked up by output
+ *   schema hash in its `outputValidators` as an MCP client does (and the light entries `toolgate/runtime/validators`
+ *   and `toolgate/runtime/formats`, which it imports);
  * - `toolgate-formats`: the same contracts with `"formats": "assert"`, checking `format` as the SDK's Ajv does;
  * - `ajv-runtime`: the MCP SDK client's own provider (`AjvJsonSchemaValidator`: one Ajv with ajv-formats) compiling
  *   every schema at start-up;
@@ -24,6 +25,7 @@ import Ajv from "ajv";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import addFormats from "ajv-formats";
 import { build } from "esbuild";
+import { outputSchemaSha256 } from "../dist/runtime/mcp-validator.js";
 import { generateContracts, outputSchemaContracts } from "./lib/corpus.js";
 import { sampleOf } from "./lib/samples.js";
 import { interleave } from "./lib/stats.js";
@@ -91,21 +93,17 @@ export async function prepareColdStart(work) {
 
   const schemasLiteral = JSON.stringify(chosen.map((c) => c.schema));
   const rel = (p) => `./${path.relative(dir, p).split(path.sep).join("/")}`;
+  // What an MCP client's provider does: each output schema's validator, by the hash of the schema.
+  const hashes = JSON.stringify(chosen.map((c) => outputSchemaSha256(c.schema)));
+  const byHash = (out) =>
+    [
+      `import { outputValidators } from ${JSON.stringify(rel(path.join(out, "validators.js")))};`,
+      `const hashes = ${hashes};`,
+      "export function validators() { return hashes.map((hash) => outputValidators[hash]); }",
+    ].join("\n");
   const sets = {
-    toolgate: [
-      ...chosen.map(
-        (c, i) =>
-          `import { validateResult as v${i} } from ${JSON.stringify(rel(path.join(generated.out, c.folder, "validate.js")))};`,
-      ),
-      `export function validators() { return [${chosen.map((_, i) => `v${i}`).join(", ")}]; }`,
-    ].join("\n"),
-    "toolgate-formats": [
-      ...chosen.map(
-        (c, i) =>
-          `import { validateResult as v${i} } from ${JSON.stringify(rel(path.join(asserted.out, c.assertedFolder, "validate.js")))};`,
-      ),
-      `export function validators() { return [${chosen.map((_, i) => `v${i}`).join(", ")}]; }`,
-    ].join("\n"),
+    toolgate: byHash(generated.out),
+    "toolgate-formats": byHash(asserted.out),
     "ajv-runtime": [
       `import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";`,
       `const schemas = ${schemasLiteral};`,
@@ -236,10 +234,8 @@ export async function runColdStart(prepared, { rounds, warmRounds, extraVariants
   const { stdout } = await run(process.execPath, [WARM, samplesFile, String(warmRounds), ...sets]);
   const warm = JSON.parse(stdout.trim().split("\n").at(-1)).summary;
 
-  const toolgateBytes = prepared.chosen.reduce(
-    (sum, c) => sum + statSync(path.join(prepared.generatedOut, c.folder, "validate.js")).size,
-    0,
-  );
+  // Every result validator of the corpus catalog, in the one module the toolgate contender loads.
+  const toolgateBytes = statSync(path.join(prepared.generatedOut, "validators.js")).size;
   return {
     schemas: prepared.chosen.length,
     left: prepared.left,
@@ -268,8 +264,8 @@ function codeShare(prepared) {
     evaluatedBookkeeping: 0,
     functions: 0,
   };
-  for (const c of prepared.chosen) {
-    const code = readFileSync(path.join(prepared.generatedOut, c.folder, "validate.js"), "utf8");
+  {
+    const code = readFileSync(path.join(prepared.generatedOut, "validators.js"), "utf8");
     share.total += code.length;
     for (const line of code.split("\n")) {
       if (/^const schema\d+ = /.test(line)) share.schemaLiterals += line.length + 1;

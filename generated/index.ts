@@ -4,11 +4,6 @@ import { queryDatabase } from "./query_database/adapter.js";
 import { readFile } from "./read_file/adapter.js";
 import { readGraph } from "./read_graph/adapter.js";
 import { searchDocs } from "./search_docs/adapter.js";
-import { validateResult as getRecordValidator } from "./get_record/validate.js";
-import { validateResult as queryDatabaseValidator } from "./query_database/validate.js";
-import { validateResult as readFileValidator } from "./read_file/validate.js";
-import { validateResult as readGraphValidator } from "./read_graph/validate.js";
-import { validateResult as searchDocsValidator } from "./search_docs/validate.js";
 
 export type { GetRecordInput, GetRecordOutcome, GetRecordResult } from "./get_record/types.js";
 export type { GetRecordView } from "./get_record/view.js";
@@ -32,14 +27,5 @@ export const catalog = {
   search_docs: { adapter: searchDocs, version: "1", sha256: "b1f2f1702919aa5d9aeb6346f4e8efb49d7c091ddcd108a1fa8624c0973764e7", outputSchemaSha256: "d00557853d5e86b7fb64bd7bce87b67dbee56ade82ba5328d1a1fef9a36eab1d" },
 } as const;
 
-/**
- * Each output validator by the sha256 of its output schema in canonical JSON: what `mcpValidatorProvider` from
- * `toolgate/runtime` needs to answer an MCP client from precompiled validators.
- */
-export const outputValidators = {
-  "44070ea908299b863c95de327f7be0f6e544dd1c0befb613220bfac3cabaca19": readFileValidator,
-  "690e8bd520a8a1b1e4cb1581556f74be3706a77b70be42a8f2d18cfe1c02249a": queryDatabaseValidator,
-  "7a5aa6f713b6038a19898ed552a505664c5b1cf143aa1b4c667fb502462dcbb0": getRecordValidator,
-  "8ff462be3b61e8029a7c2b61dc793826e3a3a98a315b3b509c59fd7a88c02820": readGraphValidator,
-  "d00557853d5e86b7fb64bd7bce87b67dbee56ade82ba5328d1a1fef9a36eab1d": searchDocsValidator,
-} as const;
+// The validators an MCP client needs live in validators.js, which loads no adapter and no gate.
+export { outputValidators } from "./validators.js";

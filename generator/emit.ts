@@ -7,12 +7,17 @@ import type { Code } from "../templates/code.js";
 import { header } from "../templates/header.js";
 import { lockFile } from "../templates/lock.js";
 import { typesModule } from "../templates/types.js";
-import { validateDeclarations } from "../templates/validate.js";
+import {
+  catalogValidatorsDeclarations,
+  catalogValidatorsModule,
+  validateDeclarations,
+  validateModule,
+} from "../templates/validate.js";
 import { viewModule } from "../templates/view.js";
 import { ContractError } from "./errors.js";
 import type { ToolModel } from "./model.js";
 import { emitTypes } from "./types/index.js";
-import { emitValidators, type ValidatorRequest } from "./validator/index.js";
+import { assembleModule, compileValidators, type ValidatorRequest } from "./validator/index.js";
 
 /** Generated files by path (relative to the output folder, `/`-separated), in a stable order. */
 export type EmittedFiles = Map<string, string>;
@@ -23,7 +28,7 @@ export async function emitTool(tool: ToolModel, version: string): Promise<Emitte
   const requests: ValidatorRequest[] = [{ exportName: "validateResult", schema: tool.result, formats: tool.formats }];
   if (tool.input !== undefined)
     requests.push({ exportName: "validateInput", schema: tool.input, formats: tool.formats });
-  const validators = emitValidators(requests);
+  const validators = compileValidators(requests);
   if ("refusals" in validators) {
     throw validators.refusals.map(
       (refusal) => new ContractError(tool.contract.file, refusal.pointer, `refused: ${refusal.reason}`),
@@ -40,15 +45,28 @@ export async function emitTool(tool: ToolModel, version: string): Promise<Emitte
   add("adapter.ts", adapterModule(tool));
   add("types.ts", typesModule(tool, declarations));
   add("validate.d.ts", validateDeclarations(tool));
-  add("validate.js", `${validators.code.trimEnd()}\n`);
+  // The result validator is placed in the catalog's validators.js (see templates/validate.ts); this compile finds
+  // its refusals, and the catalog reuses the code.
+  const input = validators.validators.filter((v) => v.exportName === "validateInput");
+  add("validate.js", validateModule(tool, input.length === 0 ? undefined : assembleModule(input)));
   add("view.ts", viewModule(tool));
   return files;
 }
 
-/** The files that describe the whole catalog: `index.ts` and `toolgate.lock.json`. */
+/**
+ * The files that describe the whole catalog: `index.ts`, `validators.js` (every result validator) with its
+ * `validators.d.ts`, and `toolgate.lock.json`.
+ */
 export function emitCatalog(tools: readonly ToolModel[], version: string, source: string): EmittedFiles {
+  const results = compileValidators(
+    tools.map((tool) => ({ exportName: tool.names.resultValidator, schema: tool.result, formats: tool.formats })),
+  );
+  if ("refusals" in results) throw new Error("a result validator the tool's own module compiled was refused");
+  const top = header(version, source);
   return new Map([
-    ["index.ts", header(version, source) + String(catalogModule(tools))],
+    ["index.ts", top + String(catalogModule(tools))],
+    ["validators.d.ts", top + String(catalogValidatorsDeclarations(tools))],
+    ["validators.js", top + catalogValidatorsModule(tools, assembleModule(results.validators))],
     ["toolgate.lock.json", lockFile(tools, version, source)],
   ]);
 }

@@ -24,20 +24,8 @@ export function catalogModule(tools: readonly ToolModel[]): Code {
     (tool) =>
       ts`  ${propertyKey(tool.name)}: { adapter: ${ident(tool.names.adapter)}, version: ${literal(tool.version)}, sha256: ${literal(tool.contract.sha256)}, outputSchemaSha256: ${literal(tool.contract.outputSchemaSha256)} },`,
   );
-  // Tools that share one output schema share one key; the first in name order answers for it.
-  const byHash = new Map<string, ToolModel>();
-  for (const tool of tools)
-    if (!byHash.has(tool.contract.outputSchemaSha256)) byHash.set(tool.contract.outputSchemaSha256, tool);
-  const validatorImports = [...byHash.values()].map(
-    (tool) =>
-      ts`import { validateResult as ${ident(tool.names.resultValidator)} } from ${quote(`./${tool.folder}/validate.js`)};`,
-  );
-  const validatorEntries = [...byHash]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([hash, tool]) => ts`  ${quote(hash)}: ${ident(tool.names.resultValidator)},`);
   const adapters = tools.map((tool) => ident(tool.names.adapter));
   return ts`${join(imports)}
-${join(validatorImports)}
 
 ${join(typeExports)}
 
@@ -48,12 +36,7 @@ export const catalog = {
 ${join(entries)}
 } as const;
 
-/**
- * Each output validator by the sha256 of its output schema in canonical JSON: what \`mcpValidatorProvider\` from
- * \`toolgate/runtime\` needs to answer an MCP client from precompiled validators.
- */
-export const outputValidators = {
-${join(validatorEntries)}
-} as const;
+// The validators an MCP client needs live in validators.js, which loads no adapter and no gate.
+export { outputValidators } from "./validators.js";
 `;
 }

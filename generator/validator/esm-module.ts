@@ -53,6 +53,20 @@ export function assertExportName(name: string): void {
   }
 }
 
+/** The same standalone code, exported under another name (Ajv writes the name into its export line). */
+export function exportedAs(validator: StandaloneValidator, exportName: string): StandaloneValidator {
+  if (validator.exportName === exportName) return validator;
+  assertExportName(exportName);
+  const exported = EXPORT_LINE.exec(validator.code);
+  if (exported === null || exported[1] !== validator.exportName) {
+    throw new Error(`Ajv's standalone code for ${validator.exportName} has no export line`);
+  }
+  return {
+    exportName,
+    code: validator.code.replace(EXPORT_LINE, () => `export const ${exportName} = ${exported[2] as string};`),
+  };
+}
+
 /** A line on which Ajv declares a schema literal (always one line: Ajv writes it with `JSON.stringify`). */
 const SCHEMA_LITERAL = /^const (schema\d+) = .*;$/gm;
 

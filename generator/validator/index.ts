@@ -11,13 +11,14 @@ import standaloneModule from "ajv/dist/standalone/index.js";
 import { pointerOf } from "../errors.js";
 import type { ResolvedSchema } from "../schema.js";
 import { compilerFor, type FormatMode } from "./compiler.js";
-import { assembleModule, assertExportName, type StandaloneValidator } from "./esm-module.js";
+import { assembleModule, assertExportName, exportedAs, type StandaloneValidator } from "./esm-module.js";
 import { foldNullable } from "./nullable-fold.js";
 import { SchemaIndex } from "./schema-index.js";
 import { stableUris } from "./stable-uris.js";
 import { findUnsupportedFeatures, unassertableFormats } from "./unsupported.js";
 
 export type { FormatMode } from "./compiler.js";
+export { assembleModule, type StandaloneValidator } from "./esm-module.js";
 
 /** One validator to generate. */
 export interface ValidatorRequest {
@@ -38,6 +39,19 @@ export interface Refusal {
 
 /** One ESM module body (no header) exporting each requested validator; or the reasons the generator must refuse. */
 export function emitValidators(requests: ValidatorRequest[]): { code: string } | { refusals: Refusal[] } {
+  const compiled = compileValidators(requests);
+  if ("refusals" in compiled) return compiled;
+  return { code: assembleModule(compiled.validators) };
+}
+
+/**
+ * Each requested validator's standalone code, ready for `assembleModule`; or the reasons the generator must refuse.
+ * A schema compiled before (the same object, the same format mode) is not compiled again: the catalog's module of
+ * result validators reuses what each tool's module compiled.
+ */
+export function compileValidators(
+  requests: readonly ValidatorRequest[],
+): { validators: StandaloneValidator[] } | { refusals: Refusal[] } {
   const names = new Set<string>();
   for (const { exportName } of requests) {
     assertExportName(exportName);
@@ -47,12 +61,25 @@ export function emitValidators(requests: ValidatorRequest[]): { code: string } |
   const refusals: Refusal[] = [];
   const validators: StandaloneValidator[] = [];
   for (const request of requests) {
-    const compiled = compileValidator(request);
+    const compiled = compiledBefore(request);
     if ("refusals" in compiled) refusals.push(...compiled.refusals);
-    else validators.push(compiled);
+    else validators.push(exportedAs(compiled, request.exportName));
   }
   if (refusals.length > 0) return { refusals };
-  return { code: assembleModule(validators) };
+  return { validators };
+}
+
+/** What each schema compiled to, by format mode; weak, so a generator run keeps it only as long as its models. */
+const compiledSchemas = new WeakMap<ResolvedSchema, Map<FormatMode, StandaloneValidator | { refusals: Refusal[] }>>();
+
+function compiledBefore(request: ValidatorRequest): StandaloneValidator | { refusals: Refusal[] } {
+  const byMode = compiledSchemas.get(request.schema) ?? new Map();
+  compiledSchemas.set(request.schema, byMode);
+  const known = byMode.get(request.formats);
+  if (known !== undefined) return known;
+  const compiled = compileValidator(request);
+  byMode.set(request.formats, compiled);
+  return compiled;
 }
 
 /** Standalone code for one request, or why it is refused. */

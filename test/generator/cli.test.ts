@@ -92,6 +92,8 @@ describe("toolgate CLI", () => {
         "get_thing/view.ts",
         "index.ts",
         "toolgate.lock.json",
+        "validators.d.ts",
+        "validators.js",
       ].map((f) => f.split("/").join(path.sep)),
     );
     for (const file of files) {
@@ -107,15 +109,16 @@ describe("toolgate CLI", () => {
     const schemas = await contractsFolder({ "get_thing.tool.json": contract() });
     const out = await tempDir("out");
     expect((await toolgate("generate", "--schemas", schemas, "--out", out)).code).toBe(0);
-    const before = await readFile(path.join(out, "get_thing", "validate.js"), "utf8");
+    const before = await readFile(path.join(out, "validators.js"), "utf8");
     const changed = contract();
     (changed.outputSchema as { properties: { id: { maxLength: number } } }).properties.id.maxLength = 16;
     await writeFile(path.join(schemas, "get_thing.tool.json"), JSON.stringify(changed));
     const check = await toolgate("generate", "--schemas", schemas, "--out", out, "--check");
     expect(check.code).toBe(1);
-    expect(check.err).toMatch(/stale\s+\S*get_thing\/validate\.js/);
+    // The result validator lives in the catalog's validators.js; get_thing/validate.js re-exports it.
+    expect(check.err).toMatch(/stale\s+\S*validators\.js/);
     expect(check.err).toMatch(/stale\s+\S*toolgate\.lock\.json/);
-    expect(await readFile(path.join(out, "get_thing", "validate.js"), "utf8")).toBe(before);
+    expect(await readFile(path.join(out, "validators.js"), "utf8")).toBe(before);
   });
 
   it("reformatting a contract changes nothing", async () => {
@@ -230,7 +233,7 @@ describe("toolgate CLI", () => {
     await writeFile(path.join(schemas, "thing.json"), thing(9));
     const referenced = await toolgate("generate", "--schemas", schemas, "--out", out, "--check");
     expect(referenced.code).toBe(1);
-    expect(referenced.err).toMatch(/stale\s+\S*get_thing\/validate\.js/);
+    expect(referenced.err).toMatch(/stale\s+\S*validators\.js/);
 
     await writeFile(path.join(schemas, "thing.json"), thing(8));
     expect((await toolgate("generate", "--schemas", schemas, "--out", out, "--check")).code).toBe(0);

@@ -37,18 +37,30 @@ describe("generated/ is the golden output of schemas/", () => {
     }
   });
 
-  it("has a validator per tool that never requires, never compiles at run time, and never loads the gate", async () => {
-    const validators = (await files("generated")).filter((f) => f.endsWith("/validate.js"));
-    expect(validators.length).toBeGreaterThanOrEqual(5);
+  it("has validators that never require, never compile at run time, and never load the gate", async () => {
+    const validators = (await files("generated")).filter((f) => /(^|\/)(validate|validators)\.js$/.test(f));
+    expect(validators).toContain("validators.js");
+    expect(validators.length).toBeGreaterThanOrEqual(6);
     for (const file of validators) {
       const code = await readFile(path.join("generated", file), "utf8");
       expect(code, file).not.toMatch(/\brequire\s*\(/);
       expect(code, file).not.toMatch(/new Function|\beval\s*\(/);
-      // Only the light entries: importing the whole of toolgate/runtime would weigh on every cold start.
-      const imported = [...code.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
-      expect(imported.length, file).toBeGreaterThan(0);
-      for (const module of imported)
-        expect(["toolgate/runtime/validators", "toolgate/runtime/formats"], file).toContain(module);
+      // Only the light entries and the catalog's module: the whole of toolgate/runtime would weigh on every start.
+      const imported = [...code.matchAll(/^(?:import|export) .* from "([^"]+)";$/gm)].map((m) => m[1]);
+      for (const module of imported) {
+        expect(["toolgate/runtime/validators", "toolgate/runtime/formats", "../validators.js"], file).toContain(module);
+      }
+    }
+  });
+
+  it("keeps every result validator in the catalog's validators.js, re-exported by each tool's validate.js", async () => {
+    const catalog = await readFile(path.join("generated", "validators.js"), "utf8");
+    for (const file of (await files("generated")).filter((f) => f.endsWith("/validate.js"))) {
+      const code = await readFile(path.join("generated", file), "utf8");
+      const reexport = /^export \{ (\w+) as validateResult \} from "\.\.\/validators\.js";$/m.exec(code);
+      expect(reexport, file).not.toBeNull();
+      expect(catalog).toContain(`export const ${reexport?.[1]} = (() => {`);
+      expect(code, file).not.toMatch(/export const validateResult/);
     }
   });
 });

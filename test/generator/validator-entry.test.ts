@@ -32,9 +32,9 @@ describe("the run-time entries of generated validators", () => {
     ensureRuntimeBuilt();
     const validators = (await readdir("generated", { recursive: true }))
       .map((file) => file.split(path.sep).join("/"))
-      .filter((file) => file.endsWith("/validate.js"))
+      .filter((file) => file.endsWith("/validate.js") || file === "validators.js")
       .sort();
-    expect(validators.length).toBeGreaterThanOrEqual(5);
+    expect(validators.length).toBeGreaterThanOrEqual(6);
     for (const file of validators) {
       const inputs = await bundledInputs(path.join("generated", file));
       const runtime = inputs.filter((input) => input.startsWith("dist/"));
@@ -50,6 +50,16 @@ describe("the run-time entries of generated validators", () => {
   it("toolgate/runtime/validators imports no module at all", async () => {
     ensureRuntimeBuilt();
     expect(await bundledInputs("dist/runtime/validators.js")).toEqual(["dist/runtime/validators.js"]);
+  });
+
+  it("serve each tool's validate.js and the catalog with one function per result validator", async () => {
+    const catalog = (await import("../../generated/validators.js")) as Record<string, unknown>;
+    const index = await import("../../generated/index.js");
+    const tool = await import("../../generated/get_record/validate.js");
+    expect(tool.validateResult).toBe(catalog.getRecordValidator);
+    expect(index.outputValidators).toBe(catalog.outputValidators);
+    expect(Object.values(catalog.outputValidators as object)).toContain(tool.validateResult);
+    expect(Object.isFrozen(catalog.outputValidators)).toBe(true);
   });
 
   it("are the functions toolgate/runtime exports under the same names", () => {

@@ -171,8 +171,8 @@ describe("the MCP corpus", () => {
   });
 
   it("generates every imported tool, and the generated code type-checks", () => {
-    // adapter.ts, types.ts, validate.d.ts and view.ts per tool, and one index.ts per folder.
-    expect(checkedFiles).toBe(45 * 4 + tallies.filter((t) => t.generated > 0).length);
+    // adapter.ts, types.ts, validate.d.ts and view.ts per tool, and one index.ts and validators.d.ts per folder.
+    expect(checkedFiles).toBe(45 * 4 + 2 * tallies.filter((t) => t.generated > 0).length);
     for (const tally of tallies) {
       expect(tally.generationErrors, tally.unit).toEqual([]);
       expect(tally.generated, tally.unit).toBe(tally.imported);

@@ -19,6 +19,8 @@ import {
 } from "../../runtime/index.js";
 
 const RUNTIME_SOURCE = JSON.stringify(new URL("../../runtime/index.ts", import.meta.url).pathname);
+/** The source of a light run-time entry (`toolgate/runtime/validators`, `…/formats`), quoted for an import. */
+const runtimeSource = (entry: string) => JSON.stringify(new URL(`../../runtime/${entry}.ts`, import.meta.url).pathname);
 
 type AnyAdapter = ToolAdapter<unknown, unknown, unknown>;
 
@@ -31,7 +33,12 @@ beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), "toolgate-generated-"));
   for (const [file, text] of result.files) {
     await mkdir(dirname(join(folder, file)), { recursive: true });
-    await writeFile(join(folder, file), text.replaceAll('from "toolgate/runtime"', `from ${RUNTIME_SOURCE}`));
+    await writeFile(
+      join(folder, file),
+      text.replace(/from "toolgate\/runtime(\/validators|\/formats)?"/g, (_, entry: string | undefined) =>
+        entry === undefined ? `from ${RUNTIME_SOURCE}` : `from ${runtimeSource(entry.slice(1))}`,
+      ),
+    );
   }
   for (const tool of result.tools) {
     const module = (await import(pathToFileURL(join(folder, tool.folder, "adapter.ts")).href)) as Record<
