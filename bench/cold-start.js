@@ -166,7 +166,15 @@ export async function prepareColdStart(work) {
     if (name === "runtime-import")
       tokenizerInStartChunks = staticInputs(built.metafile, bundle).some((input) => input.includes("gpt-tokenizer"));
   }
-  return { chosen, left, variants, generatedOut: generated.out, setModules: dir, tokenizerInStartChunks };
+  return {
+    chosen,
+    left,
+    variants,
+    generatedOut: generated.out,
+    assertedOut: asserted.out,
+    setModules: dir,
+    tokenizerInStartChunks,
+  };
 }
 
 /** Bytes of a bundle's entry chunk and every chunk it imports statically: what a start loads. */
@@ -208,7 +216,7 @@ async function coldRun(variant) {
 /**
  * Cold starts, interleaved across every variant, `rounds` times; then warm validation in this process.
  * @param {Awaited<ReturnType<typeof prepareColdStart>>} prepared
- * @param {{ rounds: number, warmRounds: number, extraVariants?: Array<{ name: string, form: string, module: string, samples: string }>, extraWarm?: Record<string, string> }} options
+ * @param {{ rounds: number, warmRounds: number, extraVariants?: Array<{ name: string, form: string, module: string, samples: string, comparedWith?: string }>, extraWarm?: Record<string, string> }} options
  *   extra variants are timed in the same interleaving (the code-size experiments of validator-size.js)
  */
 export async function runColdStart(prepared, { rounds, warmRounds, extraVariants = [], extraWarm = {} }) {
@@ -243,7 +251,13 @@ export async function runColdStart(prepared, { rounds, warmRounds, extraVariants
     lastRun,
     warmMicrosecondsPerAllSamples: warm,
     bundleBytes: Object.fromEntries(prepared.variants.filter((v) => v.bytes).map((v) => [v.name, v.bytes])),
-    sizeVariants: extraVariants.map((v) => ({ name: v.name, sourceBytes: v.sourceBytes, bundleBytes: v.bundleBytes })),
+    sizeVariants: extraVariants.map((v) => ({
+      name: v.name,
+      form: v.form,
+      comparedWith: v.comparedWith ?? "toolgate",
+      sourceBytes: v.sourceBytes,
+      bundleBytes: v.bundleBytes,
+    })),
     tokenizerInStartChunks: prepared.tokenizerInStartChunks,
     generatedValidatorBytes: toolgateBytes,
     ajvStandaloneBytes: statSync(path.join(prepared.setModules, "ajv-standalone.cjs")).size,

@@ -83,7 +83,9 @@ if (selected.has("cold"))
       rounds: quick ? 3 : 12,
       warmRounds: quick ? 5 : 21,
       extraVariants: sizeVariants,
-      extraWarm: { "folded-nullable": sizeVariants.find((v) => v.name === "size-folded-nullable").set },
+      extraWarm: Object.fromEntries(
+        sizeVariants.filter((v) => v.warm).map((v) => [v.name.replace(/^size-/, ""), v.set]),
+      ),
     });
     results.benchmarks.coldStart = cold;
     const c = cold.cold;
@@ -152,22 +154,25 @@ if (selected.has("cold"))
       "",
     ]);
     for (const variant of cold.sizeVariants) {
-      const timing = c[`${variant.name}/bundle`];
+      const { form } = variant;
+      const timing = c[`${variant.name}/${form}`];
+      const shipped = c[`${variant.comparedWith}/${form}`];
+      const bytes = variant.bundleBytes === undefined ? "" : ` (bundle ${kb(variant.bundleBytes)})`;
       rows.push([
-        `plan: ${variant.name.replace(/^size-/, "")}, bundle`,
-        `${ms(timing)}, ${kb(variant.sourceBytes)} (bundle ${kb(variant.bundleBytes)})`,
-        `interpreter ${ms(c["cfworker/bundle"])}; shipped ${ms(c["toolgate/bundle"])}`,
-        x(ratio(c["cfworker/bundle"], timing)),
+        `plan: ${variant.name.replace(/^size-/, "")}, ${form === "bundle" ? "bundle" : "plain ESM"}`,
+        `${ms(timing)}, ${kb(variant.sourceBytes)}${bytes}`,
+        `interpreter ${ms(c[`cfworker/${form}`])}; shipped (${variant.comparedWith}) ${ms(shipped)}`,
+        x(ratio(c[`cfworker/${form}`], timing)),
         "(experiment)",
         "",
       ]);
     }
-    if (warm["folded-nullable"]) {
+    for (const name of Object.keys(warm).filter((key) => !CONTENDERS.includes(key))) {
       rows.push([
-        "plan: folded-nullable, warm",
-        `${perSchema("folded-nullable")}`,
+        `plan: ${name}, warm`,
+        `${perSchema(name)}`,
         `interpreter ${perSchema("cfworker")}`,
-        x(ratio(warm.cfworker, warm["folded-nullable"])),
+        x(ratio(warm.cfworker, warm[name])),
         "(experiment)",
         "",
       ]);
