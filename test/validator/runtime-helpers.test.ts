@@ -1,9 +1,13 @@
 /**
  * The run-time helpers generated validators import from `toolgate/runtime` in place of Ajv's modules.
  */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fullFormats } from "ajv-formats/dist/formats.js";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatValidators, jsonEqual } from "../../runtime/validation.js";
+import { SUITE_ROOT } from "../conformance/suite.js";
 
 describe("jsonEqual", () => {
   it.each([
@@ -42,9 +46,64 @@ describe("jsonEqual", () => {
   });
 });
 
+/** Every string the official suite's format tests hold, as check inputs. */
+function suiteFormatStrings(): string[] {
+  const root = join(SUITE_ROOT, "tests");
+  const strings = new Set<string>();
+  for (const draft of readdirSync(root)) {
+    const folder = join(root, draft, "optional", "format");
+    if (!existsSync(folder)) continue;
+    for (const file of readdirSync(folder).filter((f) => f.endsWith(".json"))) {
+      const groups = JSON.parse(readFileSync(join(folder, file), "utf8")) as Array<{ tests: Array<{ data: unknown }> }>;
+      for (const group of groups)
+        for (const test of group.tests) if (typeof test.data === "string") strings.add(test.data);
+    }
+  }
+  return [...strings];
+}
+
 describe("formatValidators", () => {
-  it("is ajv-formats' full set, which the generated code indexes by format name", () => {
-    expect(formatValidators).toBe(fullFormats);
-    expect(Object.keys(formatValidators)).toEqual(expect.arrayContaining(["date-time", "email", "uri", "uuid"]));
+  const upstream = fullFormats as Record<string, unknown>;
+  const ours = formatValidators as Record<string, unknown>;
+  const strings = suiteFormatStrings();
+  const numbers = [0, 1, -1, 1.5, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 53, Number.MAX_VALUE];
+
+  it("has ajv-formats' full set of names, which the generated code indexes by format name", () => {
+    expect(Object.keys(ours)).toEqual(Object.keys(upstream));
+    expect(strings.length).toBeGreaterThan(300);
+  });
+
+  it.each(Object.keys(fullFormats))("checks %s exactly as ajv-formats does", (name) => {
+    const [mine, theirs] = [ours[name], upstream[name]];
+    if (theirs instanceof RegExp) {
+      expect(mine).toBeInstanceOf(RegExp);
+      expect([(mine as RegExp).source, (mine as RegExp).flags]).toEqual([theirs.source, theirs.flags]);
+      return;
+    }
+    if (typeof theirs !== "object" && typeof theirs !== "function") {
+      expect(mine).toBe(theirs);
+      return;
+    }
+    type Check = (value: unknown) => unknown;
+    const check = (format: unknown): Check =>
+      typeof format === "function" ? (format as Check) : ((format as { validate: Check }).validate as Check);
+    const numeric = (theirs as { type?: string }).type === "number";
+    expect((mine as { type?: string }).type).toBe((theirs as { type?: string }).type);
+    const samples: unknown[] = numeric ? numbers : strings;
+    for (const value of samples) expect(check(mine)(value), JSON.stringify(value)).toBe(check(theirs)(value));
+    if (!numeric) {
+      fc.assert(
+        fc.property(fc.string({ unit: "grapheme-ascii", maxLength: 40 }), (value) => {
+          expect(check(mine)(value)).toBe(check(theirs)(value));
+        }),
+        { numRuns: 300 },
+      );
+    }
+    const compare = (theirs as { compare?: (a: string, b: string) => unknown }).compare;
+    if (compare !== undefined) {
+      const mineCompare = (mine as { compare: (a: string, b: string) => unknown }).compare;
+      const some = strings.filter((value) => check(theirs)(value) === true).slice(0, 60);
+      for (const a of some) for (const b of some) expect(mineCompare(a, b), `${a} ${b}`).toEqual(compare(a, b));
+    }
   });
 });
