@@ -173,9 +173,12 @@ function snapshot(state: CompilerState): () => void {
   const names = Object.entries(state.scope._names).map(([prefix, group]) => [prefix, group?.index ?? 0] as const);
   const values = Object.entries(state.scope._values).map(([prefix, map]) => [prefix, new Map(map)] as const);
   const stored = Object.entries(state.scope._scope).map(([prefix, list]) => [prefix, [...(list ?? [])]] as const);
+  // Defined, not assigned: a key such as `__proto__` must stay a key.
   const replace = <T>(target: { [key: string]: T }, entries: ReadonlyArray<readonly [string, T]>) => {
     for (const key of Object.keys(target)) delete target[key];
-    for (const [key, value] of entries) target[key] = value;
+    for (const [key, value] of entries) {
+      Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+    }
   };
   return () => {
     replace(state.schemas, Object.entries(schemas));
