@@ -118,6 +118,11 @@ function exactJson(value: unknown): string {
     .join(",")}}`;
 }
 
+/** Set an own, enumerable property: a file or prefix named `__proto__` must not set a prototype. */
+function defineOwn(target: { [key: string]: string }, key: string, value: string): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** A path relative to the contracts folder, `/`-separated (`.` for the folder itself). */
 function fromContracts(context: RecordContext, absolute: string): string {
   return path.relative(context.schemas, absolute).split(path.sep).join("/") || ".";
@@ -126,14 +131,7 @@ function fromContracts(context: RecordContext, absolute: string): string {
 /** Where the run ran and `refs`, as the record writes them. */
 function settings(context: RecordContext): Pick<LockRecord, "contracts" | "workingDirectory" | "refs"> {
   const refs: { [prefix: string]: string } = {};
-  for (const [prefix, folder] of context.remotes) {
-    Object.defineProperty(refs, prefix, {
-      value: fromContracts(context, folder),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
+  for (const [prefix, folder] of context.remotes) defineOwn(refs, prefix, fromContracts(context, folder));
   return { contracts: displayPath(context.schemas), workingDirectory: fromContracts(context, process.cwd()), refs };
 }
 
@@ -151,9 +149,9 @@ export async function recordRun(
   const lock = files.get(LOCK_FILE);
   if (lock === undefined) throw new Error(`recordRun: no ${LOCK_FILE} among the generated files`);
   const inputHashes: { [file: string]: string } = {};
-  for (const file of inputs) inputHashes[fromContracts(context, file)] = await inputHash(file);
+  for (const file of inputs) defineOwn(inputHashes, fromContracts(context, file), await inputHash(file));
   const outputs: { [file: string]: string } = {};
-  for (const [name, content] of files) if (name !== LOCK_FILE) outputs[name] = sha256(content);
+  for (const [name, content] of files) if (name !== LOCK_FILE) defineOwn(outputs, name, sha256(content));
   return {
     generator: generatorIdentity(),
     ...settings(context),
@@ -239,7 +237,7 @@ export async function recordedFresh(
   const inputs: { [file: string]: string } = {};
   for (const file of Object.keys(record.inputs)) {
     try {
-      inputs[file] = await inputHash(path.resolve(context.schemas, ...file.split("/")));
+      defineOwn(inputs, file, await inputHash(path.resolve(context.schemas, ...file.split("/"))));
     } catch {
       return false;
     }
@@ -247,6 +245,7 @@ export async function recordedFresh(
   if (!sameHashes(record.inputs, inputs)) return false;
 
   const outputs: { [file: string]: string } = {};
-  for (const [name, content] of await generatedFiles()) if (name !== LOCK_FILE) outputs[name] = sha256(content);
+  for (const [name, content] of await generatedFiles())
+    if (name !== LOCK_FILE) defineOwn(outputs, name, sha256(content));
   return sameHashes(record.outputs, outputs);
 }

@@ -215,6 +215,23 @@ describe("generate --check on a folder no run has seen (a fresh clone, CI)", () 
     expect(result.err).toMatch(/stale\s+\S*validators\.js/);
   });
 
+  it("finds an edit of a referenced file named __proto__", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "toolgate-proto-"));
+    const schemas = path.join(root, "schemas");
+    await mkdir(schemas);
+    await writeFile(
+      path.join(schemas, "t.tool.json"),
+      JSON.stringify({ name: "t", outputSchema: { $ref: "__proto__" } }),
+    );
+    await writeFile(path.join(schemas, "__proto__"), thing(4));
+    expect((await inFolder(root, () => toolgate("generate"))).code).toBe(0);
+    const { record } = await readLock(path.join(root, "generated"));
+    expect(Object.keys(record.inputs)).toContain("__proto__");
+    await writeFile(path.join(schemas, "__proto__"), thing(5));
+    const result = await inFolder(root, () => toolgate("generate", "--check"));
+    expect(result.code).toBe(1);
+  });
+
   it("finds a new contract, and a removed one", async () => {
     const added = await freshClone();
     await writeFile(path.join(added.schemas, "third.tool.json"), JSON.stringify(contract("third_thing")));
