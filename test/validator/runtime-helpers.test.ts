@@ -6,8 +6,9 @@ import { join } from "node:path";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { URI, URI_WITHOUT_IP_LITERAL } from "../../runtime/formats.js";
 import { formatValidators, jsonEqual } from "../../runtime/validation.js";
-import { SUITE_ROOT } from "../conformance/suite.js";
+import { REPO_ROOT, SUITE_ROOT } from "../conformance/suite.js";
 
 describe("jsonEqual", () => {
   it.each([
@@ -61,6 +62,49 @@ function suiteFormatStrings(): string[] {
   }
   return [...strings];
 }
+
+describe("the uri check", () => {
+  it('splits ajv-formats\' pattern exactly at its IP-literal host, the one place it admits "["', () => {
+    const source = readFileSync(join(REPO_ROOT, "node_modules/ajv-formats/dist/formats.js"), "utf8");
+    const upstream = /^const URI = \/(.*)\/i;$/m.exec(source)?.[1] ?? "";
+    const start = upstream.indexOf("(?:\\[") + "(?:".length;
+    const end = upstream.indexOf("\\]|", start) + "\\]|".length;
+    expect(URI.source).toBe(upstream);
+    expect(URI_WITHOUT_IP_LITERAL.source).toBe(upstream.slice(0, start) + upstream.slice(end));
+    expect(URI_WITHOUT_IP_LITERAL.source).not.toContain("\\[");
+    expect([URI.flags, URI_WITHOUT_IP_LITERAL.flags]).toEqual(["i", "i"]);
+  });
+
+  it("decides URIs with and without IP-literal hosts as ajv-formats does", () => {
+    const upstreamUri = fullFormats.uri as (value: string) => boolean;
+    const ours = formatValidators.uri as (value: string) => boolean;
+    const host = fc.oneof(
+      fc.domain(),
+      fc.ipV4(),
+      fc.ipV6().map((ip) => `[${ip}]`),
+      fc.constantFrom("[v1.x]", "[::1", "::1]", "[]", "[g::1]", "a[b]"),
+    );
+    const uriLike = fc.tuple(
+      fc.constantFrom("http", "https", "urn", "ftp", "a+b"),
+      host,
+      fc.constantFrom("", ":80", ":"),
+      fc.webPath(),
+      fc.constantFrom("", "?q=1", "#f", "?[x]", "#[y]"),
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          uriLike.map(([scheme, at, port, where, tail]) => `${scheme}://${at}${port}${where}${tail}`),
+          fc.webUrl({ withQueryParameters: true, withFragments: true }),
+        ),
+        (value) => {
+          expect(ours(value), value).toBe(upstreamUri(value));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
 
 describe("formatValidators", () => {
   const upstream = fullFormats as Record<string, unknown>;
