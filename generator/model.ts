@@ -58,7 +58,10 @@ export interface ToolReport {
 
 /** Names claimed in the catalog's scope. Tools are modelled in a sorted order, so suffixes are stable. */
 export function nameScopes(): { folders: NameScope; identifiers: NameScope } {
-  return { folders: new NameScope(["index", "node_modules"]), identifiers: new NameScope(["catalog"]) };
+  return {
+    folders: new NameScope(["index", "node_modules"]),
+    identifiers: new NameScope(["catalog", "outputValidators"]),
+  };
 }
 
 /** Build the model of one tool. Throws {@link ContractError} when settings and schema disagree. */

@@ -29,6 +29,8 @@ const hostile: Array<[string, { name: string; description: string }]> = [
   ["non-ASCII", { name: "café_東京", description: "Ünïcödé — 東京 — 🧪" }],
   ["only non-ASCII", { name: "東京", description: "No ASCII letters at all." }],
   ["path traversal", { name: "../../etc/passwd", description: "A folder name must stay inside generated/." }],
+  ["the catalog's own export", { name: "output_validators", description: "Named like the catalog's validator map." }],
+  ["the catalog's validator module", { name: "validators", description: "Named like generated/validators.js." }],
 ];
 
 function contract(name: string, description: string) {
