@@ -2,8 +2,12 @@
  * The nullable fold of the validator stage: where `anyOf: [{type: T, …}, {type: "null"}]` becomes `type: [T, "null"]`,
  * where it must stay as written, and that the folded schema gives every instance the verdict the contract gives it.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { generate } from "../../generator/pipeline.js";
 import type { Dialect, JsonSchema, ResolvedSchema } from "../../generator/schema.js";
 import { compilerFor } from "../../generator/validator/compiler.js";
 import { emitValidators } from "../../generator/validator/index.js";
@@ -212,6 +216,36 @@ describe("the nullable fold", () => {
     });
     expect(result.schema.root).toBe(schema.root);
     expect(other.$defs.n.anyOf).toHaveLength(2);
+  });
+
+  it("changes the validators only: the generated types still read the contract as written", async () => {
+    const schemas = await mkdtemp(path.join(tmpdir(), "toolgate-fold-"));
+    await writeFile(
+      path.join(schemas, "get_note.tool.json"),
+      JSON.stringify({
+        name: "get_note",
+        description: "One note.",
+        inputSchema: { type: "object", properties: { id: nullable({ type: "string", maxLength: 8 }) } },
+        outputSchema: {
+          type: "object",
+          properties: { text: nullable({ type: "string", maxLength: 40 }) },
+          required: ["text"],
+          additionalProperties: false,
+        },
+        "x-toolgate": { receive: { maxBytes: 4096 } },
+      }),
+    );
+    const result = await generate({ schemas });
+    await rm(schemas, { recursive: true, force: true });
+    if (!result.ok) throw new Error(result.errors.map(String).join("; "));
+    const types = result.files.get("get_note/types.ts") ?? "";
+    expect(types).toMatch(/text: string \| null/);
+    expect(types).toMatch(/id\?: string \| null/);
+    for (const file of ["validators.js", "get_note/validate.js"]) {
+      const code = result.files.get(file) ?? "";
+      expect(code, file).toMatch(/export const/);
+      expect(code, file).not.toContain("anyOf");
+    }
   });
 
   it("makes the generated module smaller and keeps its verdicts", async () => {
