@@ -201,20 +201,8 @@ export function cleanText(text: string): string {
   return pieces.join("");
 }
 
-/** Number of Unicode code points in `text` (what the view's character bounds count). */
-export function codePointLength(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    // A high surrogate followed by a low one is a single code point.
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
-}
+/** Number of Unicode code points in `text` (what the view's character bounds count, and `maxLength` too). */
+export { codePointLength } from "./validators.js";
 
 /** The first `max` code points of `text` (never half a surrogate pair). */
 export function leadingCodePoints(text: string, max: number): string {

@@ -159,7 +159,7 @@ beforeAll(() => {
   } catch {
     // Type errors elsewhere in the tree still emit JavaScript; only a missing runtime stops the suite.
   }
-  if (!runtimeBuilt()) throw new Error("dist/runtime/validation.js is missing: run `npm run build`");
+  if (!runtimeBuilt()) throw new Error("dist/runtime/validators.js is missing: run `npm run build`");
 });
 
 function writeResults(): void {

@@ -133,5 +133,5 @@ export function writeModule(name: string, code: string): string {
 
 /** Whether the runtime has been built (generated modules import `dist/runtime/index.js`). */
 export function runtimeBuilt(): boolean {
-  return existsSync(join(REPO_ROOT, "dist/runtime/validation.js"));
+  return existsSync(join(REPO_ROOT, "dist/runtime/validators.js"));
 }

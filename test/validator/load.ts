@@ -19,13 +19,13 @@ export type GeneratedValidator = ((data: unknown) => boolean) & { errors?: unkno
 
 /** Build the runtime once if `dist/` lacks it (generated modules import the built `toolgate/runtime`). */
 export function ensureRuntimeBuilt(): void {
-  if (existsSync(join(REPO_ROOT, "dist/runtime/validation.js"))) return;
+  if (existsSync(join(REPO_ROOT, "dist/runtime/validators.js"))) return;
   try {
     execFileSync(join(REPO_ROOT, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json"], { cwd: REPO_ROOT });
   } catch {
     // Type errors elsewhere still emit JavaScript; the check below is what matters.
   }
-  if (!existsSync(join(REPO_ROOT, "dist/runtime/validation.js"))) throw new Error("run `npm run build` first");
+  if (!existsSync(join(REPO_ROOT, "dist/runtime/validators.js"))) throw new Error("run `npm run build` first");
 }
 
 /** A resolved schema for tests: no other documents unless given. */
