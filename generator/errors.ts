@@ -30,6 +30,23 @@ export class ContractErrors extends Error {
   }
 }
 
+/**
+ * Adds what a stage threw to `errors` when it is something the user can fix (one contract error, several, or a
+ * list of them), so a run goes on and reports every broken contract; anything else is a fault in toolgate and is
+ * thrown on.
+ */
+export function collectContractErrors(errors: ContractError[], thrown: unknown): void {
+  if (thrown instanceof ContractError) errors.push(thrown);
+  else if (thrown instanceof ContractErrors) errors.push(...thrown.errors);
+  else if (Array.isArray(thrown) && thrown.every((e) => e instanceof ContractError)) errors.push(...thrown);
+  else throw thrown;
+}
+
+/** The error for a contract that defines a tool another contract file already defines. */
+export function duplicateToolError(file: string, tool: string, definedIn: string): ContractError {
+  return new ContractError(file, "/name", `the tool ${JSON.stringify(tool)} is already defined in ${definedIn}`);
+}
+
 /** Escape one reference token for a JSON pointer (RFC 6901 section 4). */
 export function escapePointerToken(token: string | number): string {
   return String(token).replaceAll("~", "~0").replaceAll("/", "~1");

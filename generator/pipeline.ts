@@ -8,7 +8,7 @@ import { lockFile } from "../templates/lock.js";
 import { checkBounds, type Finding } from "./check.js";
 import { dialectMisuse, dialectOf } from "./dialect.js";
 import { type EmittedFiles, emitCatalog, emitTool } from "./emit.js";
-import { ContractError, ContractErrors } from "./errors.js";
+import { type ContractError, ContractErrors, collectContractErrors, duplicateToolError } from "./errors.js";
 import { compareText, displayPath, findContracts, type LoadedContract, loadContract } from "./load.js";
 import { modelTool, nameScopes, type ToolModel } from "./model.js";
 import { toolgateVersion } from "./package.js";
@@ -58,12 +58,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     remotes: options.remotes ?? [],
   };
   const errors: ContractError[] = [];
-  const collect = (error: unknown) => {
-    if (error instanceof ContractError) errors.push(error);
-    else if (error instanceof ContractErrors) errors.push(...error.errors);
-    else if (Array.isArray(error) && error.every((e) => e instanceof ContractError)) errors.push(...error);
-    else throw error;
-  };
+  const collect = (error: unknown) => collectContractErrors(errors, error);
 
   const contracts: LoadedContract[] = [];
   for (const file of await findContracts(options.schemas)) {
@@ -76,15 +71,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const byName = new Map<string, LoadedContract>();
   for (const contract of contracts) {
     const other = byName.get(contract.name);
-    if (other !== undefined) {
-      errors.push(
-        new ContractError(
-          contract.file,
-          "/name",
-          `the tool ${JSON.stringify(contract.name)} is already defined in ${other.file}`,
-        ),
-      );
-    }
+    if (other !== undefined) errors.push(duplicateToolError(contract.file, contract.name, other.file));
     byName.set(contract.name, contract);
   }
   // Names are handed out in tool-name order, so a clash is always suffixed on the same tool.

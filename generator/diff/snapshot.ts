@@ -4,7 +4,7 @@
  */
 import { viewFields } from "../../templates/lock.js";
 import { dialectMisuse, dialectOf } from "../dialect.js";
-import { ContractError, ContractErrors } from "../errors.js";
+import { ContractError, ContractErrors, collectContractErrors, duplicateToolError } from "../errors.js";
 import { compareText, displayPath, findContracts, type LoadedContract, loadContract } from "../load.js";
 import { type ResolveOptions, resolveSchema } from "../resolve.js";
 import type { Dialect, JsonSchema } from "../schema.js";
@@ -46,12 +46,7 @@ export async function snapshotFolder(schemas: string, options: ResolveOptions): 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  const collect = (error: unknown): void => {
-    if (error instanceof ContractError) errors.push(error);
-    else if (error instanceof ContractErrors) errors.push(...error.errors);
-    else if (Array.isArray(error) && error.every((e) => e instanceof ContractError)) errors.push(...error);
-    else throw error;
-  };
+  const collect = (error: unknown): void => collectContractErrors(errors, error);
   // A contract nested deeper than the loader serialises is refused there with a RangeError: report it as the
   // contract's error, so one hostile file does not stop the review of the others.
   const refuseTooDeep = (error: unknown, file: string): never => {
@@ -68,13 +63,7 @@ export async function snapshotFolder(schemas: string, options: ResolveOptions): 
     }
     const other = tools.get(contract.name);
     if (other !== undefined) {
-      errors.push(
-        new ContractError(
-          contract.file,
-          "/name",
-          `the tool ${JSON.stringify(contract.name)} is already defined in ${other.file}`,
-        ),
-      );
+      errors.push(duplicateToolError(contract.file, contract.name, other.file));
       continue;
     }
     try {
