@@ -12,7 +12,7 @@ import { type ContractError, ContractErrors, collectContractErrors, duplicateToo
 import { compareText, displayPath, findContracts, type LoadedContract, loadContract } from "./load.js";
 import { modelTool, nameScopes, type ToolModel } from "./model.js";
 import { toolgateVersion } from "./package.js";
-import { LOCK_FILE, recordRun } from "./record.js";
+import { inputsRead, LOCK_FILE, recordRun } from "./record.js";
 import { type ResolveOptions, resolveSchema } from "./resolve.js";
 import { checkSchemaSafety } from "./safety.js";
 import type { JsonSchema, ResolvedSchema } from "./schema.js";
@@ -117,17 +117,17 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (errors.length > 0) return { ok: false, errors, tools: summaries };
   const source = `${displayPath(path.resolve(options.schemas))}/`;
   for (const [name, content] of emitCatalog(tools, version, source)) files.set(name, content);
-  const inputs = [
-    ...new Set(
-      tools.flatMap((tool) => [tool.contract.path, ...(tool.result.files ?? []), ...(tool.input?.files ?? [])]),
-    ),
-  ].sort(compareText);
-  // The lock records this run, so a later `--check` can answer from the committed files alone.
-  const record = await recordRun(
-    { schemas: path.resolve(options.schemas), remotes: resolveOptions.remotes },
-    inputs,
-    files,
+  // Every file the run read, with the hash of the content it parsed.
+  const read = inputsRead(
+    tools.flatMap((tool) => [
+      [tool.contract.path, tool.contract.readSha256] as const,
+      ...Object.entries(tool.result.files ?? {}),
+      ...Object.entries(tool.input?.files ?? {}),
+    ]),
   );
+  const inputs = [...read.keys()].sort(compareText);
+  // The lock records this run, so a later `--check` can answer from the committed files alone.
+  const record = recordRun({ schemas: path.resolve(options.schemas), remotes: resolveOptions.remotes }, read, files);
   files.set(LOCK_FILE, lockFile(tools, version, source, record));
   return {
     ok: true,

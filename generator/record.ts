@@ -19,6 +19,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { canonicalJson } from "../runtime/json-text.js";
 import { sortedJson } from "../templates/lock.js";
+import { inputHashOf } from "./input-hash.js";
 import { displayPath, findContracts } from "./load.js";
 import { packageRoot, toolgateVersion } from "./package.js";
 
@@ -86,36 +87,9 @@ function sha256(data: string | Buffer): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
-/**
- * sha256 of an input file as the generator reads it. A JSON file is read with `JSON.parse`, so its hash is that of
- * the parsed value: reformatting it (white space, escapes, `1.0` for `1`) changes neither the output nor the lock,
- * while a change of key order, which does change the output, changes the hash. Any other file, or one `JSON.parse`
- * refuses, is hashed as bytes.
- */
+/** sha256 of an input file as it is on disk now (see {@link inputHashOf}). */
 async function inputHash(file: string): Promise<string> {
-  const bytes = await readFile(file);
-  if (file.endsWith(".json")) {
-    try {
-      return sha256(`json:${exactJson(JSON.parse(bytes.toString("utf8")))}`);
-    } catch {
-      // Not JSON, or nested deeper than the stack: the bytes stand for it.
-    }
-  }
-  return sha256(bytes);
-}
-
-/**
- * A parsed JSON value as text that tells apart every two values that differ: key order kept, and unlike
- * `JSON.stringify`, `-0`, `1e400` (Infinity) and `null` stay distinct.
- */
-function exactJson(value: unknown): string {
-  if (typeof value === "number") return Object.is(value, -0) ? "-0" : String(value);
-  if (typeof value !== "object" || value === null) return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(exactJson).join(",")}]`;
-  const record = value as { [key: string]: unknown };
-  return `{${Object.keys(record)
-    .map((key) => `${JSON.stringify(key)}:${exactJson(record[key])}`)
-    .join(",")}}`;
+  return inputHashOf(file, await readFile(file));
 }
 
 /** Set an own, enumerable property: a file or prefix named `__proto__` must not set a prototype. */
@@ -135,21 +109,43 @@ function settings(context: RecordContext): Pick<LockRecord, "contracts" | "worki
   return { contracts: displayPath(context.schemas), workingDirectory: fromContracts(context, process.cwd()), refs };
 }
 
+/** What the record keeps for a file whose content changed between two reads in one run: no hash equals it. */
+export const CHANGED_WHILE_READ = "changed while the run read it";
+
+/**
+ * The inputs of a run from every read it made (absolute path, hash of the content parsed). A file read twice (two
+ * contracts referencing it) whose content changed in between has no one content the output came from, so its
+ * entry is {@link CHANGED_WHILE_READ}, which matches nothing on disk and sends the next `--check` to a full
+ * comparison.
+ */
+export function inputsRead(reads: Iterable<readonly [file: string, hash: string]>): Map<string, string> {
+  const inputs = new Map<string, string>();
+  for (const [file, hash] of reads) {
+    const known = inputs.get(file);
+    inputs.set(file, known === undefined || known === hash ? hash : CHANGED_WHILE_READ);
+  }
+  return inputs;
+}
+
 /**
  * The record of a run that generated `files` from `inputs`.
  *
- * @param inputs every file the run read (absolute paths).
+ * @param inputs every file the run read (absolute path → {@link inputHashOf} of the content it parsed). Hashes of
+ *   what was read, not of what is on disk by the time the run ends: an input edited during the run must not be
+ *   recorded as the source of output made from its earlier content.
  * @param files every generated file, the lock (without a record) included.
  */
-export async function recordRun(
+export function recordRun(
   context: RecordContext,
-  inputs: readonly string[],
+  inputs: ReadonlyMap<string, string>,
   files: ReadonlyMap<string, string>,
-): Promise<LockRecord> {
+): LockRecord {
   const lock = files.get(LOCK_FILE);
   if (lock === undefined) throw new Error(`recordRun: no ${LOCK_FILE} among the generated files`);
   const inputHashes: { [file: string]: string } = {};
-  for (const file of inputs) defineOwn(inputHashes, fromContracts(context, file), await inputHash(file));
+  for (const file of [...inputs.keys()].sort()) {
+    defineOwn(inputHashes, fromContracts(context, file), inputs.get(file) as string);
+  }
   const outputs: { [file: string]: string } = {};
   for (const [name, content] of files) if (name !== LOCK_FILE) defineOwn(outputs, name, sha256(content));
   return {

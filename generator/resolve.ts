@@ -9,10 +9,12 @@
  * Two products come out (see {@link ResolvedSchema}): the documents as written, for the validator, which implements
  * the reference rules itself; and a bundled copy where every reference is a `#/…` pointer, for the types stage.
  */
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse as parseDocument } from "@apidevtools/json-schema-ref-parser";
 import { ContractError, escapePointerToken } from "./errors.js";
+import { inputHashOf } from "./input-hash.js";
 import { displayPath } from "./load.js";
 import type { Dialect, JsonSchema, ResolvedSchema, SchemaObject } from "./schema.js";
 import { children, fragmentToPointer, isSchemaObject, valueAt } from "./walk.js";
@@ -61,7 +63,8 @@ export async function resolveSchema(
   for (const uri of [...resolver.documents.keys()].sort()) {
     if (uri !== documentUri) documents[uri] = resolver.documents.get(uri) as JsonSchema;
   }
-  const files = [...resolver.files].sort();
+  const files: Record<string, string> = {};
+  for (const file of [...resolver.files.keys()].sort()) files[file] = resolver.files.get(file) as string;
   return { dialect, root: schema, baseUri, documents, bundled: resolver.bundle(documentUri), pointer, files };
 }
 
@@ -73,8 +76,8 @@ interface Origin {
 
 class Resolver {
   readonly documents = new Map<string, JsonSchema>();
-  /** Local files read, by absolute path. */
-  readonly files = new Set<string>();
+  /** Local files read: absolute path → {@link inputHashOf} of the content parsed. */
+  readonly files = new Map<string, string>();
   readonly #origins = new Map<string, Origin>();
   /** Absolute URI (no fragment) of every schema resource → where it is. */
   readonly #resources = new Map<string, Location>();
@@ -154,8 +157,13 @@ class Resolver {
         const file = this.#localFile(uri, origin);
         let document: JsonSchema;
         try {
-          document = (await parseDocument(file, { resolve: { http: false, external: false } })) as JsonSchema;
-          this.files.add(path.resolve(file));
+          // The bytes are read here and handed to the parser, so the hash kept for the lock's record is of exactly
+          // the content parsed, even if the file changes while the run goes on.
+          const bytes = await readFile(file);
+          document = (await parseDocument(file, {
+            resolve: { http: false, external: false, file: { read: () => bytes } },
+          })) as JsonSchema;
+          this.files.set(path.resolve(file), inputHashOf(file, bytes));
         } catch (error) {
           const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
           throw new ContractError(origin.file, origin.pointer, `unresolvable $ref: ${uri} (${reason})`);

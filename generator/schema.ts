@@ -31,8 +31,11 @@ export interface ResolvedSchema {
    * `$id`, `$anchor` and `$schema` inside it are informational only.
    */
   bundled: JsonSchema;
-  /** The local files read to resolve it (absolute paths, sorted): what a freshness check must watch. */
-  files?: string[] | undefined;
+  /**
+   * The local files read to resolve it, by absolute path (sorted), each with the hash of the content parsed
+   * (`inputHashOf`): what the lock's record keeps, so `--check` can tell when one changed.
+   */
+  files?: Readonly<Record<string, string>> | undefined;
   /** The JSON pointer of the root inside the contract file (`/outputSchema` or `/inputSchema`). */
   pointer: string;
 }

@@ -9,7 +9,15 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli.js";
 import { noteFile } from "../../generator/freshness.js";
-import { generatorIdentity, LOCK_FILE, type LockRecord, recordedFresh } from "../../generator/record.js";
+import { inputHashOf } from "../../generator/input-hash.js";
+import {
+  CHANGED_WHILE_READ,
+  generatorIdentity,
+  inputsRead,
+  LOCK_FILE,
+  type LockRecord,
+  recordedFresh,
+} from "../../generator/record.js";
 import { generatedFiles } from "../../generator/write.js";
 import { sortedJson } from "../../templates/lock.js";
 
@@ -112,6 +120,43 @@ describe("the lock's record", () => {
     expect(await readFile(path.join(elsewhere, LOCK_FILE), "utf8")).toBe(
       await readFile(path.join(pristine.out, LOCK_FILE), "utf8"),
     );
+  });
+});
+
+describe("what the record keeps of each input", () => {
+  it("is the hash of the content read: JSON as parsed, so reformatting is no change", async () => {
+    const { record } = await readLock(pristine.out);
+    const shared = await readFile(path.join(pristine.schemas, "shared", "thing.json"));
+    expect(record.inputs["shared/thing.json"]).toBe(inputHashOf("thing.json", shared));
+    const reformatted = Buffer.from(JSON.stringify(JSON.parse(shared.toString("utf8"))));
+    expect(inputHashOf("thing.json", reformatted)).toBe(inputHashOf("thing.json", shared));
+    expect(inputHashOf("thing.yaml", reformatted)).not.toBe(inputHashOf("thing.yaml", shared));
+  });
+
+  it("marks a file whose content changed between two reads of one run, and the next check compares in full", async () => {
+    const reads = inputsRead([
+      ["/p/schemas/a.tool.json", "1"],
+      ["/p/schemas/shared/thing.json", "2"],
+      ["/p/schemas/b.tool.json", "3"],
+      ["/p/schemas/shared/thing.json", "2"],
+      ["/p/schemas/shared/other.json", "4"],
+      ["/p/schemas/shared/other.json", "5"],
+    ]);
+    expect(Object.fromEntries(reads)).toEqual({
+      "/p/schemas/a.tool.json": "1",
+      "/p/schemas/shared/thing.json": "2",
+      "/p/schemas/b.tool.json": "3",
+      "/p/schemas/shared/other.json": CHANGED_WHILE_READ,
+    });
+    const clone = await freshClone();
+    await editLock(clone.out, (lock) => {
+      lock.record.inputs["shared/thing.json"] = CHANGED_WHILE_READ;
+    });
+    // The lock's entries say nothing else changed, so the full comparison finds only the lock itself stale.
+    const result = await check(clone);
+    expect(result.out).not.toMatch(FAST);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/stale\s+\S*toolgate\.lock\.json/);
   });
 });
 
