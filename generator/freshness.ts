@@ -11,6 +11,7 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { sha256Hex } from "./input-hash.js";
 import { packageRoot } from "./package.js";
 
 /** What one run noted. */
@@ -23,10 +24,6 @@ export interface FreshnessKey {
   schemas: string;
   out: string;
   options: unknown;
-}
-
-function sha256(data: string | Buffer): string {
-  return createHash("sha256").update(data).digest("hex");
 }
 
 let generatorHash: Promise<string> | undefined;
@@ -56,7 +53,7 @@ export function noteFile(key: FreshnessKey): string {
   const cache = existsSync(path.resolve("node_modules"))
     ? path.resolve("node_modules", ".cache", "toolgate")
     : path.join(tmpdir(), "toolgate-cache");
-  const id = sha256(JSON.stringify([path.resolve(key.schemas), path.resolve(key.out), process.cwd(), key.options]));
+  const id = sha256Hex(JSON.stringify([path.resolve(key.schemas), path.resolve(key.out), process.cwd(), key.options]));
   return path.join(cache, `${id.slice(0, 32)}.json`);
 }
 

@@ -1,29 +1,37 @@
 /**
  * The hash the lock's record keeps of each input file (a contract, or a local file one of its schemas references),
- * taken from the very bytes the generator parsed: a file edited while a run reads it then shows in the record as
+ * taken from the content the generator parsed: a file edited while a run reads it then shows in the record as
  * the content the output came from, and the next `--check` sees the difference.
  */
 import { createHash } from "node:crypto";
 
-function sha256(data: string | Uint8Array): string {
+/** sha256 (hex) of text (as UTF-8) or bytes. */
+export function sha256Hex(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
 /**
  * sha256 of an input file's content as the generator reads it. A JSON file is read with `JSON.parse`, so its hash
- * is that of the parsed value: reformatting it (white space, escapes, `1.0` for `1`) changes neither the output nor
- * the lock, while a change of key order, which does change the output, changes the hash. Any other file, or one
- * `JSON.parse` refuses, is hashed as bytes.
+ * is that of the parsed value ({@link parsedInputHash}): reformatting it (white space, escapes, `1.0` for `1`)
+ * changes neither the output nor the lock, while a change of key order, which does change the output, changes the
+ * hash. Any other file, or one `JSON.parse` refuses, is hashed as bytes.
  */
 export function inputHashOf(file: string, bytes: Uint8Array): string {
   if (file.endsWith(".json")) {
     try {
-      return sha256(`json:${exactJson(JSON.parse(Buffer.from(bytes).toString("utf8")))}`);
+      return parsedInputHash(
+        JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")),
+      );
     } catch {
       // Not JSON, or nested deeper than the stack: the bytes stand for it.
     }
   }
-  return sha256(bytes);
+  return sha256Hex(bytes);
+}
+
+/** {@link inputHashOf} of a JSON file, from the value `JSON.parse` made of it (for a reader that parsed it already). */
+export function parsedInputHash(value: unknown): string {
+  return sha256Hex(`json:${exactJson(value)}`);
 }
 
 /**

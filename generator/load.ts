@@ -10,7 +10,7 @@ import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { canonicalJson } from "../runtime/json-text.js";
 import { ContractError } from "./errors.js";
-import { inputHashOf } from "./input-hash.js";
+import { parsedInputHash } from "./input-hash.js";
 import { packageFile } from "./package.js";
 import type { JsonSchema, SchemaObject } from "./schema.js";
 import { isSchemaObject } from "./walk.js";
@@ -28,7 +28,7 @@ export interface LoadedContract {
   sha256: string;
   /** sha256 (hex) of the output schema in canonical form: how an MCP server's advertised schema is matched. */
   outputSchemaSha256: string;
-  /** The lock record's hash of the content read ({@link inputHashOf}). */
+  /** The lock record's hash of the content read (`inputHashOf`, from the parsed value). */
   readSha256: string;
   /** The parsed file. */
   document: SchemaObject;
@@ -58,13 +58,13 @@ export async function findContracts(dir: string): Promise<string[]> {
 export async function loadContract(file: string, contractsDir: string): Promise<LoadedContract> {
   const absolute = path.resolve(file);
   const shown = displayPath(absolute);
-  let bytes: Buffer;
+  let text: string;
   try {
-    bytes = await readFile(absolute);
+    text = await readFile(absolute, "utf8");
   } catch (error) {
     throw new ContractError(shown, "", `cannot read the contract: ${(error as NodeJS.ErrnoException).code ?? error}`);
   }
-  const document = parseJson(bytes.toString("utf8"), shown);
+  const document = parseJson(text, shown);
   if (!isSchemaObject(document)) throw new ContractError(shown, "", "a contract is a JSON object (an MCP Tool)");
 
   const name = document.name;
@@ -97,7 +97,7 @@ export async function loadContract(file: string, contractsDir: string): Promise<
     relativePath: path.relative(contractsDir, absolute).split(path.sep).join("/"),
     sha256: sha256Of(document, shown, ""),
     outputSchemaSha256: sha256Of(document.outputSchema, shown, "/outputSchema"),
-    readSha256: inputHashOf(absolute, bytes),
+    readSha256: parsedInputHash(document),
     document,
     name,
     description: document.description as string | undefined,

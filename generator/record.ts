@@ -13,13 +13,12 @@
  * What the record cannot see is a change to toolgate's own code under an unchanged version (a development build):
  * the local record in `freshness.ts` covers that on the machine that built it.
  */
-import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { canonicalJson } from "../runtime/json-text.js";
 import { sortedJson } from "../templates/lock.js";
-import { inputHashOf } from "./input-hash.js";
+import { inputHashOf, sha256Hex } from "./input-hash.js";
 import { displayPath, findContracts } from "./load.js";
 import { packageRoot, toolgateVersion } from "./package.js";
 
@@ -83,10 +82,6 @@ export function generatorIdentity(): { [name: string]: string } {
   return found;
 }
 
-function sha256(data: string | Buffer): string {
-  return createHash("sha256").update(data).digest("hex");
-}
-
 /** sha256 of an input file as it is on disk now (see {@link inputHashOf}). */
 async function inputHash(file: string): Promise<string> {
   return inputHashOf(file, await readFile(file));
@@ -147,13 +142,13 @@ export function recordRun(
     defineOwn(inputHashes, fromContracts(context, file), inputs.get(file) as string);
   }
   const outputs: { [file: string]: string } = {};
-  for (const [name, content] of files) if (name !== LOCK_FILE) defineOwn(outputs, name, sha256(content));
+  for (const [name, content] of files) if (name !== LOCK_FILE) defineOwn(outputs, name, sha256Hex(content));
   return {
     generator: generatorIdentity(),
     ...settings(context),
     inputs: inputHashes,
     outputs,
-    lock: sha256(lock),
+    lock: sha256Hex(lock),
   };
 }
 
@@ -220,7 +215,7 @@ export async function recordedFresh(
 
   // The lock without its record is what the run emitted; its hash covers every tool entry.
   const bare = Object.fromEntries(Object.entries(lock).filter(([key]) => key !== "record"));
-  if (sha256(`${sortedJson(bare)}\n`) !== record.lock) return false;
+  if (sha256Hex(`${sortedJson(bare)}\n`) !== record.lock) return false;
 
   // The same contracts: a new one is not among the inputs, a removed one cannot be read.
   const tools = lock.tools;
@@ -242,6 +237,6 @@ export async function recordedFresh(
 
   const outputs: { [file: string]: string } = {};
   for (const [name, content] of await generatedFiles())
-    if (name !== LOCK_FILE) defineOwn(outputs, name, sha256(content));
+    if (name !== LOCK_FILE) defineOwn(outputs, name, sha256Hex(content));
   return sameHashes(record.outputs, outputs);
 }

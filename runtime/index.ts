@@ -25,6 +25,8 @@ export {
   transportFailure,
 } from "./failure.js";
 export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./fields.js";
+// What generated validators call, from their own light entries (`toolgate/runtime/formats`, `…/validators`).
+export { formatValidators } from "./formats.js";
 export {
   type AdmitContext,
   defineTool,
@@ -92,4 +94,4 @@ export {
   type TurnReport,
 } from "./turn.js";
 export type * from "./types.js";
-export { formatValidators, jsonEqual } from "./validation.js";
+export { jsonEqual } from "./validators.js";

@@ -141,20 +141,29 @@ export type JsonParse = { ok: true; value: unknown; depth: number } | { ok: fals
  * past 2^53 − 1 in magnitude or not finite. Only then is the text scanned, to tell an integer literal that was
  * rounded from a floating-point literal the writer chose (`1e300`) and to report what {@link scanJsonText} reports:
  * the answer is the same as scanning first, and a well-formed, shallow, safe payload is read by the parser alone.
+ * Text that does not parse is scanned too, so that a leading byte order mark or an unsafe integer is named as such;
+ * too deep is reported only for text that is otherwise well-formed (broken text is `syntax` whatever its depth).
  */
 export function parseJsonText(text: string, maxDepth: number): JsonParse {
   // `\S` is exactly what `trim` keeps (ECMAScript WhiteSpace and LineTerminator), and the search stops at the first
   // such character instead of copying the text.
   if (!NOT_WHITESPACE.test(text)) return { ok: false, reason: "empty", depth: 0 };
-  if (text.charCodeAt(0) === 0xfeff) return parseScanned(text, maxDepth);
   let value: unknown;
+  let parsed = false;
   try {
     value = JSON.parse(text);
+    parsed = true;
   } catch {
-    return parseScanned(text, maxDepth);
+    // Told apart below.
   }
-  const depth = plainDepth(value, maxDepth);
-  return depth < 0 ? parseScanned(text, maxDepth) : { ok: true, value, depth };
+  if (parsed) {
+    const depth = plainDepth(value, maxDepth);
+    if (depth >= 0) return { ok: true, value, depth };
+  }
+  const scan = scanJsonText(text, maxDepth);
+  if (!scan.ok)
+    return { ok: false, reason: parsed || scan.reason !== "too_deep" ? scan.reason : "syntax", depth: scan.depth };
+  return parsed ? { ok: true, value, depth: scan.depth } : { ok: false, reason: "syntax", depth: scan.depth };
 }
 
 /**
@@ -197,28 +206,6 @@ function admitMember(member: unknown, depth: number, containers: object[], depth
   }
   // NaN and the infinities fail both comparisons.
   return typeof member !== "number" || (member <= Number.MAX_SAFE_INTEGER && member >= -Number.MAX_SAFE_INTEGER);
-}
-
-/**
- * Scans, then parses: the careful path for text that failed to parse or whose parsed value needs a closer look.
- * `too_deep` is reported only for text that is otherwise well-formed JSON (broken text is `syntax` whatever its
- * depth): `JSON.parse` survives any nesting, so it is safe to ask it, and the value is dropped unread.
- */
-function parseScanned(text: string, maxDepth: number): JsonParse {
-  const scan = scanJsonText(text, maxDepth);
-  if (!scan.ok && scan.reason === "too_deep") {
-    try {
-      JSON.parse(text);
-    } catch {
-      return { ok: false, reason: "syntax", depth: scan.depth };
-    }
-  }
-  if (!scan.ok) return { ok: false, reason: scan.reason, depth: scan.depth };
-  try {
-    return { ok: true, value: JSON.parse(text), depth: scan.depth };
-  } catch {
-    return { ok: false, reason: "syntax", depth: scan.depth };
-  }
 }
 
 /** What {@link guardParsedValue} found about a value that arrived already parsed. */

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { URI, URI_WITHOUT_IP_LITERAL } from "../../runtime/formats.js";
-import { formatValidators, jsonEqual } from "../../runtime/validation.js";
+import { formatValidators, URI, URI_WITHOUT_IP_LITERAL } from "../../runtime/formats.js";
+import { jsonEqual } from "../../runtime/validators.js";
 import { REPO_ROOT, SUITE_ROOT } from "../conformance/suite.js";
 
 describe("jsonEqual", () => {
