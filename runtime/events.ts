@@ -63,7 +63,10 @@ export function jsonLinesSink(out: ((line: string) => unknown) | { write(chunk: 
   };
 }
 
-/** A snapshot of {@link GateCounters}: counts by tool, then by failure code or policy. */
+/**
+ * A snapshot of {@link GateCounters}: counts by tool, then by failure code or policy. Every level is an object
+ * without a prototype (read it with `Object.hasOwn`, `Object.entries` or `?.`; it serialises as usual).
+ */
 export interface CounterSnapshot {
   admits: Record<string, number>;
   rejects: Record<string, Partial<Record<FailureCode, number>>>;
@@ -83,15 +86,19 @@ export class GateCounters {
     if (event.policy !== undefined) bump(this.#policies, event.tool, event.policy);
   }
 
-  /** The counts so far, as plain objects. */
+  /**
+   * The counts so far, as objects keyed by tool name. They have no prototype: a server names its tools, and
+   * `admits[name]` must be a count or `undefined` for every name (`constructor`, `__proto__`, `toString`), never
+   * an inherited member.
+   */
   snapshot(): CounterSnapshot {
-    const nested = <K extends string>(map: Map<string, Map<K, number>>) =>
-      Object.fromEntries([...map].map(([tool, counts]) => [tool, Object.fromEntries(counts)])) as Record<
-        string,
-        Partial<Record<K, number>>
-      >;
+    const nested = <K extends string>(map: Map<string, Map<K, number>>) => {
+      const out: Record<string, Partial<Record<K, number>>> = Object.create(null);
+      for (const [tool, counts] of map) out[tool] = byKey(counts) as Partial<Record<K, number>>;
+      return out;
+    };
     return {
-      admits: Object.fromEntries(this.#admits),
+      admits: byKey(this.#admits),
       rejects: nested(this.#rejects),
       policies: nested(this.#policies),
     };
@@ -103,6 +110,13 @@ export class GateCounters {
     this.#rejects.clear();
     this.#policies.clear();
   }
+}
+
+/** A map's entries as an object without a prototype, so no key reads or sets an inherited member. */
+function byKey<K extends string>(map: ReadonlyMap<K, number>): Record<string, number> {
+  const out: Record<string, number> = Object.create(null);
+  for (const [key, count] of map) out[key] = count;
+  return out;
 }
 
 function bump<K>(map: Map<string, Map<K, number>>, tool: string, key: K): void {

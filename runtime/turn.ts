@@ -40,7 +40,10 @@ export interface TurnReport {
   unread: Contribution[];
   /** Context used by results, summed per unit. */
   contextUsed: { bytes: number; tokens: number };
-  /** Re-calls made per tool. */
+  /**
+   * Re-calls made per tool. An object without a prototype: `recalls[name]` is a count or `undefined` for any tool
+   * name a server may choose (`constructor`, `__proto__`, `toString`), never an inherited member.
+   */
   recalls: Record<string, number>;
   /** The turn's own context budget, when one was set, and whether the results are over it. */
   budget?: { bytes?: number | undefined; tokens?: number | undefined; over: boolean } | undefined;
@@ -52,9 +55,11 @@ export interface TurnOptions {
   id?: string | undefined;
   /**
    * A cap on re-calls per tool in this turn, on top of each contract's `recallLimit` (the lower one holds): one
-   * number for every tool, or a number per tool name.
+   * number for every tool, or a number per tool name (an object, read by its own keys only, or a `Map`). A cap
+   * that is not a finite number of zero or more (`NaN`, `Infinity`, a negative number, something other than a
+   * number) sets no cap: the contract's limit holds. A fractional cap is rounded down.
    */
-  recallLimit?: number | Readonly<Record<string, number>> | undefined;
+  recallLimit?: number | Readonly<Record<string, number>> | ReadonlyMap<string, number> | undefined;
   /** The context the turn's results may take, per unit: the report says when they are over it. */
   budget?: { bytes?: number | undefined; tokens?: number | undefined } | undefined;
 }
@@ -79,10 +84,14 @@ export class Turn {
     this.#budget = options.budget;
   }
 
-  /** The re-calls `tool` may make in this turn: its contract's limit, or the turn's cap if lower. */
+  /**
+   * The re-calls `tool` may make in this turn: its contract's limit, or the turn's cap if lower. Always a whole
+   * number of zero or more: a contract limit that is not one counts as 0, and a cap that is not one is no cap.
+   */
   recallLimitFor(tool: string, contractLimit: number): number {
-    const cap = typeof this.#recallLimit === "number" ? this.#recallLimit : this.#recallLimit?.[tool];
-    return cap === undefined ? contractLimit : Math.min(contractLimit, cap);
+    const limit = wholeCount(contractLimit) ?? 0;
+    const cap = wholeCount(capFor(this.#recallLimit, tool));
+    return cap === undefined ? limit : Math.min(limit, cap);
   }
 
   /**
@@ -160,7 +169,7 @@ export class Turn {
       contributions,
       unread,
       contextUsed,
-      recalls: Object.fromEntries(this.#recalls),
+      recalls: countsByName(this.#recalls),
       ...(budget === undefined
         ? {}
         : {
@@ -173,6 +182,28 @@ export class Turn {
           }),
     };
   }
+}
+
+/**
+ * The turn's cap for `tool`. Tool names are chosen by servers, so a per-name table is read by its own keys only:
+ * `caps[tool]` on a plain object would hand a tool named `constructor` or `toString` an inherited function.
+ */
+function capFor(caps: TurnOptions["recallLimit"], tool: string): unknown {
+  if (caps === undefined || caps === null || typeof caps !== "object") return caps;
+  if (caps instanceof Map) return caps.get(tool);
+  return Object.hasOwn(caps, tool) ? (caps as Readonly<Record<string, unknown>>)[tool] : undefined;
+}
+
+/** `value` as a count of re-calls (a finite number ≥ 0, rounded down), or `undefined` when it is not one. */
+function wholeCount(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : undefined;
+}
+
+/** Counts by tool name as an object without a prototype, so no name reads or sets an inherited member. */
+function countsByName(counts: ReadonlyMap<string, number>): Record<string, number> {
+  const out: Record<string, number> = Object.create(null);
+  for (const [name, count] of counts) out[name] = count;
+  return out;
 }
 
 /** The contribution an outcome makes. */

@@ -16,6 +16,15 @@ function canonical(value: unknown): string {
   return canonicalJson(value, Number.POSITIVE_INFINITY);
 }
 
+/**
+ * The value of `record`'s own key `key`, or `undefined`. Keys come from contracts (metadata, annotations, settings
+ * keyed by result paths), so a key present on one side only must read as absent on the other, not as an inherited
+ * member of `Object.prototype` (`constructor`, `toString`, `__proto__`).
+ */
+function own(record: Readonly<Record<string, unknown>>, key: string): unknown {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 /** What part of a contract a change is in. */
 export type ChangeArea = "tool" | "result" | "arguments" | "view" | "settings";
 
@@ -130,12 +139,12 @@ export function diffTool(before: ToolSnapshot, after: ToolSnapshot): ContractCha
     );
   for (const key of [...new Set([...Object.keys(before.document), ...Object.keys(after.document)])].sort(compareText)) {
     if (CONTRACT_KEYS.has(key)) continue;
-    const [x, y] = [before.document[key], after.document[key]];
+    const [x, y] = [own(before.document, key), own(after.document, key)];
     if (key === "annotations" && (isSchemaObject(x) || isSchemaObject(y))) {
       const [hx, hy] = [isSchemaObject(x) ? x : {}, isSchemaObject(y) ? y : {}];
       for (const hint of [...new Set([...Object.keys(hx), ...Object.keys(hy)])].sort(compareText)) {
         if (
-          canonical(hx[hint] ?? null) === canonical(hy[hint] ?? null) &&
+          canonical(own(hx, hint) ?? null) === canonical(own(hy, hint) ?? null) &&
           Object.hasOwn(hx, hint) === Object.hasOwn(hy, hint)
         )
           continue;
@@ -148,8 +157,8 @@ export function diffTool(before: ToolSnapshot, after: ToolSnapshot): ContractCha
               pointer: `/annotations/${escapePointerToken(hint)}`,
               summary: `MCP annotation ${hint} changed`,
             },
-            hx[hint],
-            hy[hint],
+            own(hx, hint),
+            own(hy, hint),
           ),
         );
       }
@@ -305,7 +314,7 @@ function diffSettings(
 ): void {
   if (isSchemaObject(before) && isSchemaObject(after)) {
     for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort(compareText)) {
-      diffSettings(before[key], after[key], `${pointer}/${escapePointerToken(key)}`, add);
+      diffSettings(own(before, key), own(after, key), `${pointer}/${escapePointerToken(key)}`, add);
     }
     return;
   }
@@ -317,7 +326,7 @@ function diffSettings(
     .slice(2)
     .map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
   const top = tokens[0] ?? "";
-  const name = SETTING_NAMES[top] ?? top;
+  const name = Object.hasOwn(SETTING_NAMES, top) ? (SETTING_NAMES[top] as string) : top;
   const exposes = pointer === "/x-toolgate/toolError/expose" && after === true;
   add(
     withValues(
