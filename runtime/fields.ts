@@ -4,7 +4,8 @@
  * - `opaque`: a token the model may pass back (a cursor, a handle). It must not be a URL, a file path or a shell
  *   command, since a model handed one may be steered into fetching, opening or running it.
  * - `text`: plain prose from the tool. Text that reads like instructions to the model (prompt injection) is flagged
- *   (`instruction_like_text`) or, when the contract says `reject`, fails the call as `semantic_violation`.
+ *   (`instruction_like_text`) or, when the contract says `reject`, fails the call as `semantic_violation`. It is
+ *   matched on a folded form, so fullwidth letters and Cyrillic or Greek lookalikes read as the words they imitate.
  */
 import { pointerSegment } from "./project.js";
 import { cleanText } from "./text.js";
@@ -127,11 +128,43 @@ export const INSTRUCTION_LIKE: readonly RegExp[] = [
 export const INSTRUCTION_TRIGGER =
   /ignore|disregard|forget|override|system|developer|instruction|you are now|from now on|[<[]/i;
 
-/** Whether text reads like instructions to the model (see {@link INSTRUCTION_LIKE}). Checked on cleaned text. */
+/**
+ * Letters of other scripts that look like Latin ones, each followed by the letter it reads as (lower case: the
+ * patterns ignore case). Cyrillic and Greek hold lookalikes of most Latin letters; compatibility forms (fullwidth,
+ * mathematical, circled letters) need no entry, since normalisation folds them first.
+ */
+const LOOKALIKE_PAIRS =
+  "аa вb гr еe кk мm оo пn рp сc тt уy хx ѕs іi јj ԁd ԛq ԝw һh ӏl " +
+  "Аa Вb Еe Кk Мm Нh Оo Рp Сc Тt Уy Хx Ѕs Іi Јj Ԛq Ԝw Һh Ӏl " +
+  "αa εe ιi κk νv οo ρp τt υu χx γy ϲc ϳj Αa Βb Εe Ζz Ηh Ιi Κk Μm Νn Οo Ρp Τt Υy Χx Ϲc";
+
+const LATIN_OF = new Map(LOOKALIKE_PAIRS.split(" ").map((pair) => [pair[0] as string, pair[1] as string]));
+const LOOKALIKE = new RegExp(`[${[...LATIN_OF.keys()].join("")}]`, "g");
+/** Any UTF-16 unit past ASCII (a surrogate too). */
+const NON_ASCII = /[\u0080-\uFFFF]/;
+const MARKS = /\p{M}/gu;
+
+/**
+ * Text as the instruction patterns read it: compatibility forms folded (NFKD: `ｉｇｎｏｒｅ` and `𝐢𝐠𝐧𝐨𝐫𝐞` read
+ * `ignore`), combining marks dropped (`ïgnóre`), and Cyrillic and Greek lookalikes replaced by the Latin letters
+ * they imitate (`ignоre` with a Cyrillic `о`). ASCII text, the usual case, is returned as it is without a copy.
+ */
+export function foldLookalikes(text: string): string {
+  if (!NON_ASCII.test(text)) return text;
+  return text
+    .normalize("NFKD")
+    .replace(MARKS, "")
+    .replace(LOOKALIKE, (char) => LATIN_OF.get(char) as string);
+}
+
+/**
+ * Whether text reads like instructions to the model (see {@link INSTRUCTION_LIKE}). Checked on cleaned text, folded
+ * by {@link foldLookalikes}.
+ */
 export function looksLikeInstructions(text: string): boolean {
-  const cleaned = cleanText(text);
-  if (!INSTRUCTION_TRIGGER.test(cleaned)) return false;
-  return INSTRUCTION_LIKE.some((pattern) => pattern.test(cleaned));
+  const folded = foldLookalikes(cleanText(text));
+  if (!INSTRUCTION_TRIGGER.test(folded)) return false;
+  return INSTRUCTION_LIKE.some((pattern) => pattern.test(folded));
 }
 
 /** Why an opaque token is not one, or `undefined` when it is fine. */

@@ -2,25 +2,41 @@
  * What enters the model's context for one tool call: the view (or a failure's code) inside a delimiter that names
  * the tool and the source hash and says whether the result is complete.
  *
- * Everything inside the delimiter is JSON in which `<`, `>` and `&` are written as `\u003c`, `\u003e` and `\u0026`
- * (and U+2028/U+2029 escaped too). That is still valid JSON with the same value, but no text from a tool can form a
- * tag, so nothing inside can close the delimiter or open a new one.
+ * Everything inside the delimiter is JSON in which `<`, `>` and `&` are written as `\u003c`, `\u003e` and `\u0026`,
+ * and so is every character that reads as one of them once text is normalised (see {@link MARKUP_LIKE}), with
+ * U+2028/U+2029 escaped too. That is still valid JSON with the same value, but no text from a tool can form a tag,
+ * not even `＜/tool_result＞` in fullwidth forms, so nothing inside can close the delimiter or open a new one.
  */
 import type { Outcome } from "./types.js";
 
 /** The delimiter's tag name. */
 export const RESULT_TAG = "tool_result";
 
+/**
+ * Every character whose compatibility form (NFKC) holds `<`, `>` or `&`: those three, the small forms U+FE60 (﹠),
+ * U+FE64 (﹤), U+FE65 (﹥) and the fullwidth forms U+FF06 (＆), U+FF1C (＜), U+FF1E (＞). A reader that normalises
+ * text, and a model that reads these as what they look like, sees a tag in them. A literal list, since six
+ * characters need no table; a test computes the set with `String.prototype.normalize` over all of Unicode and holds
+ * it equal to this one.
+ */
+export const MARKUP_LIKE = "&<>\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E";
+
+/** What {@link markupSafeJson} escapes: {@link MARKUP_LIKE} and the two separators JavaScript once took for line ends. */
+const MARKUP_UNSAFE = /[&<>\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E\u2028\u2029]/g;
+
 /** JSON with every character that could start or end markup escaped (see the module comment). */
 export function markupSafeJson(value: unknown): string {
   const json = JSON.stringify(value) ?? "null";
-  return json.replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return json.replace(MARKUP_UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/** What an attribute value may not hold: markup, quotes, controls, and the lookalikes of {@link MARKUP_LIKE}. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters must not reach an attribute.
+const ATTRIBUTE_UNSAFE = /[&<>"'\u0000-\u001F\u2028\u2029\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E]/g;
 
 /** An attribute value: tool names come from the contract, but are escaped anyway. */
 function attribute(value: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters must not reach an attribute.
-  return value.replace(/[&<>"'\u0000-\u001F\u2028\u2029]/g, (char) => `&#${char.charCodeAt(0)};`);
+  return value.replace(ATTRIBUTE_UNSAFE, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 /** The short source hash shown to the model: enough to tell results apart and to find them in logs. */
