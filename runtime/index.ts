@@ -80,6 +80,8 @@ export {
   MemorySpillStore,
   type SpillEntry,
   type SpillStore,
+  SpillStoreError,
+  type SpillStoreErrorCode,
   setDefaultSpillStore,
 } from "./spill.js";
 export { ownedByTenant } from "./tenancy.js";

@@ -2,8 +2,10 @@
  * Where the `spill` policy puts a validated result that is too large for the model's context: the model gets an
  * opaque handle and a bounded preview, and the caller's code (or a later tool) reads the full value back.
  *
- * Handles are `spill_` plus 32 hex digits of the value's sha256: opaque (never a path, URL or command), stable for
- * the same value, and checked on read so a handle cannot walk out of the store.
+ * Handles are `spill_` plus 32 hex digits: opaque (never a path, URL or command) and checked on read, so a handle
+ * cannot walk out of the store. {@link FileSpillStore} draws them from 128 random bits, so nobody can guess one or
+ * tell from a value whether it was spilled; {@link MemorySpillStore} derives them from the value's sha256, so tests
+ * and demos read the same handle on every run.
  */
 import type { SpillReference } from "./types.js";
 
@@ -24,9 +26,38 @@ export interface SpillStore {
   get(handle: string): Promise<unknown>;
 }
 
+/** Why a {@link FileSpillStore} refused to use its directory or a file in it. */
+export type SpillStoreErrorCode =
+  /** The directory is a symbolic link, not a directory, owned by another user, or writable by group or others. */
+  | "unsafe_directory"
+  /** The file under a handle is not what this store wrote: replaced, truncated, edited, a link or not a file. */
+  | "tampered";
+
+/**
+ * A {@link FileSpillStore} refusing its directory or a file in it. `put` throws it (the gate then passes to the next
+ * policy, `detail.spill = "store_failed"`); `get` throws it instead of returning a value it cannot vouch for. The
+ * message names the directory or handle and what is wrong, never file content.
+ */
+export class SpillStoreError extends Error {
+  override readonly name = "SpillStoreError";
+  /** What is wrong. */
+  readonly code: SpillStoreErrorCode;
+  /** The handle read, for `tampered`. */
+  readonly handle: string | undefined;
+
+  constructor(code: SpillStoreErrorCode, message: string, handle?: string) {
+    super(message);
+    this.code = code;
+    this.handle = handle;
+  }
+}
+
 const HANDLE = /^spill_[0-9a-f]{32}$/;
 
-/** The handle for an entry. */
+/** A temporary file of a write in progress: the handle, 16 random hex digits, `.tmp`. */
+const TEMPORARY = /^spill_[0-9a-f]{32}\.[0-9a-f]{16}\.tmp$/;
+
+/** The handle for an entry, derived from its sha256 (what {@link MemorySpillStore} uses). */
 export function spillHandle(entry: SpillEntry): string {
   return `spill_${entry.sha256.slice(0, 32)}`;
 }
@@ -36,15 +67,130 @@ function byteLength(json: string): number {
   return new TextEncoder().encode(json).byteLength;
 }
 
+/** The first line of defence of every file operation: the directory is ours alone, or it is not used. */
+interface DirectoryFacts {
+  isSymbolicLink(): boolean;
+  isDirectory(): boolean;
+  uid: number;
+  mode: number;
+}
+
 /**
- * Spills to files in one directory: `<directory>/<handle>.json`, written to a temporary name and renamed so a
- * reader never sees half a file, with owner-only permissions. The default directory is `toolgate-spill` under the
- * OS temp directory. Node modules are imported on first use, so the runtime loads in environments without a file
- * system until this store is actually used.
+ * What is wrong with the spill directory, or `undefined` when it is safe: a real directory (not a symbolic link,
+ * read with `lstat`), owned by this process's user, and writable by nobody else. Anyone who can write into it could
+ * swap a spilled file or plant a link under a handle's name. `uid` is `undefined` where the platform has none
+ * (Windows), and then ownership and mode bits are not checked.
+ */
+function directoryProblem(facts: DirectoryFacts, uid: number | undefined): string | undefined {
+  if (facts.isSymbolicLink()) return "is a symbolic link";
+  if (!facts.isDirectory()) return "is not a directory";
+  if (uid === undefined) return undefined;
+  if (facts.uid !== uid) return `is owned by uid ${facts.uid}, not by this process's uid ${uid}`;
+  if ((facts.mode & 0o022) !== 0) {
+    return `is writable by its group or by others (mode ${(facts.mode & 0o777).toString(8).padStart(3, "0")})`;
+  }
+  return undefined;
+}
+
+/** The file format's name, the first field of every spilled file. */
+const FORMAT = "toolgate-spill/1";
+
+/** What separates a spilled file's header fields from the value; it cannot occur inside a JSON string. */
+const VALUE_FIELD = ',"value":';
+
+/**
+ * A spilled file's text up to the value: a JSON object whose last field, `value`, is the value's JSON text as it
+ * was given. The whole file is JSON (`jq .value` reads it), and the digest covers the value's exact bytes.
+ */
+function fileHead(handle: string, sha256: string, bytes: number, tool: string): string {
+  const header = JSON.stringify({ format: FORMAT, handle, sha256, bytes, tool });
+  return `${header.slice(0, -1)}${VALUE_FIELD}`;
+}
+
+/**
+ * The value's JSON text from a spilled file's bytes, once the file proves to be the one written under `handle`: the
+ * header names this format and this handle, the value has the byte length and sha256 the header states and, when
+ * this store wrote the file, the sha256 it remembers. Throws {@link SpillStoreError} (`tampered`) otherwise.
+ */
+function verifiedSpill(
+  bytes: Uint8Array,
+  handle: string,
+  remembered: string | undefined,
+  sha256Hex: (bytes: Uint8Array) => string,
+): string {
+  const tampered = (what: string) =>
+    new SpillStoreError("tampered", `The spilled file for ${handle} ${what}; it is not returned.`, handle);
+  const text = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+  const delimiter = new TextEncoder().encode(VALUE_FIELD);
+  const at = indexOf(bytes, delimiter);
+  if (at < 0) throw tampered("is not a spill file");
+  let header: { format?: unknown; handle?: unknown; sha256?: unknown; bytes?: unknown };
+  try {
+    header = JSON.parse(`${text.decode(bytes.subarray(0, at))}}`);
+  } catch {
+    throw tampered("has a malformed header");
+  }
+  if (header.format !== FORMAT || header.handle !== handle) throw tampered("was written for another handle");
+  const start = at + delimiter.length;
+  const value = bytes.subarray(start, Math.max(start, bytes.length - 1));
+  if (bytes[bytes.length - 1] !== 0x7d || value.byteLength !== header.bytes) throw tampered("is truncated or padded");
+  const digest = sha256Hex(value);
+  if (digest !== header.sha256) throw tampered("does not match its sha256");
+  if (remembered !== undefined && digest !== remembered) throw tampered("was replaced since this store wrote it");
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(value);
+  } catch {
+    throw tampered("is not UTF-8");
+  }
+}
+
+/** Where `needle` first occurs in `haystack`, or −1. */
+function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
+  const first = needle[0] as number;
+  for (
+    let i = haystack.indexOf(first);
+    i >= 0 && i + needle.length <= haystack.length;
+    i = haystack.indexOf(first, i + 1)
+  ) {
+    let j = 1;
+    while (j < needle.length && haystack[i + j] === needle[j]) j++;
+    if (j === needle.length) return i;
+  }
+  return -1;
+}
+
+/** How many handles a store remembers the sha256 of (the newest ones), for the check that a file was not replaced. */
+const REMEMBERED_HANDLES = 10_000;
+
+/** The `code` of a Node file-system error, if it has one. */
+function errorCode(error: unknown): unknown {
+  return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+}
+
+/**
+ * Spills to files in one directory, `<directory>/<handle>.json`, and trusts neither the directory nor the files:
+ *
+ * - the directory is created with mode 0700 and, on every operation, refused (`SpillStoreError`, code
+ *   `unsafe_directory`) when it is a symbolic link, not a directory, owned by another user or writable by group or
+ *   others: a pre-existing `<tmp>/toolgate-spill` made by someone else is never used;
+ * - handles are 128 random bits; each write goes to a temporary file of its own (random suffix, created with
+ *   `O_EXCL`, mode 0600) and is renamed into place, so a reader never sees half a file and concurrent writes never
+ *   collide;
+ * - each file states its handle, the value's byte length and its sha256, and `get` checks all three (and the sha256
+ *   this store remembers for the handles it wrote) before it parses anything: a replaced, truncated or edited file,
+ *   a link or anything but a regular file of this user under a handle's name throws `SpillStoreError` (code
+ *   `tampered`). Without a remembered sha256 (a file written by another process), a file rewritten whole with a
+ *   consistent header is caught only by the directory being private.
+ *
+ * `get` returns `undefined` for a handle that is not one (`../x`, a path, anything but `spill_` and 32 hex digits)
+ * and for a spill that is not there. Node modules are imported on first use, so the runtime loads in environments
+ * without a file system until this store is actually used.
  */
 export class FileSpillStore implements SpillStore {
   /** The directory, or `undefined` until first use when it defaults to the OS temp directory. */
   #directory: string | undefined;
+  /** sha256 of what this store wrote, by handle (the newest {@link REMEMBERED_HANDLES}). */
+  readonly #written = new Map<string, string>();
 
   /** @param options.directory where to write; default `<os.tmpdir()>/toolgate-spill`. */
   constructor(options: { directory?: string } = {}) {
@@ -59,40 +205,123 @@ export class FileSpillStore implements SpillStore {
     return this.#directory;
   }
 
-  /** Writes the entry (once: the same value gets the same handle) and returns its reference. */
-  async put(entry: SpillEntry): Promise<SpillReference> {
-    const [{ mkdir, writeFile, rename }, { join }] = await Promise.all([
-      import("node:fs/promises"),
-      import("node:path"),
-    ]);
+  /**
+   * The directory, checked (see {@link directoryProblem}); created first (mode 0700) when `create`. `undefined`
+   * when it does not exist and is not to be created.
+   */
+  async #checkedDirectory(create: boolean): Promise<string | undefined> {
+    const { mkdir, lstat } = await import("node:fs/promises");
     const directory = await this.#dir();
-    const handle = spillHandle(entry);
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-    const target = join(directory, `${handle}.json`);
-    const temporary = join(directory, `${handle}.${process.pid}.${Date.now()}.tmp`);
-    await writeFile(temporary, entry.json, { mode: 0o600 });
-    await rename(temporary, target);
-    return { handle, bytes: byteLength(entry.json) };
+    // A failure here (a dangling link in the way, say) is told apart below, by what is at the path.
+    if (create) await mkdir(directory, { recursive: true, mode: 0o700 }).catch(() => undefined);
+    let facts: DirectoryFacts;
+    try {
+      facts = await lstat(directory);
+    } catch (error) {
+      if (!create && errorCode(error) === "ENOENT") return undefined;
+      throw error;
+    }
+    const uid = process.platform === "win32" ? undefined : process.getuid?.();
+    const problem = directoryProblem(facts, uid);
+    if (problem !== undefined) {
+      throw new SpillStoreError("unsafe_directory", `The spill directory ${directory} ${problem}; it is not used.`);
+    }
+    return directory;
   }
 
-  /** Reads a spilled value back; `undefined` for an unknown or malformed handle. */
-  async get(handle: string): Promise<unknown> {
-    if (!HANDLE.test(handle)) return undefined;
-    const [{ readFile }, { join }] = await Promise.all([import("node:fs/promises"), import("node:path")]);
+  #remember(handle: string, sha256: string): void {
+    if (this.#written.size >= REMEMBERED_HANDLES) {
+      // Oldest first out: a Map iterates in insertion order.
+      const oldest = this.#written.keys().next().value;
+      if (oldest !== undefined) this.#written.delete(oldest);
+    }
+    this.#written.set(handle, sha256);
+  }
+
+  /** Writes the entry under a new random handle and returns its reference. */
+  async put(entry: SpillEntry): Promise<SpillReference> {
+    const [{ writeFile, rename, unlink }, { join }, { randomBytes, createHash }] = await Promise.all([
+      import("node:fs/promises"),
+      import("node:path"),
+      import("node:crypto"),
+    ]);
+    const directory = (await this.#checkedDirectory(true)) as string;
+    const handle = `spill_${randomBytes(16).toString("hex")}`;
+    const value = new TextEncoder().encode(entry.json);
+    // Hashed here, from the bytes written: the file's digest is what `get` checks, whatever the caller passed.
+    const sha256 = createHash("sha256").update(value).digest("hex");
+    const temporary = join(directory, `${handle}.${randomBytes(8).toString("hex")}.tmp`);
+    const head = new TextEncoder().encode(fileHead(handle, sha256, value.byteLength, entry.tool));
     try {
-      return JSON.parse(await readFile(join(await this.#dir(), `${handle}.json`), "utf8"));
+      // `wx`: O_CREAT | O_EXCL, so nothing already at the name (a file, a planted link) is opened or followed.
+      await writeFile(temporary, [head, value, new Uint8Array([0x7d])], { flag: "wx", mode: 0o600 });
+      await rename(temporary, join(directory, `${handle}.json`));
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined);
+      throw error;
+    }
+    this.#remember(handle, sha256);
+    return { handle, bytes: value.byteLength };
+  }
+
+  /**
+   * Reads a spilled value back: `undefined` for a malformed handle or one with no spill; throws
+   * {@link SpillStoreError} when the directory is unsafe or the file under the handle is not the one written.
+   */
+  async get(handle: string): Promise<unknown> {
+    if (typeof handle !== "string" || !HANDLE.test(handle)) return undefined;
+    const [{ open, constants }, { join }, { createHash }] = await Promise.all([
+      import("node:fs/promises"),
+      import("node:path"),
+      import("node:crypto"),
+    ]);
+    const directory = await this.#checkedDirectory(false);
+    if (directory === undefined) return undefined;
+    const tampered = (what: string) =>
+      new SpillStoreError("tampered", `The spilled file for ${handle} ${what}; it is not returned.`, handle);
+    let file: Awaited<ReturnType<typeof open>>;
+    try {
+      // No following a link, and no blocking on a FIFO planted under the name.
+      file = await open(
+        join(directory, `${handle}.json`),
+        constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
+      );
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "ENOENT") return undefined;
+      if (code === "ELOOP" || code === "EMLINK") throw tampered("is a symbolic link");
+      if (code === "EACCES" || code === "EPERM") throw tampered("cannot be read by this user");
+      throw error;
+    }
+    let bytes: Uint8Array;
+    try {
+      const stats = await file.stat();
+      if (!stats.isFile()) throw tampered("is not a regular file");
+      const uid = process.platform === "win32" ? undefined : process.getuid?.();
+      if (uid !== undefined && stats.uid !== uid) throw tampered(`is owned by uid ${stats.uid}`);
+      bytes = await file.readFile();
+    } finally {
+      await file.close();
+    }
+    const json = verifiedSpill(bytes, handle, this.#written.get(handle), (value) =>
+      createHash("sha256").update(value).digest("hex"),
+    );
+    try {
+      return JSON.parse(json);
     } catch {
-      return undefined;
+      throw tampered("does not hold JSON");
     }
   }
 
   /**
    * Deletes spilled results last written before `olderThan` (run it on a schedule: spilled results are kept until
-   * then). Touches only files named like handles. Returns how many were deleted.
+   * then), and temporary files of writes that never finished. Touches only names like a handle's files, and never
+   * follows a link (a link is deleted itself). Returns how many spilled results were deleted.
    */
   async prune(olderThan: Date): Promise<number> {
-    const [{ readdir, stat, unlink }, { join }] = await Promise.all([import("node:fs/promises"), import("node:path")]);
-    const directory = await this.#dir();
+    const [{ readdir, lstat, unlink }, { join }] = await Promise.all([import("node:fs/promises"), import("node:path")]);
+    const directory = await this.#checkedDirectory(false);
+    if (directory === undefined) return 0;
     let names: string[];
     try {
       names = await readdir(directory);
@@ -101,11 +330,16 @@ export class FileSpillStore implements SpillStore {
     }
     let deleted = 0;
     for (const name of names) {
-      if (!name.endsWith(".json") || !HANDLE.test(name.slice(0, -".json".length))) continue;
+      const handle = name.endsWith(".json") ? name.slice(0, -".json".length) : undefined;
+      const spilled = handle !== undefined && HANDLE.test(handle);
+      if (!spilled && !TEMPORARY.test(name)) continue;
       const file = join(directory, name);
       try {
-        if ((await stat(file)).mtime < olderThan) {
-          await unlink(file);
+        const facts = await lstat(file);
+        if (facts.isDirectory() || facts.mtime >= olderThan) continue;
+        await unlink(file);
+        if (spilled) {
+          this.#written.delete(handle);
           deleted++;
         }
       } catch {
