@@ -264,15 +264,15 @@ export function previewPlan(plan: ViewPlan, take: number, maxChars?: number): Vi
 }
 
 /**
- * The continuation token at the contract's pointer, cleaned. A cursor is an opaque token by nature, so one that
- * looks like a URL, a path or a command is not passed to the model (nor one that is missing, not a scalar, or
- * longer than any cursor needs to be).
+ * The continuation token at the contract's pointer, exactly as the tool wrote it. A cursor is an opaque token by
+ * nature, so one with a character outside the opaque set (a URL, a path, a command, invisible text) is not passed to
+ * the model (nor one that is missing, not a scalar, or longer than any cursor needs to be).
  */
 function continuationOf(data: unknown, pointer: string | undefined): string | undefined {
   if (pointer === undefined) return undefined;
   const value = locate(data, pointer)[0]?.value;
   if (typeof value !== "string" && typeof value !== "number") return undefined;
-  const token = cleanText(String(value));
+  const token = String(value);
   if (token === "" || codePointLength(token) > MAX_CONTINUATION_CHARS) return undefined;
   return opaqueTokenProblem(token) === undefined ? token : undefined;
 }
