@@ -94,6 +94,7 @@ export function modelTool(
   const maxBytes = declaredBytes ?? (bounds.maxBytes as number);
   const maxDepth =
     settings.receive?.maxDepth ?? Math.min(bounds.maxDepth ?? DEFAULTS.maxDepthCeiling, DEFAULTS.maxDepthCeiling);
+  const timeoutMs = settings.receive?.timeoutMs ?? DEFAULTS.timeoutMs;
 
   const unit = settings.context?.unit ?? DEFAULTS.context.unit;
   const context: ContextBudget = {
@@ -133,7 +134,7 @@ export function modelTool(
     bounds,
     version: settings.version ?? DEFAULTS.version,
     formats: settings.formats ?? DEFAULTS.formats,
-    limits: { maxBytes, maxDepth },
+    limits: { maxBytes, maxDepth, timeoutMs },
     context,
     oversize: settings.oversize ?? [...DEFAULTS.oversize],
     recallLimit: settings.recall?.max ?? DEFAULTS.recallMax,

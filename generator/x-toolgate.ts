@@ -8,7 +8,7 @@ import type { FailureCode, OversizePolicy } from "../runtime/types.js";
 export interface XToolgate {
   version?: string;
   formats?: "annotate" | "assert";
-  receive?: { maxBytes?: number; maxDepth?: number };
+  receive?: { maxBytes?: number; maxDepth?: number; timeoutMs?: number };
   context?: { unit?: "bytes" | "tokens"; max?: number; tokenizer?: "o200k_base" | "cl100k_base" };
   view?: {
     omit?: string[];
@@ -31,6 +31,8 @@ export const DEFAULTS = {
   version: "1",
   formats: "annotate",
   maxDepthCeiling: 64,
+  /** How long `admit` waits for the transport (a promise, a stream) before the call ends as `timeout`. */
+  timeoutMs: 30_000,
   context: { unit: "tokens", max: 4000, tokenizer: "o200k_base" },
   maxStringChars: 2000,
   oversize: ["drop"],

@@ -176,6 +176,11 @@ export interface ToolLimits {
   maxBytes: number;
   /** Deepest nesting of arrays and objects accepted before validation. */
   maxDepth: number;
+  /**
+   * How long `admit` waits for the transport (a promise, a stream, an iterable), in milliseconds, before the call
+   * ends as `timeout`, with or without the caller's signal (`x-toolgate.receive.timeoutMs`); 30,000 when absent.
+   */
+  timeoutMs?: number | undefined;
 }
 
 /** The context budget for the rendered view. */

@@ -36,6 +36,7 @@ export const getRecord = defineTool<GetRecordResult, GetRecordView, GetRecordInp
   limits: {
     maxBytes: 39442,
     maxDepth: 2,
+    timeoutMs: 30000,
   },
   mcp: {
     structured: true,

@@ -20,6 +20,7 @@ export const queryDatabase = defineTool<QueryDatabaseResult, QueryDatabaseView, 
   limits: {
     maxBytes: 14801716,
     maxDepth: 3,
+    timeoutMs: 30000,
   },
   mcp: {
     structured: true,

@@ -27,6 +27,7 @@ export const readFile = defineTool<ReadFileResult, ReadFileView, ReadFileInput>(
   limits: {
     maxBytes: 1048576,
     maxDepth: 4,
+    timeoutMs: 30000,
   },
   mcp: {
     structured: true,

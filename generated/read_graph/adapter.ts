@@ -27,6 +27,7 @@ export const readGraph = defineTool<ReadGraphResult, ReadGraphView, ReadGraphInp
   limits: {
     maxBytes: 13047613,
     maxDepth: 4,
+    timeoutMs: 30000,
   },
   mcp: {
     structured: true,

@@ -36,6 +36,7 @@ export const searchDocs = defineTool<SearchDocsResult, SearchDocsView, SearchDoc
   limits: {
     maxBytes: 4021707,
     maxDepth: 3,
+    timeoutMs: 30000,
   },
   mcp: {
     structured: true,
