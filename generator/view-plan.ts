@@ -75,6 +75,14 @@ export function planView(
   const planner = new Planner(bundled, settings, seen);
   const plan = planner.plan(bundled, "", 0, []);
 
+  const hidden = omittedContinuation(view.continuation, settings.omit);
+  if (hidden !== undefined) {
+    throw new ContractError(
+      file,
+      "/x-toolgate/view/continuation",
+      `${JSON.stringify(view.continuation)} is left out of the view by ${hidden}: the model would see a private value as the continuation token`,
+    );
+  }
   const named: Array<readonly [string, string]> = [
     ...[...settings.omit].map(([p, pointer]) => [p, pointer] as const),
     ...[...settings.arrays].map(([p, v]) => [p, v.pointer] as const),
@@ -90,6 +98,20 @@ export function planView(
     if (!planner.arrays.has(path)) throw new ContractError(file, pointer, `${JSON.stringify(path)} is not an array`);
   }
   return plan;
+}
+
+/**
+ * The contract pointer of the `omit` entry that leaves the continuation field out of the view (the field itself or
+ * one of its parents), if any. The gate hands the continuation token to the model, so it must be a field the view
+ * shows. Checked before paths are matched to the schema: an omitted parent is never planned, and its fields would
+ * otherwise be reported as missing.
+ */
+function omittedContinuation(continuation: string | undefined, omit: ReadonlyMap<string, string>): string | undefined {
+  if (continuation === undefined) return undefined;
+  for (const [path, pointer] of omit) {
+    if (continuation === path || continuation.startsWith(`${path}/`)) return pointer;
+  }
+  return undefined;
 }
 
 class Planner {

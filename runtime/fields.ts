@@ -1,8 +1,10 @@
 /**
  * Checks for what a schema cannot say about a field (`x-toolgate.fields`), and the semantic hooks a caller passes.
  *
- * - `opaque`: a token the model may pass back (a cursor, a handle). It must not be a URL, a file path or a shell
- *   command, since a model handed one may be steered into fetching, opening or running it.
+ * - `opaque`: a token the model may pass back (a cursor, a handle). It is defined by what it may hold, ASCII letters,
+ *   digits and `-` `_` `.` `=` `+` (see {@link OPAQUE_TOKEN}), not by what a parser would recognise: a model handed a
+ *   URL, a file path or a shell command may be steered into fetching, opening or running it, and parsers recognise
+ *   more forms of those (`https:\\host\path`, `ws:host`, `~user`) than any list of patterns names.
  * - `text`: plain prose from the tool. Text that reads like instructions to the model (prompt injection) is flagged
  *   (`instruction_like_text`) or, when the contract says `reject`, fails the call as `semantic_violation`. It is
  *   matched on a folded form, so fullwidth letters and Cyrillic or Greek lookalikes read as the words they imitate.
@@ -100,13 +102,21 @@ export function locate(data: unknown, pointer: FieldPath): Located[] {
   return found;
 }
 
-/** Looks like something to fetch, open or run rather than a token. */
+/**
+ * The characters an opaque token may hold: base64url (`A–Z a–z 0–9 - _`, `=` padding) and what ids and cursors add
+ * (`.` between the parts of a JWT or a dotted id, `+`). Nothing here can start a URL (no `:`), a path (no `/`, `\`,
+ * `~`) or a command line (no whitespace, no shell metacharacter). Standard base64 with `/` is refused: base64url is
+ * the form for a cursor.
+ */
+const OPAQUE_TOKEN = /^[A-Za-z0-9._=+-]*$/;
+
+/** Why a string outside {@link OPAQUE_TOKEN} is not a token: the name of what it could be taken for. */
 const NOT_OPAQUE: ReadonlyArray<readonly [string, RegExp]> = [
-  // A URL: a scheme followed by `//`, or a scheme that runs or embeds content without one.
-  ["url", /^[a-z][a-z0-9+.-]*:\/\/|^(javascript|data|file|vbscript|mailto):/i],
-  // A file path: absolute, home- or dot-relative, a Windows drive or UNC path, or a parent-directory step.
-  ["path", /^(\/|~\/|\.{1,2}\/|[a-z]:[\\/]|\\\\)|(^|[\\/])\.\.([\\/]|$)/i],
-  // A command: whitespace or shell metacharacters, which no cursor or handle needs.
+  // A Windows drive, before the scheme test would take its letter for one.
+  ["path", /^[a-z]:/i],
+  // A scheme, with or without `//`: `https:evil.example`, `ws:host`, `javascript:…`.
+  ["url", /^[a-z][a-z0-9+.-]*:/i],
+  ["path", /[\\/~]/],
   ["command", /[\s;|&$`<>(){}[\]!*?'"]/],
 ];
 
@@ -167,12 +177,17 @@ export function looksLikeInstructions(text: string): boolean {
   return INSTRUCTION_LIKE.some((pattern) => pattern.test(folded));
 }
 
-/** Why an opaque token is not one, or `undefined` when it is fine. */
+/**
+ * Why an opaque token is not one, or `undefined` when it is fine: a number, or a string of {@link OPAQUE_TOKEN}'s
+ * characters that is not only dots (`.` and `..` are path steps). The problem names what the value could be taken
+ * for (`url`, `path`, `command`), or `charset` for any other character outside the set.
+ */
 export function opaqueTokenProblem(value: unknown): string | undefined {
   if (typeof value === "number") return undefined;
   if (typeof value !== "string") return "not_a_token";
+  if (OPAQUE_TOKEN.test(value)) return /^\.+$/.test(value) ? "path" : undefined;
   for (const [problem, pattern] of NOT_OPAQUE) if (pattern.test(value)) return problem;
-  return undefined;
+  return "charset";
 }
 
 /** What the field rules found: violations fail the call; `instructionLike` only flags it. */

@@ -85,6 +85,46 @@ describe("view plan", () => {
     expect((error as ContractError).message).toMatch(message);
   });
 
+  // The gate hands the continuation token to the model: a field the view leaves out must not be that token.
+  it.each([
+    ["the omitted field itself", { omit: ["/nextCursor"], continuation: "/nextCursor" }, "/x-toolgate/view/omit/0"],
+    [
+      "a field under an omitted parent",
+      { omit: ["/hits", "/internal"], continuation: "/internal/secret" },
+      "/x-toolgate/view/omit/1",
+    ],
+    [
+      "a field of every item, omitted",
+      { omit: ["/hits/*/snippet"], continuation: "/hits/*/snippet" },
+      "/x-toolgate/view/omit/0",
+    ],
+  ])("refuses a continuation that is %s, naming the file and the pointer", (_name, view, omitPointer) => {
+    let error: unknown;
+    try {
+      planView(search, view, 1000, "search.tool.json", [[view.continuation, "/x-toolgate/view/continuation"]]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ContractError);
+    expect((error as ContractError).file).toBe("search.tool.json");
+    expect((error as ContractError).pointer).toBe("/x-toolgate/view/continuation");
+    expect((error as ContractError).message).toContain(omitPointer);
+  });
+
+  it("accepts a continuation beside an omitted field whose name it only begins with", () => {
+    const schema: JsonSchema = {
+      type: "object",
+      properties: { next: { type: "string" }, nextCursor: { type: "string" } },
+    };
+    const plan = planView(schema, { omit: ["/next"], continuation: "/nextCursor" }, 100, "n.tool.json", [
+      ["/nextCursor", "/x-toolgate/view/continuation"],
+    ]);
+    expect(runtimePlan(plan)).toEqual({
+      kind: "object",
+      properties: { nextCursor: { kind: "string", max: 100, overflow: "excerpt" } },
+    });
+  });
+
   it("plans a recursive schema to a bounded depth", () => {
     const tree: JsonSchema = {
       $ref: "#/$defs/node",
