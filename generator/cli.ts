@@ -4,14 +4,27 @@
  *   toolgate generate [--schemas DIR] [--out DIR] [--check]
  *   toolgate --help | --version
  *
- * Exit codes: 0 all is well; 1 contract errors, or stale output under `--check`; 2 a usage error.
+ * Exit codes: 0 all is well; 1 contract errors, or stale output under `--check`; 2 a usage error, or an output
+ * folder toolgate will not write into (a symbolic link on the way).
  * A user's mistake is reported as `file#pointer: message`, never as a stack trace.
+ *
+ * Everything printed goes through {@link terminalLines}: tool names, file names, pointers and messages come from
+ * contracts, and a control character in them is shown as its `\uXXXX` escape, never sent to the terminal. Output to
+ * a closed pipe (`toolgate generate | head -1`) is dropped quietly and the run goes on.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { DIFF_HELP, runDiff } from "./diff/command.js";
 import { ContractError } from "./errors.js";
+import {
+  MAX_CONFIG_BYTES,
+  readBoundedText,
+  readFailure,
+  terminalLines,
+  terminalText,
+  UnsafeOutputError,
+} from "./files.js";
 import { generatorChangedSince, rememberRun } from "./freshness.js";
 import { runImport } from "./import.js";
 import { toolgateVersion } from "./package.js";
@@ -36,10 +49,13 @@ ${DIFF_HELP}
   toolgate --version    the version
 
 Defaults may be set in toolgate.config.json in the working directory:
-  { "schemas": "schemas", "out": "generated", "refs": { "https://example.com/schemas/": "vendor/schemas" } }
+  { "schemas": "schemas", "out": "generated", "refs": { "https://example.com/schemas/": "vendor/schemas" },
+    "roots": ["../shared-schemas"] }
 "refs" maps URI prefixes of referenced schemas to local folders: a network URI is never fetched.
+"roots" names folders besides the working directory that a local $ref may read; a $ref anywhere else is an error.
 
-Exit codes: 0 all is well, 1 contract errors or stale output (--check), 2 usage error.
+Exit codes: 0 all is well, 1 contract errors or stale output (--check), 2 usage error or an output folder
+with a symbolic link in it (toolgate never writes through a link).
 `;
 
 /** Where output goes; tests pass their own. */
@@ -48,15 +64,38 @@ export interface Console {
   err: (line: string) => void;
 }
 
+/** Streams whose reader went away (EPIPE): what is still printed to them is dropped, and the run goes on. */
+const closed = new WeakSet<NodeJS.WriteStream>();
+
+/** Write a line to a standard stream, unless its reader has gone. */
+function writeLine(stream: NodeJS.WriteStream, line: string): void {
+  if (closed.has(stream)) return;
+  if (stream.listenerCount("error") === 0) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      // `toolgate generate | head -1`: the reader closed the pipe. Nothing more can be shown there, and a stack
+      // trace for it would be noise; any other error of the stream is a real fault.
+      if (error.code !== "EPIPE") throw error;
+      closed.add(stream);
+    });
+  }
+  stream.write(`${line}\n`);
+}
+
 const stdio: Console = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
+  out: (line) => writeLine(process.stdout, line),
+  err: (line) => writeLine(process.stderr, line),
 };
+
+/** A console whose every line is made safe for a terminal ({@link terminalLines}). */
+function cleaned(io: Console): Console {
+  return { out: (line) => io.out(terminalLines(line)), err: (line) => io.err(terminalLines(line)) };
+}
 
 class UsageError extends Error {}
 
 /** Run the CLI with the given arguments; resolves to the exit code. */
-export async function main(argv: readonly string[], io: Console = stdio): Promise<number> {
+export async function main(argv: readonly string[], console: Console = stdio): Promise<number> {
+  const io = cleaned(console);
   try {
     return await run(argv, io);
   } catch (error) {
@@ -66,8 +105,12 @@ export async function main(argv: readonly string[], io: Console = stdio): Promis
       return 2;
     }
     if (error instanceof ContractError) {
-      io.err(`error ${error}`);
+      io.err(`error ${errorLine(error)}`);
       return 1;
+    }
+    if (error instanceof UnsafeOutputError) {
+      io.err(`toolgate: ${terminalText(error.message)}`);
+      return 2;
     }
     throw error;
   }
@@ -98,13 +141,15 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
   if (command !== "generate") throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
 
-  const config = readConfig();
+  const config = await readConfig();
   const schemas = path.resolve(values.schemas ?? config.schemas ?? "schemas");
   const out = path.resolve(values.out ?? config.out ?? "generated");
   if (!existsSync(schemas)) throw new UsageError(`no contracts folder at ${schemas}`);
   const remotes = Object.entries(config.refs ?? {}).map(([prefix, folder]) => [prefix, path.resolve(folder)] as const);
+  const roots = (config.roots ?? []).map((folder) => path.resolve(folder));
 
-  const key = { schemas, out, options: remotes };
+  // Roots decide which references are read, so a note for other roots is another question.
+  const key = { schemas, out, options: roots.length === 0 ? remotes : { remotes, roots } };
   const where = path.relative(process.cwd(), out) || ".";
   if (
     values.check &&
@@ -116,10 +161,10 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
   }
   // The pipeline (Ajv, json-schema-to-typescript, the TypeScript parser) loads only when there is work to do.
   const { generate } = await import("./pipeline.js");
-  const result = await generate({ schemas, remotes });
+  const result = await generate({ schemas, remotes, roots });
   printSummary(result.tools, io);
   if (!result.ok) {
-    for (const error of result.errors) io.err(`error ${error}`);
+    for (const error of result.errors) io.err(`error ${errorLine(error)}`);
     io.err(`${result.errors.length} contract error${result.errors.length === 1 ? "" : "s"}: nothing written.`);
     return 1;
   }
@@ -161,25 +206,49 @@ function parseCommandLine(argv: readonly string[]) {
   });
 }
 
-/** `toolgate.config.json` in the working directory, if there is one. */
-function readConfig(): { schemas?: string; out?: string; refs?: Record<string, string> } {
+/** What `toolgate.config.json` may say. */
+interface Config {
+  schemas?: string;
+  out?: string;
+  refs?: Record<string, string>;
+  /** Folders besides the working directory that local references may read. */
+  roots?: string[];
+}
+
+/** `toolgate.config.json` in the working directory, if there is one (read bounded: a regular file of 1 MiB at most). */
+async function readConfig(): Promise<Config> {
   const file = path.resolve("toolgate.config.json");
   if (!existsSync(file)) return {};
+  let text: string;
+  try {
+    text = await readBoundedText(file, MAX_CONFIG_BYTES);
+  } catch (error) {
+    throw new ContractError("toolgate.config.json", "", `cannot read the config: ${readFailure(error)}`);
+  }
   let config: unknown;
   try {
-    config = JSON.parse(readFileSync(file, "utf8"));
+    config = JSON.parse(text);
   } catch (error) {
     throw new ContractError("toolgate.config.json", "", `invalid JSON: ${(error as Error).message}`);
   }
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
     throw new ContractError("toolgate.config.json", "", "the config is a JSON object");
   }
-  const known = new Set(["schemas", "out", "refs"]);
+  const known = new Set(["schemas", "out", "refs", "roots"]);
   for (const key of Object.keys(config)) {
     if (!known.has(key))
       throw new ContractError("toolgate.config.json", `/${key}`, `unknown key ${JSON.stringify(key)}`);
   }
-  return config as { schemas?: string; out?: string; refs?: Record<string, string> };
+  const { roots } = config as { roots?: unknown };
+  if (roots !== undefined && !(Array.isArray(roots) && roots.every((root) => typeof root === "string"))) {
+    throw new ContractError("toolgate.config.json", "/roots", "`roots` is an array of folder paths");
+  }
+  return config as Config;
+}
+
+/** A contract error as one terminal line: every part of it may quote the contract. */
+function errorLine(error: ContractError): string {
+  return `${terminalText(error.file)}#${terminalText(error.pointer)}: ${terminalText(error.message)}`;
 }
 
 /** One line per tool, then its checker findings. */
@@ -192,9 +261,13 @@ function printSummary(tools: readonly ToolSummary[], io: Console): void {
       tool.findings.length === 0
         ? "fully bounded"
         : `${tool.findings.length} finding${tool.findings.length === 1 ? "" : "s"}`;
-    if (tool.folder === "") io.out(`${tool.tool}: not generated (see the errors below)`);
+    const name = terminalText(tool.tool);
+    if (tool.folder === "") io.out(`${name}: not generated (see the errors below)`);
     else
-      io.out(`${tool.tool} → ${tool.folder}/  ceiling ${tool.maxBytes} B (${derived}), budget ${budget}, ${findings}`);
-    for (const finding of tool.findings) io.out(`  warn ${tool.file}#${finding.pointer}: ${finding.message}`);
+      io.out(
+        `${name} → ${terminalText(tool.folder)}/  ceiling ${tool.maxBytes} B (${derived}), budget ${budget}, ${findings}`,
+      );
+    for (const finding of tool.findings)
+      io.out(`  warn ${terminalText(tool.file)}#${terminalText(finding.pointer)}: ${terminalText(finding.message)}`);
   }
 }

@@ -4,13 +4,19 @@
  * the code that ran in `node_modules/.cache/toolgate/` (or the OS temp folder); when a later `--check` finds a note
  * for the same folder with another fingerprint, the code changed since the output was last verified, and `--check`
  * generates in full instead of trusting the lock. No note (a fresh clone, CI) leaves the answer to the lock alone.
+ *
+ * The note is written without following a link (`writeFileInside`: every folder below `node_modules` or the temp
+ * folder is checked with `lstat`, the file is renamed into place), and a note that cannot be written so is not
+ * written: a cloned `node_modules/.cache` linked elsewhere gets no file from toolgate. In the shared temp folder the
+ * cache folder must also be the user's own. Notes are read bounded, regular files only.
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { lstat, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { readBoundedText, writeFileInside } from "./files.js";
 import { sha256Hex } from "./input-hash.js";
 import { packageRoot } from "./package.js";
 
@@ -48,24 +54,44 @@ function generatorFingerprint(): Promise<string> {
   return generatorHash;
 }
 
+/** The folder notes are kept under, and the path of the note's folder below it. */
+function noteBase(): { base: string; folder: string } {
+  return existsSync(path.resolve("node_modules"))
+    ? { base: path.resolve("node_modules"), folder: ".cache/toolgate" }
+    : { base: tmpdir(), folder: "toolgate-cache" };
+}
+
 /** Where the note for one output folder, contracts folder and set of options is kept. */
 export function noteFile(key: FreshnessKey): string {
-  const cache = existsSync(path.resolve("node_modules"))
-    ? path.resolve("node_modules", ".cache", "toolgate")
-    : path.join(tmpdir(), "toolgate-cache");
+  const { base, folder } = noteBase();
+  return path.join(base, ...folder.split("/"), noteName(key));
+}
+
+/** The note's file name: a hash of what identifies the run's question. */
+function noteName(key: FreshnessKey): string {
   const id = sha256Hex(JSON.stringify([path.resolve(key.schemas), path.resolve(key.out), process.cwd(), key.options]));
-  return path.join(cache, `${id.slice(0, 32)}.json`);
+  return `${id.slice(0, 32)}.json`;
 }
 
 /** Note the code that generated or checked this output in full. */
 export async function rememberRun(key: FreshnessKey): Promise<void> {
   const note: Note = { generator: await generatorFingerprint() };
-  const file = noteFile(key);
+  const { base, folder } = noteBase();
   try {
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify(note));
+    if (base === tmpdir() && !(await ownFolderOrNone(path.join(base, folder)))) return;
+    await writeFileInside(base, `${folder}/${noteName(key)}`, JSON.stringify(note));
   } catch {
-    // A note that cannot be written only leaves the next check to the lock alone.
+    // A note that cannot be written (or only through a link) leaves the next check to the lock alone.
+  }
+}
+
+/** Whether a folder in the shared temp folder is absent, or a real folder of this user's (not a link). */
+async function ownFolderOrNone(folder: string): Promise<boolean> {
+  try {
+    const stats = await lstat(folder);
+    return stats.isDirectory() && (process.getuid === undefined || stats.uid === process.getuid());
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
   }
 }
 
@@ -73,7 +99,7 @@ export async function rememberRun(key: FreshnessKey): Promise<void> {
 export async function generatorChangedSince(key: FreshnessKey): Promise<boolean> {
   let note: Note;
   try {
-    note = JSON.parse(await readFile(noteFile(key), "utf8")) as Note;
+    note = JSON.parse(await readBoundedText(noteFile(key), 64 * 1024)) as Note;
   } catch {
     return false;
   }

@@ -25,15 +25,19 @@
  *   defined in another file of the folder is updated in that file.
  * - Exit code 0 when every tool was written or unchanged, 1 when any was refused (the others are still written),
  *   2 for a usage error or a server that could not be listed.
+ * - Files are read bounded and only when regular (a FIFO or `/dev/zero` as FILE is refused), and a contract is
+ *   written without following a symbolic link: a link in the contracts folder is refused in the report, the
+ *   contracts folder being a link stops the import (`files.ts`).
  */
 import { existsSync } from "node:fs";
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { lstat, stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { folderName, NameScope } from "../templates/names.js";
 import { checkBounds, type Finding } from "./check.js";
 import { dialectMisuse, dialectOf } from "./dialect.js";
 import { ContractError, ContractErrors } from "./errors.js";
+import { checkWritablePath, readBoundedText, readFailure, UnsafeOutputError, writeFileInside } from "./files.js";
 import { CONTRACT_SUFFIX, compareText, displayPath, findContracts } from "./load.js";
 import { listServerTools, type ServerToolList } from "./mcp/server-tools.js";
 import { resolveSchema } from "./resolve.js";
@@ -144,9 +148,16 @@ export async function readToolFiles(
   const notes: string[] = [];
   for (const file of files) {
     const shown = displayPath(path.resolve(file));
+    let text: string;
+    try {
+      text = await readBoundedText(file);
+    } catch (error) {
+      refused.push({ tool: shown, reason: `cannot read the file: ${readFailure(error)}` });
+      continue;
+    }
     let document: unknown;
     try {
-      document = JSON.parse(await readFile(file, "utf8"));
+      document = JSON.parse(text);
     } catch (error) {
       refused.push({ tool: shown, reason: `cannot read the file as JSON: ${(error as Error).message}` });
       continue;
@@ -170,6 +181,11 @@ export async function readToolFiles(
 /** Turn tool definitions into contract files in `options.out`. Never replaces a contract silently. */
 export async function importTools(sources: readonly ToolSource[], options: ImportOptions): Promise<ImportReport> {
   const out = path.resolve(options.out);
+  if (existsSync(out) && (await lstat(out)).isSymbolicLink()) {
+    throw new UnsafeOutputError(
+      `the contracts folder ${out} is a symbolic link: toolgate never writes through a link; pass the folder it points to as --out`,
+    );
+  }
   const report: ImportReport = { imported: [], refused: [], notes: [] };
   const existing = await existingContracts(out);
 
@@ -195,7 +211,15 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
   for (const { name, definition } of accepted) {
     const target = existing.byName.get(name) ?? path.join(out, `${scope.claim(folderName(name))}${CONTRACT_SUFFIX}`);
     const shown = displayPath(target);
-    const schemaProblems = await checkSchemas(definition, target, options.projectRoot ?? process.cwd());
+    const relative = path.relative(out, target).split(path.sep).join("/");
+    try {
+      await checkWritablePath(out, relative);
+    } catch (error) {
+      if (!(error instanceof UnsafeOutputError)) throw error;
+      report.refused.push({ tool: name, reason: error.message });
+      continue;
+    }
+    const schemaProblems = await checkSchemas(definition, target, options.projectRoot ?? process.cwd(), out);
     if ("reasons" in schemaProblems) {
       report.refused.push({ tool: name, reason: schemaProblems.reasons.join("; ") });
       continue;
@@ -203,7 +227,13 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
     const notes: string[] = [];
     if (Object.hasOwn(definition, "x-toolgate")) notes.push("the server's own x-toolgate block was ignored");
 
-    const previous = existsSync(target) ? await readFile(target, "utf8") : undefined;
+    let previous: string | undefined;
+    try {
+      previous = existsSync(target) ? await readBoundedText(target) : undefined;
+    } catch (error) {
+      report.refused.push({ tool: name, reason: `cannot read ${shown}: ${readFailure(error)}` });
+      continue;
+    }
     const previousSettings = previous === undefined ? undefined : settingsOf(previous);
     const defaultCeiling =
       schemaProblems.maxBytes === null && previousSettings === undefined ? DEFAULT_RECEIVE_BYTES : undefined;
@@ -235,8 +265,13 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
       entry.status = "replaced";
       if (previousSettings !== undefined) notes.push("the existing x-toolgate block was kept");
     }
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, text);
+    try {
+      await writeFileInside(out, relative, text);
+    } catch (error) {
+      if (!(error instanceof UnsafeOutputError)) throw error;
+      report.refused.push({ tool: name, reason: error.message });
+      continue;
+    }
     report.imported.push(entry);
   }
   return report;
@@ -277,6 +312,7 @@ async function checkSchemas(
   definition: SchemaObject,
   file: string,
   projectRoot: string,
+  contractsFolder: string,
 ): Promise<{ findings: Finding[]; maxBytes: number | null } | { reasons: string[] }> {
   const shown = displayPath(file);
   const reasons: string[] = [];
@@ -288,7 +324,11 @@ async function checkSchemas(
       const dialect = dialectOf(schema, shown, `/${key}`);
       const misuse = dialectMisuse(schema, dialect, shown, `/${key}`);
       if (misuse.length > 0) throw new ContractErrors(misuse);
-      const resolved = await resolveSchema(schema, dialect, file, `/${key}`, { projectRoot, remotes: [] });
+      const resolved = await resolveSchema(schema, dialect, file, `/${key}`, {
+        projectRoot,
+        remotes: [],
+        roots: [contractsFolder],
+      });
       if (key === "outputSchema") bounds = checkBounds(resolved.bundled);
     } catch (error) {
       if (error instanceof ContractError) reasons.push(`#${error.pointer}: ${error.message}`);
@@ -349,7 +389,7 @@ async function existingContracts(out: string): Promise<{ files: Set<string>; byN
   for (const file of await findContracts(out)) {
     if (path.dirname(file) === out) files.add(path.basename(file));
     try {
-      const document = JSON.parse(await readFile(file, "utf8")) as unknown;
+      const document = JSON.parse(await readBoundedText(file)) as unknown;
       if (isSchemaObject(document) && typeof document.name === "string" && !byName.has(document.name)) {
         byName.set(document.name, file);
       }

@@ -3,13 +3,18 @@
  *
  * A contract is one `*.tool.json` file in the MCP `Tool` shape (name, description, inputSchema, outputSchema) plus an
  * optional `x-toolgate` block, which is validated against the published `schemas/x-toolgate.schema.json`.
+ *
+ * A contract file is read bounded and only when it is a regular file (`files.ts`). A symbolic link named like a
+ * contract is followed only when its real path lies inside the contracts folder or a project root; a link out of
+ * them is a contract error, never skipped in silence. Links to folders are not searched.
  */
 import { createHash } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { canonicalJson } from "../runtime/json-text.js";
 import { ContractError } from "./errors.js";
+import { isInside, readBoundedText, readFailure, realFolder } from "./files.js";
 import { parsedInputHash } from "./input-hash.js";
 import { packageFile } from "./package.js";
 import type { JsonSchema, SchemaObject } from "./schema.js";
@@ -39,30 +44,57 @@ export interface LoadedContract {
   settings: XToolgate;
 }
 
+/** Whether a real path lies inside one of the folders (compared by their real paths too). */
+async function insideSome(real: string, folders: readonly string[]): Promise<boolean> {
+  for (const folder of folders) if (isInside(real, await realFolder(folder))) return true;
+  return false;
+}
+
 /** Canonical JSON (keys sorted, no white space), shared with the runtime so both hash the same text. */
 export { canonicalJson };
 
 /** The suffix that marks a contract file. */
 export const CONTRACT_SUFFIX = ".tool.json";
 
-/** The contract files in a folder (and its subfolders), sorted so every machine sees the same order. */
+/**
+ * The contract files in a folder (and its subfolders), sorted so every machine sees the same order. Everything named
+ * like a contract that is not a folder is listed (a symbolic link, a FIFO): the loader follows it or refuses it, so
+ * none is skipped in silence.
+ */
 export async function findContracts(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith(CONTRACT_SUFFIX))
+    .filter((entry) => !entry.isDirectory() && entry.name.endsWith(CONTRACT_SUFFIX))
     .map((entry) => path.join(entry.parentPath, entry.name))
     .sort(compareText);
 }
 
-/** Read and shape-check one contract file. Throws {@link ContractError} for anything the user must fix. */
-export async function loadContract(file: string, contractsDir: string): Promise<LoadedContract> {
+/**
+ * Read and shape-check one contract file. Throws {@link ContractError} for anything the user must fix.
+ * @param roots folders besides the contracts folder a linked contract may point into (the working directory by
+ *   default)
+ */
+export async function loadContract(
+  file: string,
+  contractsDir: string,
+  roots: readonly string[] = [process.cwd()],
+): Promise<LoadedContract> {
   const absolute = path.resolve(file);
   const shown = displayPath(absolute);
   let text: string;
   try {
-    text = await readFile(absolute, "utf8");
+    const real = await realpath(absolute);
+    if (real !== absolute && !(await insideSome(real, [contractsDir, ...roots]))) {
+      throw new ContractError(
+        shown,
+        "",
+        `a symbolic link to ${real}, outside the contracts folder and the project: toolgate reads contracts only inside them`,
+      );
+    }
+    text = await readBoundedText(real);
   } catch (error) {
-    throw new ContractError(shown, "", `cannot read the contract: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    if (error instanceof ContractError) throw error;
+    throw new ContractError(shown, "", `cannot read the contract: ${readFailure(error)}`);
   }
   const document = parseJson(text, shown);
   if (!isSchemaObject(document)) throw new ContractError(shown, "", "a contract is a JSON object (an MCP Tool)");

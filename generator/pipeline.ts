@@ -25,6 +25,8 @@ export interface GenerateOptions {
   remotes?: ResolveOptions["remotes"];
   /** The folder whose files get stable URIs; the working directory by default. */
   projectRoot?: string;
+  /** Folders besides the project root that local references may read (`roots` in the config). */
+  roots?: ResolveOptions["roots"];
 }
 
 /** One tool's line in the summary. */
@@ -56,6 +58,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const resolveOptions: ResolveOptions = {
     projectRoot: options.projectRoot ?? process.cwd(),
     remotes: options.remotes ?? [],
+    // The contracts folder is a root of its own: the user named it, and its contracts reference their neighbours.
+    roots: [path.resolve(options.schemas), ...(options.roots ?? [])],
   };
   const errors: ContractError[] = [];
   const collect = (error: unknown) => collectContractErrors(errors, error);
@@ -63,7 +67,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const contracts: LoadedContract[] = [];
   for (const file of await findContracts(options.schemas)) {
     try {
-      contracts.push(await loadContract(file, options.schemas));
+      contracts.push(
+        await loadContract(file, options.schemas, [resolveOptions.projectRoot, ...(resolveOptions.roots ?? [])]),
+      );
     } catch (error) {
       collect(error);
     }

@@ -13,11 +13,11 @@
  * What the record cannot see is a change to toolgate's own code under an unchanged version (a development build):
  * the local record in `freshness.ts` covers that on the machine that built it.
  */
-import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { canonicalJson } from "../runtime/json-text.js";
 import { sortedJson } from "../templates/lock.js";
+import { readBoundedFile } from "./files.js";
 import { inputHashOf, sha256Hex } from "./input-hash.js";
 import { displayPath, findContracts } from "./load.js";
 import { packageRoot, toolgateVersion } from "./package.js";
@@ -82,9 +82,12 @@ export function generatorIdentity(): { [name: string]: string } {
   return found;
 }
 
-/** sha256 of an input file as it is on disk now (see {@link inputHashOf}). */
+/**
+ * sha256 of an input file as it is on disk now (see {@link inputHashOf}). The paths come from the committed lock, so
+ * the read is bounded and of regular files only: a lock naming `/dev/zero` or a FIFO fails the record, never hangs.
+ */
 async function inputHash(file: string): Promise<string> {
-  return inputHashOf(file, await readFile(file));
+  return inputHashOf(file, await readBoundedFile(file));
 }
 
 /** Set an own, enumerable property: a file or prefix named `__proto__` must not set a prototype. */
@@ -197,7 +200,8 @@ export async function recordedFresh(
 ): Promise<boolean> {
   let text: string;
   try {
-    text = await readFile(path.join(context.out, LOCK_FILE), "utf8");
+    // Not through a link: a linked lock is not the one toolgate wrote (and the write stage refuses it).
+    text = (await readBoundedFile(path.join(context.out, LOCK_FILE), undefined, { noFollow: true })).toString("utf8");
   } catch {
     return false;
   }

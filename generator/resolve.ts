@@ -6,14 +6,20 @@
  * with @apidevtools/json-schema-ref-parser (JSON or YAML). A network URI is never fetched: it must be mapped to a local
  * folder (`refs` in the config), or it is a contract error. The JSON Schema metaschemas are known without loading.
  *
+ * A local file is read only when its real path (links followed) lies inside a root: the project root, a folder of
+ * {@link ResolveOptions.roots}, or a folder `refs` maps a prefix to. Anything else (`/etc/passwd`, `/dev/zero`, a
+ * link out of the project, `../..` above it) is a contract error naming the `$ref`. A file is read bounded, and only
+ * when it is a regular file ({@link readBoundedFile}).
+ *
  * Two products come out (see {@link ResolvedSchema}): the documents as written, for the validator, which implements
  * the reference rules itself; and a bundled copy where every reference is a `#/…` pointer, for the types stage.
  */
-import { readFile } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse as parseDocument } from "@apidevtools/json-schema-ref-parser";
 import { ContractError, escapePointerToken } from "./errors.js";
+import { isInside, readBoundedFile, readFailure, realFolder } from "./files.js";
 import { inputHashOf } from "./input-hash.js";
 import { displayPath } from "./load.js";
 import type { Dialect, JsonSchema, ResolvedSchema, SchemaObject } from "./schema.js";
@@ -28,6 +34,11 @@ export interface ResolveOptions {
   projectRoot: string;
   /** URI prefixes served from local folders: `[["https://schemas.example.com/", "/abs/vendor/schemas/"]]`. */
   remotes: ReadonlyArray<readonly [prefix: string, folder: string]>;
+  /**
+   * Folders besides the project root (and the `remotes` folders) whose files references may read: the contracts
+   * folder, and `roots` of `toolgate.config.json`. Absolute paths.
+   */
+  roots?: readonly string[] | undefined;
 }
 
 /** Where a URI's target lives: a document and a pointer inside it. */
@@ -91,6 +102,9 @@ class Resolver {
     readonly dialect: Dialect,
   ) {}
 
+  /** URIs that climbed above the project root (`file:///x` for `../../x`) → the file each really names. */
+  readonly #aliases = new Map<string, string>();
+
   /** A stable URI for a local file: under `file:///project/` when it lies in the project. */
   uriOfFile(file: string): string {
     const relative = path.relative(this.options.projectRoot, file);
@@ -100,10 +114,17 @@ class Resolver {
     return pathToFileURL(file).href;
   }
 
-  /** The local file a `file:` URI stands for. */
+  /**
+   * The local file a `file:` URI stands for. A segment that decodes to a separator or to `..` (`%2F`, `..%2F..`) is
+   * refused rather than joined, so the path is the one the URI's own segments name.
+   */
   fileOfUri(uri: string): string {
+    const alias = this.#aliases.get(uri);
+    if (alias !== undefined) return alias;
     if (uri.startsWith(PROJECT_URI)) {
       const relative = uri.slice(PROJECT_URI.length).split("/").map(decodeURIComponent);
+      if (relative.some((segment) => /[/\\]/.test(segment) || segment === ".."))
+        throw new Error('a path segment holds an encoded separator or ".."');
       return path.join(this.options.projectRoot, ...relative);
     }
     return fileURLToPath(uri);
@@ -155,27 +176,64 @@ class Resolver {
       for (const [uri, origin] of missing) {
         this.#wanted.delete(uri);
         const file = this.#localFile(uri, origin);
+        const real = await this.#confined(file, uri, origin);
         let document: JsonSchema;
         try {
           // The bytes are read here and handed to the parser, so the hash kept for the lock's record is of exactly
-          // the content parsed, even if the file changes while the run goes on.
-          const bytes = await readFile(file);
+          // the content parsed, even if the file changes while the run goes on. The real path is opened without
+          // following a link, so a link swapped in after the root check is not read.
+          const bytes = await readBoundedFile(real, undefined, { noFollow: true });
           document = (await parseDocument(file, {
             resolve: { http: false, external: false, file: { read: () => bytes } },
           })) as JsonSchema;
           this.files.set(path.resolve(file), inputHashOf(file, bytes));
         } catch (error) {
-          const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
-          throw new ContractError(origin.file, origin.pointer, `unresolvable $ref: ${uri} (${reason})`);
+          throw new ContractError(origin.file, origin.pointer, `unresolvable $ref: ${uri} (${readFailure(error)})`);
         }
         this.addDocument(uri, document, { file: displayPath(file), pointer: "" });
       }
     }
   }
 
+  /** The real folders of every root, found once. */
+  #realRoots: Promise<string[]> | undefined;
+
+  /**
+   * The real path of a file a reference reads, when it lies inside a root; a contract error otherwise. Roots are
+   * compared by real path too, so a project inside a linked folder works, and a link inside the project that
+   * points out of it does not.
+   */
+  async #confined(file: string, uri: string, origin: Origin): Promise<string> {
+    let real: string;
+    try {
+      real = await realpath(file);
+    } catch (error) {
+      throw new ContractError(origin.file, origin.pointer, `unresolvable $ref: ${uri} (${readFailure(error)})`);
+    }
+    this.#realRoots ??= Promise.all(
+      [
+        this.options.projectRoot,
+        ...(this.options.roots ?? []),
+        ...this.options.remotes.map(([, folder]) => folder),
+      ].map(realFolder),
+    );
+    if ((await this.#realRoots).some((root) => isInside(real, root))) return real;
+    throw new ContractError(
+      origin.file,
+      origin.pointer,
+      `$ref ${uri} reads ${real}, outside the project: a reference may read only files inside the working directory, the contracts folder or a folder named in "roots" of toolgate.config.json`,
+    );
+  }
+
   /** The local file a referenced URI is read from; a network URI without a mapping is an error. */
   #localFile(uri: string, origin: Origin): string {
-    if (uri.startsWith("file:")) return this.fileOfUri(uri);
+    if (uri.startsWith("file:")) {
+      try {
+        return this.fileOfUri(uri);
+      } catch (error) {
+        throw new ContractError(origin.file, origin.pointer, `unresolvable $ref: ${uri} (${(error as Error).message})`);
+      }
+    }
     for (const [prefix, folder] of this.options.remotes) {
       if (uri.startsWith(prefix)) return path.join(folder, ...uri.slice(prefix.length).split("/"));
     }
@@ -213,11 +271,50 @@ class Resolver {
   }
 
   #absolute(ref: string, base: string, origin: Origin): string {
+    let joined: string;
     try {
-      return joinUri(ref, base);
+      joined = joinUri(ref, base);
     } catch {
       throw new ContractError(origin.file, origin.pointer, `invalid $ref ${JSON.stringify(ref)}: not a URI reference`);
     }
+    return this.#unclamped(ref, base, joined, origin);
+  }
+
+  /**
+   * `file:///project/` stands for the project root, and a URI never climbs above its root: `../../x` from
+   * `file:///project/schemas/a.json` is `file:///x`, which would read `/x`. A relative reference against a local
+   * file is therefore resolved on the file's real location too, and where the two disagree the URI is kept (the
+   * validator resolves the reference as written, to exactly that URI) but stands for the file really reached
+   * (`#aliases`); the root check then judges that file. Two files behind one URI are a contract error.
+   */
+  #unclamped(ref: string, base: string, joined: string, origin: Origin): string {
+    if (
+      !base.startsWith("file:") ||
+      !joined.startsWith("file:") ||
+      ref.startsWith("#") ||
+      /^[a-z][a-z0-9+.-]*:|^\/\//i.test(ref)
+    )
+      return joined;
+    const resource = withoutQuery(joined);
+    let file: string;
+    let named: string;
+    try {
+      file = fileURLToPath(withoutQuery(new URL(ref, pathToFileURL(this.fileOfUri(withoutQuery(base)))).href));
+      named = this.fileOfUri(resource);
+    } catch {
+      // A URI that names no local file: the reading stage reports it.
+      return joined;
+    }
+    if (named === file) return joined;
+    if (this.#aliases.has(resource)) {
+      throw new ContractError(
+        origin.file,
+        origin.pointer,
+        `unresolvable $ref: ${JSON.stringify(ref)} resolves to ${resource}, which another reference already uses for ${named}, while this one reaches ${file}: reference one of them from a folder nearer to it`,
+      );
+    }
+    this.#aliases.set(resource, file);
+    return joined;
   }
 
   /** Every schema object in a document with its pointer and base URI, iteratively. */
@@ -302,6 +399,11 @@ class Resolver {
     }
     return bundled;
   }
+}
+
+/** A URI without its query and fragment. */
+function withoutQuery(uri: string): string {
+  return uri.split(/[?#]/)[0] as string;
 }
 
 /** Resolve a URI reference against a base (RFC 3986 section 5), keeping `urn:` and other opaque bases working. */

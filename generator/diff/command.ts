@@ -6,9 +6,10 @@
  * Exit codes: 0 no change of a class named by `--fail-on`; 1 such a change, or a contract that cannot be read;
  * 2 a usage error (an unknown option, class or format, a side that is neither a folder nor a revision).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { MAX_CONFIG_BYTES, readBoundedText, readFailure } from "../files.js";
 import { CHANGE_CLASSES, type ChangeClass, isChangeClass } from "./classes.js";
 import { diffSnapshots } from "./contract-diff.js";
 import { buildReport, type DiffReport, reportJson, reportMarkdown } from "./report.js";
@@ -39,6 +40,8 @@ export interface DiffOptions {
   failOn: ChangeClass[];
   /** URI prefixes of referenced schemas served from local folders (absolute). */
   remotes: ReadonlyArray<readonly [prefix: string, folder: string]>;
+  /** Folders besides the working directory that local references may read (`roots` in the config; absolute). */
+  roots?: readonly string[] | undefined;
   /** The working directory. */
   cwd: string;
 }
@@ -59,7 +62,7 @@ export async function runDiff(argv: readonly string[], io: DiffConsole, cwd = pr
   }
   let options: DiffOptions;
   try {
-    options = parseDiffArguments(argv, cwd);
+    options = await parseDiffArguments(argv, cwd);
   } catch (error) {
     const parseError = String((error as NodeJS.ErrnoException).code ?? "").startsWith("ERR_PARSE_ARGS");
     if (!(error instanceof DiffUsageError) && !parseError) throw error;
@@ -87,7 +90,7 @@ export async function runDiff(argv: readonly string[], io: DiffConsole, cwd = pr
 
 /** Open both sides, read their contracts and compare them. The sides' temporary folders are always removed. */
 export async function reviewContracts(options: DiffOptions): Promise<DiffReport> {
-  const context = { cwd: options.cwd, schemas: options.schemas, remotes: options.remotes };
+  const context = { cwd: options.cwd, schemas: options.schemas, remotes: options.remotes, roots: options.roots ?? [] };
   const opened: ContractSource[] = [];
   try {
     const base = await openSource(options.base, context);
@@ -110,7 +113,7 @@ export async function reviewContracts(options: DiffOptions): Promise<DiffReport>
 }
 
 /** Parse the arguments of `toolgate diff`, with `toolgate.config.json` (in `cwd`) for the folders. */
-export function parseDiffArguments(argv: readonly string[], cwd: string): DiffOptions {
+export async function parseDiffArguments(argv: readonly string[], cwd: string): Promise<DiffOptions> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -138,7 +141,7 @@ export function parseDiffArguments(argv: readonly string[], cwd: string): DiffOp
       );
     if (!failOn.includes(word)) failOn.push(word);
   }
-  const config = readConfig(cwd);
+  const config = await readConfig(cwd);
   return {
     base: values.base ?? "HEAD",
     head: values.head,
@@ -146,25 +149,33 @@ export function parseDiffArguments(argv: readonly string[], cwd: string): DiffOp
     format,
     failOn,
     remotes: Object.entries(config.refs ?? {}).map(([prefix, folder]) => [prefix, path.resolve(cwd, folder)] as const),
+    roots: (config.roots ?? []).map((folder) => path.resolve(cwd, folder)),
     cwd,
   };
 }
 
 /** The keys of `toolgate.config.json` that `diff` reads; `generate` validates the file as a whole. */
-function readConfig(cwd: string): { schemas?: string; refs?: Record<string, string> } {
+async function readConfig(cwd: string): Promise<{ schemas?: string; refs?: Record<string, string>; roots?: string[] }> {
   const file = path.join(cwd, "toolgate.config.json");
   if (!existsSync(file)) return {};
+  let text: string;
+  try {
+    text = await readBoundedText(file, MAX_CONFIG_BYTES);
+  } catch (error) {
+    throw new DiffUsageError(`toolgate.config.json: cannot read the config: ${readFailure(error)}`);
+  }
   let config: unknown;
   try {
-    config = JSON.parse(readFileSync(file, "utf8"));
+    config = JSON.parse(text);
   } catch (error) {
     throw new DiffUsageError(`toolgate.config.json: invalid JSON: ${(error as Error).message}`);
   }
   if (typeof config !== "object" || config === null || Array.isArray(config))
     throw new DiffUsageError("toolgate.config.json: the config is a JSON object");
-  const { schemas, refs } = config as { schemas?: unknown; refs?: unknown };
-  const out: { schemas?: string; refs?: Record<string, string> } = {};
+  const { schemas, refs, roots } = config as { schemas?: unknown; refs?: unknown; roots?: unknown };
+  const out: { schemas?: string; refs?: Record<string, string>; roots?: string[] } = {};
   if (typeof schemas === "string") out.schemas = schemas;
+  if (Array.isArray(roots)) out.roots = roots.filter((root): root is string => typeof root === "string");
   if (typeof refs === "object" && refs !== null && !Array.isArray(refs)) {
     out.refs = Object.fromEntries(
       Object.entries(refs).filter((entry): entry is [string, string] => typeof entry[1] === "string"),

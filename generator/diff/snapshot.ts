@@ -37,7 +37,9 @@ export interface Snapshot {
 }
 
 /** Read every contract under `schemas` (a folder that may not exist: then there are no tools). */
-export async function snapshotFolder(schemas: string, options: ResolveOptions): Promise<Snapshot> {
+export async function snapshotFolder(schemas: string, given: ResolveOptions): Promise<Snapshot> {
+  // As in `generate`: the contracts folder is a root of its own, beside the project root and the configured roots.
+  const options: ResolveOptions = { ...given, roots: [schemas, ...(given.roots ?? [])] };
   const tools = new Map<string, ToolSnapshot>();
   const errors: ContractError[] = [];
   let files: string[] = [];
@@ -56,7 +58,9 @@ export async function snapshotFolder(schemas: string, options: ResolveOptions): 
   for (const file of files) {
     let contract: LoadedContract;
     try {
-      contract = await loadContract(file, schemas).catch((error: unknown) => refuseTooDeep(error, displayPath(file)));
+      contract = await loadContract(file, schemas, [options.projectRoot, ...(options.roots ?? [])]).catch(
+        (error: unknown) => refuseTooDeep(error, displayPath(file)),
+      );
     } catch (error) {
       collect(error);
       continue;

@@ -5,6 +5,11 @@
  * as it was at that revision, plus every local file its schemas `$ref` (found by following the references, file by
  * file), is written to a temporary folder laid out like the repository, and loaded from there. The working tree and
  * the index are never touched.
+ *
+ * A revision's references stay inside the tree it reads: the copy's project root is the temporary folder, so a
+ * reference out of it (an absolute path, `../..` past the repository) is refused by the resolve stage as one out of
+ * the working tree is; `roots` inside the repository are read from the revision too, and roots outside it are not
+ * the revision's, so they are not roots of its copy. A blob is read bounded, like any input file.
  */
 import { execFile } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
@@ -12,6 +17,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { MAX_INPUT_BYTES } from "../files.js";
 import type { ResolveOptions } from "../resolve.js";
 
 const run = promisify(execFile);
@@ -36,6 +42,8 @@ export interface SourceContext {
   schemas: string;
   /** URI prefixes served from local folders (absolute paths in the working tree). */
   remotes: ReadonlyArray<readonly [prefix: string, folder: string]>;
+  /** Folders besides the working directory that local references may read (absolute paths in the working tree). */
+  roots?: readonly string[] | undefined;
 }
 
 /** A side that cannot be opened: not a folder, not a revision. */
@@ -53,7 +61,7 @@ export async function openSource(spec: string | undefined, context: SourceContex
     return {
       label: "working tree",
       schemas: context.schemas,
-      resolve: { projectRoot: context.cwd, remotes: context.remotes },
+      resolve: { projectRoot: context.cwd, remotes: context.remotes, roots: context.roots ?? [] },
       dispose: async () => {},
     };
   }
@@ -62,7 +70,7 @@ export async function openSource(spec: string | undefined, context: SourceContex
     return {
       label: spec,
       schemas: folder,
-      resolve: { projectRoot: context.cwd, remotes: context.remotes },
+      resolve: { projectRoot: context.cwd, remotes: context.remotes, roots: context.roots ?? [] },
       dispose: async () => {},
     };
   }
@@ -74,9 +82,17 @@ async function git(cwd: string, args: string[]): Promise<string> {
   return stdout;
 }
 
+/** A blob of a revision larger than an input file may be. */
+class BlobTooLarge extends Error {}
+
 async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
-  const { stdout } = await run("git", args, { cwd, maxBuffer: 256 * 1024 * 1024, encoding: "buffer" });
-  return stdout;
+  try {
+    const { stdout } = await run("git", args, { cwd, maxBuffer: MAX_INPUT_BYTES, encoding: "buffer" });
+    return stdout;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") throw new BlobTooLarge();
+    throw error;
+  }
 }
 
 /** Copy the contracts folder (and what it references) as of a revision into a temporary folder. */
@@ -131,13 +147,17 @@ async function openRevision(revision: string, context: SourceContext): Promise<C
     );
 
     const cwdInRepository = inRepository(context.cwd) ?? "";
+    const roots = (context.roots ?? []).flatMap((folder) => {
+      const relative = inRepository(folder);
+      return relative === undefined ? [] : [path.join(root, ...relative.split("/"))];
+    });
     return {
       // A revision given as a commit id is named by its short id alone; a name (HEAD, a branch) keeps it beside.
       label: commit.startsWith(revision) ? commit.slice(0, 7) : `${revision} (${commit.slice(0, 7)})`,
       schemas: path.join(root, ...schemasInRepository.split("/").filter((t) => t !== "")),
       // The copy's project root stands where the working directory stands in the repository, so references get the
       // same URIs on both sides.
-      resolve: { projectRoot: path.join(root, ...cwdInRepository.split("/").filter((t) => t !== "")), remotes },
+      resolve: { projectRoot: path.join(root, ...cwdInRepository.split("/").filter((t) => t !== "")), remotes, roots },
       dispose: () => rm(root, { recursive: true, force: true }),
     };
   } catch (error) {
@@ -167,7 +187,12 @@ class RevisionCopy {
     let content: Buffer;
     try {
       content = await gitBytes(this.top, ["cat-file", "blob", `${this.commit}:${relative}`]);
-    } catch {
+    } catch (error) {
+      if (error instanceof BlobTooLarge) {
+        throw new SourceError(
+          `${this.commit.slice(0, 7)}:${relative} is larger than the ${MAX_INPUT_BYTES} bytes an input file may hold`,
+        );
+      }
       return false;
     }
     this.#written.add(relative);
