@@ -129,42 +129,105 @@ export const INSTRUCTION_LIKE: readonly RegExp[] = [
   /<\/?\s*(tool_result|system|assistant|instructions?)\b/i,
 ];
 
+/** The words of {@link INSTRUCTION_TRIGGER}: every match of every instruction pattern holds one of them. */
+const TRIGGER_WORDS = [
+  "ignore",
+  "disregard",
+  "forget",
+  "override",
+  "system",
+  "developer",
+  "instruction",
+  "you are now",
+  "from now on",
+];
+
 /**
  * A necessary condition for {@link INSTRUCTION_LIKE}: every match of every pattern holds one of these words or
  * characters (compared as those patterns compare, ASCII case-insensitively), so text without any of them cannot
  * match. Most prose has none of them, and one search for a few literals costs far less than the patterns, which
  * each try their alternatives at every position. Keep it in step with the patterns (a test checks it against them).
  */
-export const INSTRUCTION_TRIGGER =
-  /ignore|disregard|forget|override|system|developer|instruction|you are now|from now on|[<[]/i;
+export const INSTRUCTION_TRIGGER = new RegExp(`${TRIGGER_WORDS.join("|")}|[<[]`, "i");
 
 /**
  * Letters of other scripts that look like Latin ones, each followed by the letter it reads as (lower case: the
  * patterns ignore case). Cyrillic and Greek hold lookalikes of most Latin letters; compatibility forms (fullwidth,
- * mathematical, circled letters) need no entry, since normalisation folds them first.
+ * mathematical, circled letters) need no entry, since normalisation folds them first, and Latin letters with
+ * diacritics are added from their canonical decomposition (see {@link foldTableOf}).
  */
 const LOOKALIKE_PAIRS =
   "аa вb гr еe кk мm оo пn рp сc тt уy хx ѕs іi јj ԁd ԛq ԝw һh ӏl " +
   "Аa Вb Еe Кk Мm Нh Оo Рp Сc Тt Уy Хx Ѕs Іi Јj Ԛq Ԝw Һh Ӏl " +
   "αa εe ιi κk νv οo ρp τt υu χx γy ϲc ϳj Αa Βb Εe Ζz Ηh Ιi Κk Μm Νn Οo Ρp Τt Υy Χx Ϲc";
 
-const LATIN_OF = new Map(LOOKALIKE_PAIRS.split(" ").map((pair) => [pair[0] as string, pair[1] as string]));
-const LOOKALIKE = new RegExp(`[${[...LATIN_OF.keys()].join("")}]`, "g");
+/** The combining mark blocks used with Latin letters: what a mark left after normalisation is drawn from. */
+const COMBINING_BLOCKS: ReadonlyArray<readonly [number, number]> = [
+  [0x0300, 0x036f],
+  [0x1ab0, 0x1aff],
+  [0x1dc0, 0x1dff],
+  [0x20d0, 0x20ff],
+  [0xfe20, 0xfe2f],
+];
 /** Any UTF-16 unit past ASCII (a surrogate too). */
 const NON_ASCII = /[\u0080-\uFFFF]/;
-const MARKS = /\p{M}/gu;
+
+/** In {@link foldTable}: the unit is dropped (a combining mark). */
+const DROP = 1;
 
 /**
- * Text as the instruction patterns read it: compatibility forms folded (NFKD: `ｉｇｎｏｒｅ` and `𝐢𝐠𝐧𝐨𝐫𝐞` read
- * `ignore`), combining marks dropped (`ïgnóre`), and Cyrillic and Greek lookalikes replaced by the Latin letters
- * they imitate (`ignоre` with a Cyrillic `о`). ASCII text, the usual case, is returned as it is without a copy.
+ * For each BMP code unit: 0 to keep it, {@link DROP}, or the ASCII code of the Latin letter it reads as. Built the
+ * first time a text that is not ASCII is checked: from {@link LOOKALIKE_PAIRS}, the Latin letters with diacritics
+ * (Latin-1 to Latin Extended-B, Latin Extended Additional) by their canonical decomposition, and the combining
+ * marks.
+ */
+let foldTable: Uint8Array | undefined;
+
+function foldTableOf(): Uint8Array {
+  if (foldTable !== undefined) return foldTable;
+  const table = new Uint8Array(0x10000);
+  for (const pair of LOOKALIKE_PAIRS.split(" ")) table[pair.charCodeAt(0)] = pair.charCodeAt(1);
+  for (const [first, last] of [
+    [0xc0, 0x24f],
+    [0x1e00, 0x1eff],
+  ] as const) {
+    for (let unit = first; unit <= last; unit++) {
+      const base = String.fromCharCode(unit).normalize("NFD").charCodeAt(0);
+      const lower = base | 0x20;
+      if (unit !== base && lower >= 0x61 && lower <= 0x7a) table[unit] = lower;
+    }
+  }
+  for (const [first, last] of COMBINING_BLOCKS) table.fill(DROP, first, last + 1);
+  foldTable = table;
+  return table;
+}
+
+const utf16 = new TextDecoder("utf-16le");
+
+/**
+ * Text as the instruction patterns read it: compatibility forms folded (NFKC: `ｉｇｎｏｒｅ` and `𝐢𝐠𝐧𝐨𝐫𝐞` read
+ * `ignore`), Cyrillic, Greek and accented lookalikes replaced by the Latin letters they imitate (`ignоre` with a
+ * Cyrillic `о`, `ïgnöre`), combining marks dropped. ASCII text, the usual case, is returned as it is; other text
+ * is mapped unit by unit through a table, which costs about what normalising it does.
  */
 export function foldLookalikes(text: string): string {
   if (!NON_ASCII.test(text)) return text;
-  return text
-    .normalize("NFKD")
-    .replace(MARKS, "")
-    .replace(LOOKALIKE, (char) => LATIN_OF.get(char) as string);
+  const table = foldTableOf();
+  const normal = text.normalize("NFKC");
+  const length = normal.length;
+  // Text in scripts with no lookalikes (CJK, Arabic, Hebrew…) is read once and returned as normalised.
+  let first = 0;
+  while (first < length && table[normal.charCodeAt(first)] === 0) first++;
+  if (first === length) return normal;
+  const units = new Uint16Array(length);
+  let kept = 0;
+  for (let i = 0; i < length; i++) {
+    const unit = normal.charCodeAt(i);
+    const folded = table[unit] as number;
+    if (folded === 0) units[kept++] = unit;
+    else if (folded !== DROP) units[kept++] = folded;
+  }
+  return utf16.decode(units.subarray(0, kept));
 }
 
 /**
