@@ -4,20 +4,21 @@
  * When `items` declares scalar types, Ajv checks uniqueness through a plain object keyed by item and skips items of
  * another type. Both shortcuts give wrong verdicts: two `"__proto__"` strings never collide in a plain object, and in
  * 2020-12 `items` does not cover the items `prefixItems` takes, so duplicates there go unseen. This definition keys
- * scalars in a `Map` (no prototype, no skipped types) and compares objects and arrays by deep equality.
+ * scalars in a `Map` (no prototype, no skipped types), and objects and arrays in another by their canonical text
+ * (`jsonKey`: keys sorted, numbers by value), so the check is linear in the array instead of comparing every pair.
  */
 import type { CodeKeywordDefinition, KeywordCxt } from "ajv";
 import { _, str } from "ajv";
 import { useFunc } from "ajv/dist/compile/util.js";
-import equalModule from "ajv/dist/runtime/equal.js";
+import { jsonKey } from "../../runtime/validators.js";
 
 /**
- * Ajv's run-time `equal` (its `code` names the module the rewrite maps to `jsonEqual`). The module is CommonJS with
- * only `exports.default`: Node's ESM import puts it under `.default`, bundlers' interop hands it over directly.
+ * The run-time `jsonKey` as Ajv's code generator takes a helper: the function, for validators compiled in process,
+ * and the `require` the module rewrite maps onto `toolgate/runtime/validators` (see `esm-module.ts`).
  */
-const equal = ((equalModule as unknown as { default?: unknown }).default ?? equalModule) as Parameters<
-  typeof useFunc
->[1];
+const jsonKeyFunc = Object.assign((value: unknown, identities: Map<unknown, number>) => jsonKey(value, identities), {
+  code: 'require("toolgate/runtime/validators").jsonKey',
+});
 
 /** Ajv keyword definition for `uniqueItems`; add it after `ajv.removeKeyword("uniqueItems")`. */
 export const uniqueItemsKeyword: CodeKeywordDefinition = {
@@ -31,34 +32,34 @@ export const uniqueItemsKeyword: CodeKeywordDefinition = {
   code(cxt: KeywordCxt) {
     const { gen, data, schema } = cxt;
     if (schema !== true) return;
-    const deepEqual = useFunc(gen, equal);
+    const keyOf = useFunc(gen, jsonKeyFunc);
     const valid = gen.let("valid", true);
     const i = gen.let("i", _`${data}.length`);
     const j = gen.let("j");
     cxt.setParams({ i, j });
+    // Scalars by value, objects and arrays by their canonical text: each item is looked at once, so the check is
+    // linear in the array's size whatever its items hold.
     const scalars = gen.const("scalars", _`new Map()`);
+    const composites = gen.const("composites", _`new Map()`);
+    const identities = gen.const("identities", _`new Map()`);
     const item = gen.let("item");
+    const seen = gen.let("seen");
     const outer = gen.name("outer");
     gen.label(outer).for(_`;${i}--;`, () => {
       gen.assign(item, _`${data}[${i}]`);
+      // Map keys compare numbers by value (0 and -0 alike), as JSON Schema compares instances.
       gen.if(
         _`${item} === null || typeof ${item} != "object"`,
+        () => gen.assign(seen, scalars),
+        () => gen.assign(seen, composites).assign(item, _`${keyOf}(${item}, ${identities})`),
+      );
+      gen.if(
+        _`${seen}.has(${item})`,
         () => {
-          // Map keys compare numbers by value (0 and -0 alike), as JSON Schema compares instances.
-          gen.if(
-            _`${scalars}.has(${item})`,
-            () => {
-              gen.assign(j, _`${scalars}.get(${item})`);
-              gen.assign(valid, false).break(outer);
-            },
-            () => gen.code(_`${scalars}.set(${item}, ${i})`),
-          );
+          gen.assign(j, _`${seen}.get(${item})`);
+          gen.assign(valid, false).break(outer);
         },
-        () => {
-          gen.for(_`${j} = ${data}.length; --${j} > ${i};`, () =>
-            gen.if(_`${deepEqual}(${item}, ${data}[${j}])`, () => gen.assign(valid, false).break(outer)),
-          );
-        },
+        () => gen.code(_`${seen}.set(${item}, ${i})`),
       );
     });
     cxt.pass(valid);
