@@ -157,7 +157,11 @@ async function prepare(contract: LoadedContract, options: ResolveOptions): Promi
       ? undefined
       : await resolveOne(contract, contract.inputSchema, "/inputSchema", options);
   // Before anything compiles them.
-  const unsafe = await checkSchemaSafety({ file: contract.file, schemas: input ? [result, input] : [result] });
+  const unsafe = await checkSchemaSafety({
+    file: contract.file,
+    schemas: input ? [result, input] : [result],
+    formats: contract.settings.formats,
+  });
   if (unsafe.length > 0) throw new ContractErrors(unsafe);
   return { result, input };
 }

@@ -7,7 +7,9 @@
  * - a `pattern` that is no regular expression under the `u` flag would be compiled differently, or not at all, by
  *   the generated validator: JSON Schema patterns are ECMA-262 expressions read as Unicode (2020-12 core, 6.4);
  * - an absurdly large or deep schema makes the build slow and the generated validator huge, and recursive
- *   compilers (Ajv's code generator, the type printer) run out of stack.
+ *   compilers (Ajv's code generator, the type printer) run out of stack;
+ * - a `format` no validator knows, where the contract asserts formats, asserts nothing at all: the author meant a
+ *   check (`"date_time"` for `"date-time"`) and would get none, silently.
  *
  * Each is a {@link ContractError} naming the file, the JSON pointer and, for patterns, the pattern itself.
  */
@@ -16,6 +18,7 @@ import type { Diagnostics } from "recheck";
 import { ContractError, escapePointerToken } from "./errors.js";
 import { canonicalJson, displayPath } from "./load.js";
 import type { JsonSchema, ResolvedSchema } from "./schema.js";
+import { ASSERTABLE_FORMATS, DEFINED_FORMATS } from "./validator/unsupported.js";
 import { isSchemaObject, subschemas } from "./walk.js";
 
 /**
@@ -72,6 +75,8 @@ export interface SafetyInput {
   /** The contract file as the user named it. */
   file: string;
   schemas: readonly ResolvedSchema[];
+  /** The contract's `x-toolgate.formats`: under `assert`, a format no validator knows is an error. */
+  formats?: "annotate" | "assert" | undefined;
 }
 
 /**
@@ -85,8 +90,11 @@ export async function checkSchemaSafety(input: SafetyInput): Promise<ContractErr
     const roots = schemaRoots(input.file, resolved);
     const sizeErrors = schemaSizeProblems(input.file, resolved);
     errors.push(...sizeErrors);
-    if (sizeErrors.length === 0)
-      for (const root of roots) patterns.push(...patternsOf(root.schema, root.file, root.pointer));
+    if (sizeErrors.length > 0) continue;
+    for (const root of roots) {
+      patterns.push(...patternsOf(root.schema, root.file, root.pointer));
+      if (input.formats === "assert") errors.push(...unknownFormats(root.schema, root.file, root.pointer));
+    }
   }
   for (const pattern of patterns) {
     const problem = await patternProblem(pattern);
@@ -294,4 +302,74 @@ export async function patternProblem(pattern: SchemaPattern): Promise<ContractEr
       `string (for example on ${verdict.attack}), so one crafted value can stall whoever validates with it ` +
       "(ReDoS); remove nested or adjacent quantifiers over the same characters",
   );
+}
+
+/** Every format name a validator knows: those toolgate asserts and those JSON Schema defines (refused elsewhere). */
+const KNOWN_FORMATS: readonly string[] = [...new Set([...ASSERTABLE_FORMATS, ...DEFINED_FORMATS])].sort();
+
+/**
+ * Every `format` in a schema that names no known format, as contract errors, each with the nearest known name when
+ * one is close. Only asserted formats are checked: as an annotation (the 2020-12 default) any name is fine, and JSON
+ * Schema lets an annotation carry a vocabulary of its own. Unused `$defs` are searched too, as for patterns.
+ */
+export function unknownFormats(schema: JsonSchema, file: string, pointer = ""): ContractError[] {
+  const errors: ContractError[] = [];
+  for (const visit of subschemas(schema, pointer)) {
+    if (!isSchemaObject(visit.schema)) continue;
+    const format = visit.schema.format;
+    if (typeof format !== "string" || KNOWN_FORMATS.includes(format)) continue;
+    const nearest = nearestFormat(format);
+    const shown = JSON.stringify(format.length > 100 ? `${format.slice(0, 100)}…` : format);
+    const hint =
+      nearest === undefined
+        ? `use one of ${KNOWN_FORMATS.map((name) => JSON.stringify(name)).join(", ")}`
+        : `did you mean ${JSON.stringify(nearest)}?`;
+    errors.push(
+      new ContractError(
+        file,
+        `${visit.pointer}/format`,
+        `the format ${shown} is not one toolgate knows, so under "formats": "assert" it would assert nothing: ` +
+          `${hint} (or keep formats as annotations, "formats": "annotate")`,
+      ),
+    );
+  }
+  return errors;
+}
+
+/**
+ * The known format closest to `name` by edit distance (insertions, deletions, substitutions and swaps of
+ * neighbours, ignoring case), when it is close enough to be a slip: at most 2 edits, and fewer than a third of the
+ * name's length. Ties go to the first name in code unit order, so the hint is the same on every run.
+ */
+export function nearestFormat(name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  let best: { format: string; distance: number } | undefined;
+  for (const format of KNOWN_FORMATS) {
+    const distance = editDistance(wanted, format);
+    if (best === undefined || distance < best.distance) best = { format, distance };
+  }
+  if (best === undefined || best.distance > 2 || best.distance * 3 > Math.max(wanted.length, 3)) return undefined;
+  return best.format;
+}
+
+/** Optimal string alignment distance between two short strings (Levenshtein plus swaps of neighbours). */
+function editDistance(a: string, b: string): number {
+  // Format names are short; a hostile name is bounded by the schema size limit, and only its length times the
+  // longest known name (21) is computed.
+  let beforeLast: number[] = [];
+  let last = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min((last[j] as number) + 1, (row[j - 1] as number) + 1, (last[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, (beforeLast[j - 2] as number) + 1);
+      }
+      row.push(value);
+    }
+    beforeLast = last;
+    last = row;
+  }
+  return last[b.length] as number;
 }

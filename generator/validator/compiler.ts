@@ -9,6 +9,7 @@ import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { normalizeId } from "ajv/dist/compile/resolve.js";
 import addFormats from "ajv-formats";
+import { formatValidators } from "../../runtime/formats.js";
 import type { Dialect, JsonSchema, ResolvedSchema } from "../schema.js";
 import { multipleOfKeyword } from "./multiple-of.js";
 import { isSchemaObject, SchemaIndex } from "./schema-index.js";
@@ -62,6 +63,13 @@ export function createCompiler(dialect: Dialect, formats: FormatMode, tracksEval
   // ajv-formats registers its validators with standalone code that imports them from its `formats` module;
   // the module rewrite maps that import onto `toolgate/runtime`.
   addFormats.default(ajv, { mode: "full" });
+  // Standalone code inlines a pattern format's regular expression and calls any other format through
+  // `toolgate/runtime/formats`. The runtime's checks replace ajv-formats' where they are not patterns (`url` is a
+  // linear check there, not ajv-formats' quadratic pattern), so a validator compiled in process decides as the
+  // generated one does.
+  for (const [name, check] of Object.entries(formatValidators)) {
+    if (!(check instanceof RegExp)) ajv.addFormat(name, check as Parameters<Ajv["addFormat"]>[1]);
+  }
   return ajv;
 }
 

@@ -605,10 +605,10 @@ function* patternPropertiesAfterBranches(index: SchemaIndex): Generator<Unsuppor
 }
 
 /** The formats the validator can assert: ajv-formats' full set. */
-const ASSERTABLE_FORMATS: ReadonlySet<string> = new Set(Object.keys(fullFormats));
+export const ASSERTABLE_FORMATS: ReadonlySet<string> = new Set(Object.keys(fullFormats));
 
 /** The formats JSON Schema defines (2020-12 validation, section 7.3; the earlier drafts define a subset). */
-const DEFINED_FORMATS: ReadonlySet<string> = new Set([
+export const DEFINED_FORMATS: ReadonlySet<string> = new Set([
   "date-time",
   "date",
   "time",
