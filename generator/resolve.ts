@@ -318,13 +318,17 @@ class Resolver {
   }
 
   /** Every schema object in a document with its pointer and base URI, iteratively. */
-  *#walk(document: JsonSchema, documentUri: string): Generator<{ node: SchemaObject; pointer: string; base: string }> {
+  *#walk(
+    document: JsonSchema,
+    documentUri: string,
+    skip: (node: JsonSchema) => boolean = () => false,
+  ): Generator<{ node: SchemaObject; pointer: string; base: string }> {
     const stack: Array<{ node: JsonSchema; pointer: string; base: string }> = [
       { node: document, pointer: "", base: documentUri },
     ];
     while (stack.length > 0) {
       const item = stack.pop() as { node: JsonSchema; pointer: string; base: string };
-      if (!isSchemaObject(item.node)) continue;
+      if (!isSchemaObject(item.node) || skip(item.node)) continue;
       const id = item.node.$id;
       // In draft-07 a `$id` beside `$ref` is ignored, like every sibling of `$ref`.
       const ignoresId = this.dialect === "draft-07" && item.node.$ref !== undefined;
@@ -352,6 +356,8 @@ class Resolver {
     if (!isSchemaObject(bundled)) return bundled;
     const defsKeyword = this.dialect === "draft-07" ? "definitions" : "$defs";
     const slots = new Map<string, string>([[rootUri, ""]]);
+    /** The copies of other documents placed under `$defs`. */
+    const embedded = new Set<JsonSchema>();
     const origin = this.#origins.get(rootUri) as Origin;
 
     const queue: Array<{ copy: JsonSchema; documentUri: string; pointerInDocument: string }> = [
@@ -369,6 +375,7 @@ class Resolver {
       let key = `external${slots.size}`;
       while (Object.hasOwn(record, key)) key += "_";
       const copy = structuredClone(this.documents.get(documentUri) as JsonSchema);
+      embedded.add(copy);
       record[key] = copy;
       slot = `/${defsKeyword}/${escapePointerToken(key)}`;
       slots.set(documentUri, slot);
@@ -379,7 +386,9 @@ class Resolver {
     while (queue.length > 0) {
       const { copy, documentUri } = queue.shift() as (typeof queue)[number];
       const docOrigin = this.#origins.get(documentUri) ?? origin;
-      for (const { node, pointer, base } of this.#walk(copy, documentUri)) {
+      // A document copied in while this one is walked is walked on its own, against its own base URI.
+      const others = (node: JsonSchema) => node !== copy && embedded.has(node);
+      for (const { node, pointer, base } of this.#walk(copy, documentUri, others)) {
         if (typeof node.$ref !== "string") continue;
         const refOrigin = { file: docOrigin.file, pointer: `${docOrigin.pointer}${pointer}/$ref` };
         const target = this.#locate(node.$ref, base, refOrigin);

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -100,6 +100,70 @@ describe("resolve", () => {
   it("knows the metaschemas without loading them", async () => {
     const resolved = await resolve({ $ref: "https://json-schema.org/draft/2020-12/schema" });
     expect(resolved.bundled).toEqual({});
+  });
+
+  it("resolves a reference above the project root to the file it reaches, only when that folder is a root", async () => {
+    const dir = await project({});
+    const shared = `${dir}-shared`;
+    await mkdir(shared);
+    await writeFile(path.join(shared, "a.json"), JSON.stringify({ $ref: "./b.json" }));
+    await writeFile(path.join(shared, "b.json"), JSON.stringify({ type: "string", maxLength: 3 }));
+    const ref = `../${path.basename(shared)}/a.json`;
+    const options = { projectRoot: dir, remotes: [] };
+    const file = path.join(dir, "t.tool.json");
+    const refused = await resolveSchema({ $ref: ref }, "2020-12", file, "/outputSchema", options).catch((e) => e);
+    expect(refused).toBeInstanceOf(ContractError);
+    expect(refused.pointer).toBe("/outputSchema/$ref");
+    expect(refused.message).toContain(`reads ${path.join(await realpath(shared), "a.json")}, outside the project`);
+
+    const resolved = await resolveSchema({ $ref: ref }, "2020-12", file, "/outputSchema", {
+      ...options,
+      roots: [shared],
+    });
+    // The URI is the one the validator computes from the reference as written: no path of this machine in it.
+    expect(Object.keys(resolved.documents)).toEqual([
+      `file:///${path.basename(shared)}/a.json`,
+      `file:///${path.basename(shared)}/b.json`,
+    ]);
+    expect(Object.keys(resolved.files ?? {}).sort()).toEqual([
+      path.join(shared, "a.json"),
+      path.join(shared, "b.json"),
+    ]);
+  });
+
+  it("refuses two files behind one URI: a reference above the project and an absolute path that reads the same", async () => {
+    const dir = await project({});
+    const name = path.basename(dir);
+    const schema = { properties: { a: { $ref: `../${name}-x/a.json` }, b: { $ref: `/${name}-x/a.json` } } };
+    const error = await resolveSchema(schema, "2020-12", path.join(dir, "t.tool.json"), "/outputSchema", {
+      projectRoot: dir,
+      remotes: [],
+      roots: ["/"],
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(ContractError);
+    expect(error.pointer).toMatch(/^\/outputSchema\/properties\/[ab]\/\$ref$/);
+    expect(error.message).toMatch(/which another reference already uses for/);
+  });
+
+  it("resolves a referenced file's own relative references against that file, not the contract", async () => {
+    const dir = await project({});
+    await mkdir(path.join(dir, "shared"));
+    await writeFile(path.join(dir, "shared", "a.json"), JSON.stringify({ $ref: "./b.json" }));
+    await writeFile(path.join(dir, "shared", "b.json"), JSON.stringify({ type: "integer" }));
+    const resolved = await resolveSchema(
+      { $ref: "shared/a.json" },
+      "2020-12",
+      path.join(dir, "t.tool.json"),
+      "/outputSchema",
+      {
+        projectRoot: dir,
+        remotes: [],
+      },
+    );
+    expect(resolved.bundled).toEqual({
+      $ref: "#/$defs/external1",
+      $defs: { external1: { $ref: "#/$defs/external2" }, external2: { type: "integer" } },
+    });
   });
 
   it("does not mutate its input", async () => {
