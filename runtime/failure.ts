@@ -1,6 +1,8 @@
 /**
- * Failure codes, their retry defaults, and the transport failures a caller hands to `admit`.
+ * Failure codes, their retry defaults, the transport failures a caller hands to `admit`, and the one way text built
+ * from payload keys (paths in diagnostics and messages) is made safe to show.
  */
+import { boundText, hasInvisible, leadingCodePoints } from "./text.js";
 import type { FailureCode } from "./types.js";
 
 /**
@@ -45,18 +47,74 @@ export function transportFailure(kind: "timeout" | "transport_error", message?: 
   });
 }
 
-/** Whether `raw` is a {@link TransportFailure} made by {@link transportFailure}. */
+/**
+ * Whether `raw` is a {@link TransportFailure} made by {@link transportFailure}: marked, frozen as made, with a known
+ * kind and a string message. The mark is a registered symbol (so two copies of the runtime recognise each other's
+ * failures), which anyone can write; what the gate then shows is checked again by {@link transportFailureOf}.
+ */
 export function isTransportFailure(raw: unknown): raw is TransportFailure {
   return typeof raw === "object" && raw !== null && (raw as Record<symbol, unknown>)[TRANSPORT_FAILURE] === true;
 }
 
+/** Longest caller message kept from a transport failure: it is shown to the model. */
+const MAX_CALLER_MESSAGE_CHARS = 500;
+
+/**
+ * The kind and message of a transport failure as the gate uses them, read once each: `undefined` for an object that
+ * carries the mark but was not made by {@link transportFailure} (not frozen, an unknown kind, a message that is not
+ * a string). The message is cleaned and bounded, since it reaches the model.
+ */
+export function transportFailureOf(
+  raw: TransportFailure,
+): { kind: TransportFailure["kind"]; message: string } | undefined {
+  if (!Object.isFrozen(raw)) return undefined;
+  const { kind, message } = raw;
+  if ((kind !== "timeout" && kind !== "transport_error") || typeof message !== "string") return undefined;
+  return { kind, message: boundText(message, MAX_CALLER_MESSAGE_CHARS).text };
+}
+
 /**
  * The failure code for an exception a transport threw: a `TimeoutError` (as `AbortSignal.timeout` raises) is a
- * `timeout`, anything else a `transport_error`.
+ * `timeout`, anything else a `transport_error`. The error may be hostile (a getter on `name` that throws, a revoked
+ * proxy): reading it never throws, and nothing of it but that comparison is kept.
  */
 export function codeForThrown(error: unknown): "timeout" | "transport_error" {
-  const name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
-  return name === "TimeoutError" ? "timeout" : "transport_error";
+  try {
+    const name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
+    return name === "TimeoutError" ? "timeout" : "transport_error";
+  } catch {
+    return "transport_error";
+  }
+}
+
+/** Longest path text in diagnostics and messages, in code points: enough to locate a problem in a real result. */
+export const MAX_PATH_CHARS = 128;
+
+/** Whether a code point is a C0 or C1 control, DEL, or a surrogate (for..of yields only lone ones alone). */
+function isControlOrLone(point: number): boolean {
+  return point < 0x20 || (point >= 0x7f && point <= 0x9f) || (point >= 0xd800 && point <= 0xdfff);
+}
+
+/**
+ * Text built from payload keys (an instance path, a pointer a hook returned) made safe for diagnostics, events and
+ * messages: only a bounded prefix is read, every control, invisible or formatting character and lone surrogate is
+ * written as a visible `\u{…}` escape (so two keys that differ only by one stay distinguishable, and nothing
+ * invisible survives), and the result is bounded to `max` code points with the excerpt mark.
+ */
+export function diagnosticText(text: string, max: number = MAX_PATH_CHARS): string {
+  // One code point more than the bound, so an over-long text still ends in the excerpt mark.
+  const prefix = leadingCodePoints(text, max + 1);
+  let escaped = "";
+  let changed = false;
+  for (const char of prefix) {
+    const point = char.codePointAt(0) as number;
+    if (isControlOrLone(point) || hasInvisible(char)) {
+      escaped += `\\u{${point.toString(16).toUpperCase()}}`;
+      changed = true;
+    } else escaped += char;
+  }
+  const shown = changed || prefix.length < text.length ? escaped : text;
+  return boundText(shown, max).text;
 }
 
 /** The default text of `outcome.error.message` per code: written by the gate, never containing payload text. */

@@ -27,7 +27,7 @@
  *   call as `oversize` with `detail.recall = "repeated_arguments"`, since they would return the same result.
  */
 import { deliver, type EventSink, type GateEvent, gateCounters, getDefaultSink, type PolicyMix } from "./events.js";
-import { codeForThrown, FAILURE_MESSAGES, RETRY_DEFAULTS, transportFailure } from "./failure.js";
+import { codeForThrown, diagnosticText, FAILURE_MESSAGES, RETRY_DEFAULTS, transportFailure } from "./failure.js";
 import { checkFieldRules, locate, opaqueTokenProblem } from "./fields.js";
 import { parseJsonText } from "./json-text.js";
 import { type Measured, measureText } from "./measure.js";
@@ -176,9 +176,12 @@ const SUMMARY_CACHE_SIZE = 256;
 
 const encoder = new TextEncoder();
 
-/** Bounded, cleaned location text for diagnostics: paths can hold key names chosen by the tool. */
-function locationText(text: string, max = 256): string {
-  return boundText(text, max).text;
+/**
+ * Location text for diagnostics and messages: paths hold key names chosen by the tool, so they are bounded, and
+ * every control or invisible character in them is escaped (see `diagnosticText`).
+ */
+function locationText(text: string, max?: number): string {
+  return diagnosticText(text, max);
 }
 
 /** Validator errors as issues: location and keyword only, never `params` or values. */
@@ -187,6 +190,15 @@ function toIssues(errors: ValidateFunction<unknown>["errors"]): ValidationIssue[
     instancePath: locationText(String(error.instancePath)),
     schemaPath: locationText(String(error.schemaPath)),
     keyword: locationText(String(error.keyword), 64),
+  }));
+}
+
+/** Issues found by someone else's code (field rules, hooks) with their locations made safe the same way. */
+function safeIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
+  return issues.slice(0, MAX_ISSUES).map((issue) => ({
+    instancePath: locationText(String(issue.instancePath)),
+    schemaPath: locationText(String(issue.schemaPath)),
+    keyword: locationText(String(issue.keyword), 64),
   }));
 }
 
@@ -312,6 +324,7 @@ async function admitPayload<T, V, I>(
     maxDepth: limits.maxDepth,
     structured: spec.mcp.structured,
     signal: ctx.signal,
+    timeoutMs: limits.timeoutMs,
   });
   const receivedAt = (ctx.now?.() ?? new Date()).toISOString();
   const argumentsHash = ctx.args === undefined ? undefined : await hashArguments(ctx.args);
@@ -435,6 +448,14 @@ async function admitPayload<T, V, I>(
       { stage: "parse", rawKind },
     );
   }
+  if (!parsed.ok && parsed.reason === "lone_surrogate") {
+    // Half a surrogate pair written as an escape is the same text as the character sent raw: not UTF-8.
+    return fail(
+      "invalid_encoding",
+      { stage: "decode", sizes, detail: { reason: "lone_surrogate" } },
+      { stage: "decode", rawKind },
+    );
+  }
   if (!parsed.ok) {
     return fail(
       "invalid_json",
@@ -463,7 +484,7 @@ async function admitPayload<T, V, I>(
   // Semantic: the contract's field rules, then the caller's hooks. A hook that throws fails closed.
   const fieldFindings = checkFieldRules(data, spec.fields);
   if (fieldFindings.instructionLike) flags.push("instruction_like_text");
-  const semanticIssues = [...fieldFindings.violations];
+  const semanticIssues = safeIssues(fieldFindings.violations);
   const hookList = ctx.hooks?.semantic;
   const semanticHooks = hookList === undefined ? [] : typeof hookList === "function" ? [hookList] : [...hookList];
   const info: SemanticInfo<I> = {
@@ -716,9 +737,11 @@ async function admitPayload<T, V, I>(
   // Drop, or nothing left in the chain: a typed failure that says what would narrow the call.
   const unit = budget.unit;
   const over = measured.exact ? `${measured.value} ${unit}` : `more than ${budget.max} ${unit}`;
+  // The path is made of view keys, which under a `value` node may be the tool's own: shown bounded and escaped.
+  const largestPath = largest === undefined ? undefined : locationText(largest.path);
   const narrowHint =
     largest !== undefined && largest.items > 1
-      ? ` The largest part is ${largest.path} with ${largest.items} items: ask for fewer (a page size, a filter, a cursor).`
+      ? ` The largest part is ${largestPath} with ${largest.items} items: ask for fewer (a page size, a filter, a cursor).`
       : " Ask for less: a narrower filter, fewer fields or a smaller page.";
   return fail(
     "oversize",
@@ -727,7 +750,7 @@ async function admitPayload<T, V, I>(
       sizes: { ...sizes, viewSize: measured.value, budget: budget.max, unit },
       detail: {
         viewSizeIsFloor: !measured.exact,
-        ...(largest ? { narrowPath: largest.path, narrowItems: largest.items } : {}),
+        ...(largest ? { narrowPath: largestPath as string, narrowItems: largest.items } : {}),
         ...passed,
       },
     },
@@ -771,14 +794,66 @@ function mergeHooks<T, V, I>(
   };
 }
 
+/**
+ * The outcome of an admit that threw where nothing should: a `transport_error` with the gate's fixed message and
+ * `detail.reason = "unexpected_throw"`, and its one event. Reads of the caller's context are guarded too.
+ */
+function unexpectedFailure<T, V, I>(spec: ToolSpec<T, V, I>, ctx: AdmitContext<T, V, I>): Outcome<T, V> {
+  let correlationId: string | undefined;
+  let sink: EventSink | undefined;
+  let receivedAt: string;
+  try {
+    correlationId = typeof ctx.correlationId === "string" ? ctx.correlationId : undefined;
+    sink = ctx.sink;
+    receivedAt = (ctx.now?.() ?? new Date()).toISOString();
+  } catch {
+    receivedAt = new Date().toISOString();
+  }
+  const code = "transport_error";
+  const failure: Failure = {
+    ok: false,
+    error: { code, retryable: spec.retry[code] ?? RETRY_DEFAULTS[code], message: FAILURE_MESSAGES[code] },
+    diagnostics: { stage: "transport", detail: { reason: "unexpected_throw" } },
+    provenance: {
+      tool: spec.name,
+      contractVersion: spec.contract.version,
+      contractHash: spec.contract.sha256,
+      correlationId,
+      rawBytes: 0,
+      receivedAt,
+    },
+  };
+  const event: GateEvent = {
+    tool: spec.name,
+    contractVersion: spec.contract.version,
+    code,
+    stage: "transport",
+    rawKind: "unsupported",
+    sizes: { rawBytes: 0, maxBytes: spec.limits.maxBytes },
+    correlationId,
+    receivedAt,
+  };
+  gateCounters.emit(event);
+  deliver(sink ?? getDefaultSink(), event);
+  return failure;
+}
+
 function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T, V, I>): ToolAdapter<T, V, I> {
   const { spec } = gate;
   return {
     name: spec.name,
     spec,
     async admit(raw, ctx = {}) {
-      const merged: AdmitContext<T, V, I> = { ...defaults, ...ctx, hooks: mergeHooks(defaults.hooks, ctx.hooks) };
-      const outcome = await admitPayload(gate, raw, { ...merged, turn: merged.turn ?? new Turn() }, 0);
+      let merged: AdmitContext<T, V, I> = defaults;
+      let outcome: Outcome<T, V>;
+      try {
+        merged = { ...defaults, ...ctx, hooks: mergeHooks(defaults.hooks, ctx.hooks) };
+        outcome = await admitPayload(gate, raw, { ...merged, turn: merged.turn ?? new Turn() }, 0);
+      } catch {
+        // The outermost net: every stage guards what it touches, so nothing should get here; if anything does, the
+        // call still ends in one typed outcome with one event, and the error (whoever's it was) is dropped.
+        return unexpectedFailure(spec, merged);
+      }
       if (merged.turn !== undefined) {
         // A failure's note is short, but it is in the context too: measure it the way the contract counts.
         const note = outcome.ok ? undefined : await measureText(toModelContent(outcome), spec.context);

@@ -8,8 +8,19 @@
  * literals past 2^53. Both are found without recursion, in time linear in the payload and constant stack.
  */
 
-/** Why a JSON text was refused before or during parsing (`diagnostics.detail.reason`). */
-export type JsonRefusal = "too_deep" | "unsafe_integer" | "number_overflow" | "byte_order_mark" | "syntax" | "empty";
+/**
+ * Why a JSON text was refused before or during parsing (`diagnostics.detail.reason`). `lone_surrogate` is a string
+ * (or key) escaping half a surrogate pair (`"\\ud800"`): text with no UTF-8 encoding, refused by the gate as
+ * `invalid_encoding` like the same character sent raw.
+ */
+export type JsonRefusal =
+  | "too_deep"
+  | "unsafe_integer"
+  | "number_overflow"
+  | "byte_order_mark"
+  | "syntax"
+  | "empty"
+  | "lone_surrogate";
 
 /** The result of {@link scanJsonText}: nothing wrong, or the first problem with its character offset. */
 export type JsonScan = { ok: true; depth: number } | { ok: false; reason: JsonRefusal; offset: number; depth: number };
@@ -27,15 +38,38 @@ const DIGIT_9 = 0x39;
 /** `Number.MAX_SAFE_INTEGER` as digits: an integer literal with more digits, or larger digits, would be rounded. */
 const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
 
+/** A JSON number token's parts: sign, integer digits, fraction digits, exponent. */
+const NUMBER_TOKEN = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
 /**
- * Whether a number token is an integer literal (no fraction, no exponent) beyond `Number.MAX_SAFE_INTEGER` in
- * magnitude, i.e. one that `JSON.parse` may round to a different integer. Literals with a fraction or exponent are
- * floating point by the writer's own choice and are accepted as such.
+ * Whether a number token is an integer beyond `Number.MAX_SAFE_INTEGER` in magnitude, however it is written: as
+ * digits (`9007199254740993`), with a fraction of zeros (`9007199254740993.0`) or with an exponent
+ * (`9.007199254740993e15`, `1e20`). `JSON.parse` may round any of them to another integer, so one rule covers every
+ * spelling of the same value. A literal whose value has a fractional part (`9007199254740993.5`) is floating point
+ * by the writer's own choice and is not refused; nor is one too large for a double, which
+ * {@link isOverflowingNumberLiteral} names (except an integer written as digits alone, refused here first).
  */
 export function isUnsafeIntegerLiteral(token: string): boolean {
-  let digits = token.charCodeAt(0) === MINUS ? token.slice(1) : token;
-  if (!/^\d+$/.test(digits)) return false;
-  digits = digits.replace(/^0+(?=\d)/, "");
+  const parts = NUMBER_TOKEN.exec(token);
+  if (parts === null) return false;
+  const whole = parts[1] as string;
+  const fraction = parts[2] ?? "";
+  const exponent = parts[3];
+  if (fraction === "" && exponent === undefined) return beyondSafeDigits(whole.replace(/^0+(?=\d)/, ""));
+  if (!Number.isFinite(Number(token))) return false;
+  // The value is `significant × 10^scale`, with the significant digits' leading and trailing zeros taken out.
+  const all = `${whole}${fraction}`.replace(/^0+/, "");
+  const significant = all.replace(/0+$/, "");
+  if (significant === "") return false;
+  const scale = Number(exponent ?? 0) - fraction.length + (all.length - significant.length);
+  if (scale < 0) return false;
+  const digits = significant.length + scale;
+  if (digits !== MAX_SAFE_DIGITS.length) return digits > MAX_SAFE_DIGITS.length;
+  return beyondSafeDigits(`${significant}${"0".repeat(scale)}`);
+}
+
+/** Whether an integer's digits (no sign, no leading zeros) are past `Number.MAX_SAFE_INTEGER`. */
+function beyondSafeDigits(digits: string): boolean {
   if (digits.length !== MAX_SAFE_DIGITS.length) return digits.length > MAX_SAFE_DIGITS.length;
   return digits > MAX_SAFE_DIGITS;
 }
@@ -82,21 +116,18 @@ export function scanJsonText(text: string, maxDepth: number): JsonScan {
       i++;
     } else if (unit === MINUS || (unit >= DIGIT_0 && unit <= DIGIT_9)) {
       const start = i;
-      // What decides whether the token needs a closer look: its digits when it is a plain integer, an exponent.
+      // What decides whether the token needs a closer look: how many digits it has, and whether it has an exponent.
       let digits = unit === MINUS ? 0 : 1;
-      let integer = true;
       let exponent = false;
       i++;
       for (; i < length; i++) {
         const next = text.charCodeAt(i);
         if (next >= DIGIT_0 && next <= DIGIT_9) digits++;
-        else if (next === 0x65 || next === 0x45) {
-          exponent = true;
-          integer = false;
-        } else if (next === 0x2e || next === 0x2b || next === MINUS) integer = false;
-        else break;
+        else if (next === 0x65 || next === 0x45) exponent = true;
+        else if (next !== 0x2e && next !== 0x2b && next !== MINUS) break;
       }
-      if ((integer && digits >= MAX_SAFE_DIGITS.length) || exponent || i - start > 308) {
+      // Digits enough to pass 2^53 − 1 (with or without a fraction), or an exponent, may be an unsafe integer.
+      if (digits >= MAX_SAFE_DIGITS.length || exponent || i - start > 308) {
         const token = text.slice(start, i);
         if (isUnsafeIntegerLiteral(token)) return { ok: false, reason: "unsafe_integer", offset: start, depth };
         if (isOverflowingNumberLiteral(token)) return { ok: false, reason: "number_overflow", offset: start, depth };
@@ -158,12 +189,55 @@ export function parseJsonText(text: string, maxDepth: number): JsonParse {
   }
   if (parsed) {
     const depth = plainDepth(value, maxDepth);
-    if (depth >= 0) return { ok: true, value, depth };
+    if (depth >= 0) return wellFormedParse(text, value, depth);
   }
   const scan = scanJsonText(text, maxDepth);
   if (!scan.ok)
     return { ok: false, reason: parsed || scan.reason !== "too_deep" ? scan.reason : "syntax", depth: scan.depth };
-  return parsed ? { ok: true, value, depth: scan.depth } : { ok: false, reason: "syntax", depth: scan.depth };
+  return parsed ? wellFormedParse(text, value, scan.depth) : { ok: false, reason: "syntax", depth: scan.depth };
+}
+
+/** An escape that may be half a surrogate pair: `\uD800`–`\uDFFF`, in either case. */
+const SURROGATE_ESCAPE = /\\u[dD][89abcdefABCDEF]/;
+
+/**
+ * The parse of a text, refused as `lone_surrogate` when a string or key of its value holds half a surrogate pair.
+ * Well-formed text can only make one through an escape, so only text with a `\uD8xx`-like escape has its value's
+ * strings looked at (the first search is native and stops at once on text without any `\u`).
+ */
+function wellFormedParse(text: string, value: unknown, depth: number): JsonParse {
+  if (text.indexOf("\\u") < 0 || !SURROGATE_ESCAPE.test(text) || !hasLoneSurrogate(value)) {
+    return { ok: true, value, depth };
+  }
+  return { ok: false, reason: "lone_surrogate", depth };
+}
+
+/** In `u` mode a surrogate range only matches surrogates that are not part of a pair. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** Whether a string is well-formed UTF-16 (`String.prototype.isWellFormed` where the host has it). */
+function wellFormed(text: string): boolean {
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
+  return typeof native === "function" ? native.call(text) : !LONE_SURROGATE.test(text);
+}
+
+/** Whether any string or key of a parsed value (plain JSON data, any depth) is not well-formed. Iterative. */
+function hasLoneSurrogate(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === "string") {
+      if (!wellFormed(item)) return true;
+    } else if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) stack.push(item[i]);
+    } else if (item !== null && typeof item === "object") {
+      for (const key of Object.keys(item)) {
+        if (!wellFormed(key)) return true;
+        stack.push((item as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
 }
 
 /**
@@ -241,7 +315,8 @@ export function guardParsedValue(value: unknown, maxDepth: number, maxBytes: num
       if (Array.isArray(current)) {
         bytes += 2 + Math.max(0, current.length - 1);
         if (bytes + current.length > maxBytes) return tooLarge(bytes + current.length);
-        for (const element of current) stack.push({ value: element, depth });
+        // By index, not by iterator: an array's `Symbol.iterator` may lie about what it holds.
+        for (let i = 0; i < current.length; i++) stack.push({ value: current[i], depth });
       } else {
         const prototype = Object.getPrototypeOf(current);
         if (prototype !== Object.prototype && prototype !== null) return { ok: false, reason: "not_json" };
@@ -255,6 +330,103 @@ export function guardParsedValue(value: unknown, maxDepth: number, maxBytes: num
     if (bytes > maxBytes) return tooLarge(bytes);
   }
   return { ok: true };
+}
+
+/** The result of {@link parsedValueJson}: the value's JSON text, or why it was refused. */
+export type ParsedValueJson =
+  | { ok: true; text: string }
+  | { ok: false; reason: "too_deep"; depth: number }
+  | { ok: false; reason: "too_large"; atLeastBytes: number }
+  | { ok: false; reason: "not_json" | "unsafe_integer" | "lone_surrogate" };
+
+/**
+ * The JSON text of a value that arrived already parsed (MCP `structuredContent`, an in-process tool's value), for a
+ * value that is plain JSON data only, written without recursion and without trusting the value:
+ * - objects are plain (prototype `Object.prototype` or `null`), arrays are arrays of `Array.prototype`; their own
+ *   enumerable string keys are read once each, arrays by index (never through `Symbol.iterator`, which may lie);
+ * - `toJSON` is never called (`JSON.stringify` would call it, own or inherited, enumerable or not: it could
+ *   return anything, of any depth): a `toJSON` key holding a function is a function, so `not_json`; other values
+ *   (`undefined`, functions, symbols, bigints, `NaN`, infinities, dates, maps, class instances) are `not_json`;
+ * - every property is read exactly once, so a getter or a proxy cannot show the guard one value and the writer
+ *   another; one that throws makes the value `not_json` (its error, and its message, are dropped);
+ * - nesting past `maxDepth` is `too_deep` (a cycle is too deep), text past `maxBytes` UTF-16 units (a floor of its
+ *   UTF-8 size) is `too_large`, as soon as it is known (an array's length is checked before its items are read);
+ * - a number past 2^53 − 1 in magnitude is `unsafe_integer` (every such double is an integer, and its text would
+ *   be refused as one), and a string or key with half a surrogate pair is `lone_surrogate`.
+ */
+export function parsedValueJson(value: unknown, maxDepth: number, maxBytes: number): ParsedValueJson {
+  try {
+    return writeParsedValue(value, maxDepth, maxBytes);
+  } catch {
+    // A getter or proxy trap threw, or a revoked proxy was touched.
+    return { ok: false, reason: "not_json" };
+  }
+}
+
+/** {@link parsedValueJson}'s writer; it throws only what the value's own code throws. */
+function writeParsedValue(value: unknown, maxDepth: number, maxBytes: number): ParsedValueJson {
+  const out: string[] = [];
+  let length = 0;
+  // Each entry is text to write as is, or a value to write at a depth.
+  const stack: Array<string | { value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const item = stack.pop() as string | { value: unknown; depth: number };
+    let piece: string;
+    if (typeof item === "string") piece = item;
+    else {
+      const current = item.value;
+      if (current === null) piece = "null";
+      else if (current === true) piece = "true";
+      else if (current === false) piece = "false";
+      else if (typeof current === "number") {
+        if (!Number.isFinite(current)) return { ok: false, reason: "not_json" };
+        if (current > Number.MAX_SAFE_INTEGER || current < -Number.MAX_SAFE_INTEGER) {
+          return { ok: false, reason: "unsafe_integer" };
+        }
+        // `JSON.stringify` writes a finite number as `Number::toString` does, `-0` as `0`.
+        piece = String(current);
+      } else if (typeof current === "string") {
+        if (!wellFormed(current)) return { ok: false, reason: "lone_surrogate" };
+        piece = JSON.stringify(current);
+      } else if (typeof current === "object") {
+        const depth = item.depth + 1;
+        if (depth > maxDepth) return { ok: false, reason: "too_deep", depth };
+        const prototype = Object.getPrototypeOf(current);
+        if (Array.isArray(current)) {
+          if (prototype !== Array.prototype) return { ok: false, reason: "not_json" };
+          const count = (current as unknown[]).length;
+          // Brackets and commas alone: refused before a single item is read.
+          if (length + count + 1 > maxBytes)
+            return { ok: false, reason: "too_large", atLeastBytes: length + count + 1 };
+          stack.push("]");
+          for (let i = count - 1; i >= 0; i--) {
+            stack.push({ value: (current as unknown[])[i], depth });
+            if (i > 0) stack.push(",");
+          }
+          piece = "[";
+        } else {
+          if (prototype !== Object.prototype && prototype !== null) return { ok: false, reason: "not_json" };
+          const keys = Object.keys(current);
+          if (length + keys.length + 1 > maxBytes) {
+            return { ok: false, reason: "too_large", atLeastBytes: length + keys.length + 1 };
+          }
+          stack.push("}");
+          // Last member first, so the first is on top; each value is read once, here.
+          for (let i = keys.length - 1; i >= 0; i--) {
+            const key = keys[i] as string;
+            if (!wellFormed(key)) return { ok: false, reason: "lone_surrogate" };
+            stack.push({ value: (current as Record<string, unknown>)[key], depth });
+            stack.push(`${i > 0 ? "," : ""}${JSON.stringify(key)}:`);
+          }
+          piece = "{";
+        }
+      } else return { ok: false, reason: "not_json" };
+    }
+    length += piece.length;
+    if (length > maxBytes) return { ok: false, reason: "too_large", atLeastBytes: length };
+    out.push(piece);
+  }
+  return { ok: true, text: out.join("") };
 }
 
 /**

@@ -18,7 +18,7 @@
  *
  * This module does not import the SDK: the types below are the SDK's `jsonSchemaValidator` interface, structurally.
  */
-import { type TransportFailure, transportFailure } from "./failure.js";
+import { diagnosticText, type TransportFailure, transportFailure } from "./failure.js";
 import { canonicalJson } from "./json-text.js";
 import type { ValidateFunction } from "./types.js";
 
@@ -74,14 +74,28 @@ export function mcpValidatorProvider(
   };
 }
 
-/** The SDK's result shape around a generated validator. */
+/**
+ * The SDK's result shape around a generated validator. The SDK rethrows the message as its `McpError`'s, so the
+ * locations in it (made of the result's keys, chosen by the server) are bounded and escaped like the gate's own
+ * diagnostics: a few hundred characters at most, nothing invisible.
+ */
 function answerFrom<T>(validate: ValidateFunction<unknown>): McpValidator<T> {
   return (input) => {
-    if (validate(input)) return { valid: true, data: input as T, errorMessage: undefined };
+    let valid: boolean;
+    try {
+      valid = validate(input);
+    } catch {
+      // A validator recursing through hostile nesting overflows the stack: the value is refused, not thrown.
+      return { valid: false, data: undefined, errorMessage: "does not match the contract (nested too deeply)" };
+    }
+    if (valid) return { valid: true, data: input as T, errorMessage: undefined };
     const errors = validate.errors ?? [];
     const shown = errors
       .slice(0, MAX_REPORTED_ISSUES)
-      .map((error) => `${error.instancePath === "" ? "/" : String(error.instancePath)} (${String(error.keyword)})`);
+      .map(
+        (error) =>
+          `${error.instancePath === "" ? "/" : diagnosticText(String(error.instancePath))} (${diagnosticText(String(error.keyword), 64)})`,
+      );
     const more = errors.length > MAX_REPORTED_ISSUES ? ` and ${errors.length - MAX_REPORTED_ISSUES} more` : "";
     return { valid: false, data: undefined, errorMessage: `does not match the contract at ${shown.join(", ")}${more}` };
   };

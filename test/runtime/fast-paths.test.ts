@@ -434,8 +434,9 @@ describe("parseJsonText", () => {
     expect(parseJsonText(deep, 100_000)).toMatchObject({ ok: true, depth: 100_000 });
   });
 
-  it("keeps a floating-point literal past 2^53 and refuses the integer literal JSON.parse would round", () => {
-    expect(parseJsonText('{"a":[1e20]}', 5)).toEqual({ ok: true, value: { a: [1e20] }, depth: 2 });
+  it("keeps a floating-point literal and refuses an integer past 2^53 JSON.parse would round, however written", () => {
+    expect(parseJsonText('{"a":[1.5e-7]}', 5)).toEqual({ ok: true, value: { a: [1.5e-7] }, depth: 2 });
+    expect(parseJsonText('{"a":[1e20]}', 5)).toMatchObject({ ok: false, reason: "unsafe_integer" });
     expect(parseJsonText('{"a":[100000000000000000000]}', 5)).toMatchObject({ ok: false, reason: "unsafe_integer" });
     expect(parseJsonText('{"a":1e999}', 5)).toMatchObject({ ok: false, reason: "number_overflow" });
   });
