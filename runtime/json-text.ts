@@ -215,10 +215,12 @@ function wellFormedParse(text: string, value: unknown, depth: number): JsonParse
 /** In `u` mode a surrogate range only matches surrogates that are not part of a pair. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
-/** Whether a string is well-formed UTF-16 (`String.prototype.isWellFormed` where the host has it). */
+/** `String.prototype.isWellFormed` (ES2024), looked up once, where the host has it. */
+const nativeIsWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+
+/** Whether a string is well-formed UTF-16 (natively where the host can tell). */
 function wellFormed(text: string): boolean {
-  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
-  return typeof native === "function" ? native.call(text) : !LONE_SURROGATE.test(text);
+  return nativeIsWellFormed === undefined ? !LONE_SURROGATE.test(text) : nativeIsWellFormed.call(text);
 }
 
 /** Whether any string or key of a parsed value (plain JSON data, any depth) is not well-formed. Iterative. */
@@ -363,70 +365,100 @@ export function parsedValueJson(value: unknown, maxDepth: number, maxBytes: numb
   }
 }
 
-/** {@link parsedValueJson}'s writer; it throws only what the value's own code throws. */
+/** A container being written by {@link writeParsedValue}: its members are read one at a time, in order. */
+interface Frame {
+  /** The array, or the object's values are read through `keys`. */
+  container: unknown[] | Record<string, unknown>;
+  /** The object's own enumerable keys; `undefined` for an array. */
+  keys: string[] | undefined;
+  /** How many members there are, read once. */
+  count: number;
+  /** The next member to write. */
+  next: number;
+  depth: number;
+}
+
+/** What {@link writeParsedValue} refuses a value for (its writer's own marks, never the value's text). */
+type Refusal = Exclude<ParsedValueJson, { ok: true }>;
+
+/**
+ * {@link parsedValueJson}'s writer; it throws only what the value's own code throws. One frame per open container
+ * (scalars are written where they are met), so the work is one read per property and one append per token.
+ */
 function writeParsedValue(value: unknown, maxDepth: number, maxBytes: number): ParsedValueJson {
-  const out: string[] = [];
-  let length = 0;
-  // Each entry is text to write as is, or a value to write at a depth.
-  const stack: Array<string | { value: unknown; depth: number }> = [{ value, depth: 0 }];
-  while (stack.length > 0) {
-    const item = stack.pop() as string | { value: unknown; depth: number };
-    let piece: string;
-    if (typeof item === "string") piece = item;
-    else {
-      const current = item.value;
-      if (current === null) piece = "null";
-      else if (current === true) piece = "true";
-      else if (current === false) piece = "false";
-      else if (typeof current === "number") {
-        if (!Number.isFinite(current)) return { ok: false, reason: "not_json" };
-        if (current > Number.MAX_SAFE_INTEGER || current < -Number.MAX_SAFE_INTEGER) {
-          return { ok: false, reason: "unsafe_integer" };
-        }
-        // `JSON.stringify` writes a finite number as `Number::toString` does, `-0` as `0`.
-        piece = String(current);
-      } else if (typeof current === "string") {
-        if (!wellFormed(current)) return { ok: false, reason: "lone_surrogate" };
-        piece = JSON.stringify(current);
-      } else if (typeof current === "object") {
-        const depth = item.depth + 1;
-        if (depth > maxDepth) return { ok: false, reason: "too_deep", depth };
-        const prototype = Object.getPrototypeOf(current);
-        if (Array.isArray(current)) {
-          if (prototype !== Array.prototype) return { ok: false, reason: "not_json" };
-          const count = (current as unknown[]).length;
-          // Brackets and commas alone: refused before a single item is read.
-          if (length + count + 1 > maxBytes)
-            return { ok: false, reason: "too_large", atLeastBytes: length + count + 1 };
-          stack.push("]");
-          for (let i = count - 1; i >= 0; i--) {
-            stack.push({ value: (current as unknown[])[i], depth });
-            if (i > 0) stack.push(",");
-          }
-          piece = "[";
-        } else {
-          if (prototype !== Object.prototype && prototype !== null) return { ok: false, reason: "not_json" };
-          const keys = Object.keys(current);
-          if (length + keys.length + 1 > maxBytes) {
-            return { ok: false, reason: "too_large", atLeastBytes: length + keys.length + 1 };
-          }
-          stack.push("}");
-          // Last member first, so the first is on top; each value is read once, here.
-          for (let i = keys.length - 1; i >= 0; i--) {
-            const key = keys[i] as string;
-            if (!wellFormed(key)) return { ok: false, reason: "lone_surrogate" };
-            stack.push({ value: (current as Record<string, unknown>)[key], depth });
-            stack.push(`${i > 0 ? "," : ""}${JSON.stringify(key)}:`);
-          }
-          piece = "{";
-        }
-      } else return { ok: false, reason: "not_json" };
+  let out = "";
+  const frames: Frame[] = [];
+  // Objects of one shape repeat their keys: each key's `"key":` is written once and looked up after.
+  const keyTexts = new Map<string, string>();
+  /** Writes a scalar, or opens a container (pushing its frame); a refusal when the value is not JSON data. */
+  const write = (member: unknown, depth: number): Refusal | undefined => {
+    if (member === null) out += "null";
+    else if (member === true) out += "true";
+    else if (member === false) out += "false";
+    else if (typeof member === "number") {
+      if (!Number.isFinite(member)) return { ok: false, reason: "not_json" };
+      // Past 2^53 − 1 every double is an integer, and its text would be refused as one.
+      if (member > Number.MAX_SAFE_INTEGER || member < -Number.MAX_SAFE_INTEGER) {
+        return { ok: false, reason: "unsafe_integer" };
+      }
+      // `JSON.stringify` writes a finite number as `Number::toString` does, `-0` as `0`.
+      out += String(member);
+    } else if (typeof member === "string") {
+      if (!wellFormed(member)) return { ok: false, reason: "lone_surrogate" };
+      out += JSON.stringify(member);
+    } else if (typeof member === "object") {
+      const inner = depth + 1;
+      if (inner > maxDepth) return { ok: false, reason: "too_deep", depth: inner };
+      const prototype = Object.getPrototypeOf(member);
+      let frame: Frame;
+      if (Array.isArray(member)) {
+        if (prototype !== Array.prototype) return { ok: false, reason: "not_json" };
+        const array = member as unknown[];
+        frame = { container: array, keys: undefined, count: array.length, next: 0, depth: inner };
+        out += "[";
+      } else {
+        if (prototype !== Object.prototype && prototype !== null) return { ok: false, reason: "not_json" };
+        const keys = Object.keys(member);
+        frame = { container: member as Record<string, unknown>, keys, count: keys.length, next: 0, depth: inner };
+        out += "{";
+      }
+      // Brackets and commas alone: a huge container is refused before a single member is read.
+      if (out.length + frame.count > maxBytes)
+        return { ok: false, reason: "too_large", atLeastBytes: out.length + frame.count };
+      frames.push(frame);
+    } else return { ok: false, reason: "not_json" };
+    return out.length > maxBytes ? { ok: false, reason: "too_large", atLeastBytes: out.length } : undefined;
+  };
+  const first = write(value, 0);
+  if (first !== undefined) return first;
+  while (frames.length > 0) {
+    const frame = frames[frames.length - 1] as Frame;
+    if (frame.next === frame.count) {
+      out += frame.keys === undefined ? "]" : "}";
+      frames.pop();
+      continue;
     }
-    length += piece.length;
-    if (length > maxBytes) return { ok: false, reason: "too_large", atLeastBytes: length };
-    out.push(piece);
+    const index = frame.next++;
+    if (index > 0) out += ",";
+    let member: unknown;
+    if (frame.keys === undefined) {
+      // By index, never by iterator: an array's `Symbol.iterator` may lie about what it holds.
+      member = (frame.container as unknown[])[index];
+    } else {
+      const key = frame.keys[index] as string;
+      let keyText = keyTexts.get(key);
+      if (keyText === undefined) {
+        if (!wellFormed(key)) return { ok: false, reason: "lone_surrogate" };
+        keyText = `${JSON.stringify(key)}:`;
+        if (keyTexts.size < 1024) keyTexts.set(key, keyText);
+      }
+      out += keyText;
+      member = (frame.container as Record<string, unknown>)[key];
+    }
+    const refusal = write(member, frame.depth);
+    if (refusal !== undefined) return refusal;
   }
-  return { ok: true, text: out.join("") };
+  return { ok: true, text: out };
 }
 
 /**
