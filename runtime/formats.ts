@@ -244,7 +244,11 @@ function isUrlHostPort(str: string, from: number, to: number): boolean {
       if (unit < 0x30 || unit > 0x39) return false;
     }
   }
-  if (end - from <= 15 && URL_IP_HOST.test(str.slice(from, end))) return true;
+  // An IP host is 7 to 15 characters and starts with a digit from 1 to 9.
+  const first = str.charCodeAt(from);
+  if (end - from >= 7 && end - from <= 15 && first >= 0x31 && first <= 0x39 && URL_IP_HOST.test(str.slice(from, end))) {
+    return true;
+  }
   return isUrlDomain(str, from, end);
 }
 
