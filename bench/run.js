@@ -3,7 +3,7 @@
  * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
  * every figure to bench/results.json.
  *
- *   node bench/run.js [--only cold,gate,receive,tokens,codegen] [--quick] [--profile]
+ *   node bench/run.js [--only cold,gate,receive,tokens,validators,codegen] [--quick] [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen.
  * Needs `npm run build` first (the script in package.json does it). Scratch files go to .tmp/bench/run-<pid>/ and
@@ -21,6 +21,7 @@ import { ratio } from "./lib/stats.js";
 import { runReceiveCeiling } from "./receive-ceiling.js";
 import { runTokenBudget } from "./token-budget.js";
 import { prepareSizeVariants } from "./validator-size.js";
+import { runValidatorWorst } from "./validator-worst.js";
 
 const { values } = parseArgs({
   options: {
@@ -29,7 +30,7 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
   },
 });
-const ALL = ["cold", "gate", "receive", "tokens", "codegen"];
+const ALL = ["cold", "gate", "receive", "tokens", "validators", "codegen"];
 const selected = new Set(values.only ? values.only.split(",") : ALL);
 const quick = values.quick;
 // Scratch files of this run only: two runs at once (the tree is shared) must not delete each other's files.
@@ -280,6 +281,26 @@ if (selected.has("tokens"))
       "",
     ]);
     tables.tokenBudget = rows.slice(firstRow);
+  });
+
+if (selected.has("validators"))
+  await section("validatorWorst", async () => {
+    const firstRow = rows.length;
+    say("validator worst cases…");
+    const worst = await runValidatorWorst(WORK, { rounds: quick ? 3 : 9 });
+    results.benchmarks.validatorWorst = worst;
+    const perMb = (s) => `${s.median.toFixed(1)} ms/MB ±${Math.round(s.spread * 50)}%`;
+    for (const [family, figure] of Object.entries(worst.families)) {
+      rows.push([
+        `worst 1 MB payload, ${family === "format" ? "format (assert)" : family} (${figure.payloads} payloads; worst: ${figure.worst.replaceAll("|", "/")})`,
+        `validator ${perMb(figure.msPerMb)}`,
+        `JSON.parse of the same text ${perMb(figure.parseMsPerMb)}`,
+        x(figure.msPerMb.median / figure.parseMsPerMb.median),
+        `< ${worst.targetMsPerMb} ms per 1 MB`,
+        figure.msPerMb.median < worst.targetMsPerMb ? "met" : "missed",
+      ]);
+    }
+    tables.validatorWorst = rows.slice(firstRow);
   });
 
 if (selected.has("codegen"))
