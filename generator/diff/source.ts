@@ -184,6 +184,9 @@ class RevisionCopy {
   /** Write one file of the revision (a path relative to the repository); false when the revision lacks it. */
   async file(relative: string): Promise<boolean> {
     if (this.#written.has(relative)) return true;
+    // Git's own trees hold no such path, but a crafted one may: it would be written outside the copy.
+    if (relative.split("/").some((part) => part === "" || part === "." || part === ".." || part.includes("\\")))
+      return false;
     let content: Buffer;
     try {
       content = await gitBytes(this.top, ["cat-file", "blob", `${this.commit}:${relative}`]);

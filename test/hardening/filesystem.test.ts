@@ -146,6 +146,32 @@ describe("class 6: generate never writes through a symbolic link", () => {
   });
 });
 
+describe("class 6: diff never writes a crafted revision's paths outside its temporary copy", () => {
+  it("skips `..` entries, which git ls-tree lists as they are", async () => {
+    const git = (input: string, ...args: string[]) =>
+      execFileSync("git", args, { cwd: project, input, stdio: ["pipe", "pipe", "pipe"] })
+        .toString()
+        .trim();
+    git("", "init", "-q");
+    await writeContract("get_thing.tool.json", contract(BOUNDED));
+    // A tree no `git add` makes: schemas/../../<the test's folder>/victim/escaped.tool.json. Written as listed, it
+    // would land in the victim folder, two levels above the copy's schemas folder in the temp folder.
+    const blob = git(JSON.stringify(contract(BOUNDED, "escaped")), "hash-object", "-w", "--stdin");
+    let tree = git(`100644 blob ${blob}\tescaped.tool.json\n`, "mktree");
+    tree = git(`040000 tree ${tree}\tvictim\n`, "mktree");
+    tree = git(`040000 tree ${tree}\t${path.basename(path.dirname(project))}\n`, "mktree");
+    tree = git(`040000 tree ${tree}\t..\n`, "mktree");
+    tree = git(`040000 tree ${tree}\t..\n`, "mktree");
+    tree = git(`040000 tree ${tree}\tschemas\n`, "mktree");
+    const commit = git("", "-c", "user.email=t@example.com", "-c", "user.name=t", "commit-tree", tree, "-m", "crafted");
+    expect(git("", "ls-tree", "-r", "--name-only", commit)).toMatch(/^schemas\/\.\.\/\.\.\//);
+    expect(path.resolve(tmpdir(), "toolgate-diff-x", "schemas", "..", "..")).toBe(path.dirname(path.dirname(project)));
+    const code = await runDiff(["--base", commit, "--format", "json"], { out: () => {}, err: () => {} }, project);
+    expect(code).toBe(0);
+    expect(await listing(victim)).toEqual(["schema.json", "secret.txt"]);
+  });
+});
+
 describe("class 6: import never writes a contract through a link", () => {
   const tool = { name: "get_thing", outputSchema: BOUNDED };
 
