@@ -106,16 +106,26 @@ const bmp = new Uint8Array(0x10000);
 /** Astral pages: `undefined` until worked out, `null` for a page with none (most), else one flag per code point. */
 const astral: Array<Uint8Array | null | undefined> = [];
 
+const utf16 = new TextDecoder("utf-16le");
+
 /** The code points of one page that {@link INVISIBLE} matches, as offsets into the page. */
 function matchesInPage(index: number): number[] {
   const first = index << 10;
-  const chars: string[] = [];
-  for (let point = first; point < first + 1024; point++) {
-    // Surrogate code points are no characters; the scan judges them as UTF-16 units.
-    chars.push(point >= 0xd800 && point <= 0xdfff ? " " : String.fromCodePoint(point));
+  // The page as UTF-16 units, written straight into an array: a string per code point costs as much as the search.
+  const units = new Uint16Array(first < 0x10000 ? 1024 : 2048);
+  for (let offset = 0; offset < 1024; offset++) {
+    const point = first + offset;
+    if (point < 0x10000) {
+      // Surrogate code points are no characters; the scan judges them as UTF-16 units.
+      units[offset] = point >= 0xd800 && point <= 0xdfff ? 0x20 : point;
+    } else {
+      units[2 * offset] = 0xd800 + ((point - 0x10000) >> 10);
+      units[2 * offset + 1] = 0xdc00 + ((point - 0x10000) & 0x3ff);
+    }
   }
   const offsets: number[] = [];
-  for (const match of chars.join("").matchAll(INVISIBLE)) offsets.push((match[0].codePointAt(0) as number) - first);
+  const page = utf16.decode(units);
+  for (const match of page.matchAll(INVISIBLE)) offsets.push((match[0].codePointAt(0) as number) - first);
   return offsets;
 }
 
