@@ -200,7 +200,7 @@ function foldTableOf(): Uint8Array {
   return table;
 }
 
-const utf16 = new TextDecoder("utf-16le");
+const utf16 = new TextDecoder("utf-16le", { ignoreBOM: true });
 
 /** `text` with each unit mapped through {@link foldTableOf}'s table; the same string when nothing maps. */
 function mapUnits(text: string, table: Uint8Array): string {

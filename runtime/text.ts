@@ -106,7 +106,7 @@ const bmp = new Uint8Array(0x10000);
 /** Astral pages: `undefined` until worked out, `null` for a page with none (most), else one flag per code point. */
 const astral: Array<Uint8Array | null | undefined> = [];
 
-const utf16 = new TextDecoder("utf-16le");
+const utf16 = new TextDecoder("utf-16le", { ignoreBOM: true });
 
 /** The code points of one page that {@link INVISIBLE} matches, as offsets into the page. */
 function matchesInPage(index: number): number[] {
