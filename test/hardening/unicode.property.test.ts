@@ -121,7 +121,7 @@ describe("the markup lookalikes the runtime escapes", () => {
   it("are exactly the characters whose NFKC form holds <, > or &, over all of Unicode", () => {
     const computed: number[] = [];
     for (let point = 0; point <= 0x10ffff; point++) if (markupLike(point)) computed.push(point);
-    expect(computed).toEqual([...MARKUP_LIKE].map((char) => char.codePointAt(0)).sort((a, b) => a - b));
+    expect(computed).toEqual([...MARKUP_LIKE].map((char) => char.codePointAt(0) as number).sort((a, b) => a - b));
   });
 });
 
