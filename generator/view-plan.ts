@@ -211,7 +211,13 @@ class Planner {
           ? (entry.schemas[0]?.node as JsonSchema)
           : { allOf: entry.schemas.map((s) => s.node) };
       const plan = this.plan(schema, childPath, depth + 1, entry.schemas[0]?.refs ?? []);
-      properties[name] = { plan, required: required.has(name) && alwaysShown(plan) };
+      // Defined, not assigned: a property named `__proto__` must stay a key of the plan, not become its prototype.
+      Object.defineProperty(properties, name, {
+        value: { plan, required: required.has(name) && alwaysShown(plan) },
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return { kind: "object", properties };
   }

@@ -161,3 +161,17 @@ describe("view plan", () => {
     });
   });
 });
+
+describe("view plan keys named like Object.prototype members", () => {
+  it("keeps a property named __proto__ as a field of the plan and of the lock's view fields", () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string","maxLength":8},"constructor":{"type":"number"}}}',
+    ) as JsonSchema;
+    const plan = planView(schema, {}, 1000, "proto.tool.json", []);
+    const runtime = runtimePlan(plan) as { kind: string; properties: Record<string, unknown> };
+    expect(Object.keys(runtime.properties)).toEqual(["__proto__", "constructor"]);
+    expect(Object.hasOwn(runtime.properties, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(runtime.properties)).toBe(Object.prototype);
+    expect(viewFields(plan)).toEqual(expect.arrayContaining(["/__proto__", "/constructor"]));
+  });
+});
