@@ -190,6 +190,15 @@ class Resolver {
         } catch (error) {
           throw new ContractError(origin.file, origin.pointer, `unresolvable $ref: ${uri} (${readFailure(error)})`);
         }
+        // A YAML alias is the anchor's value itself, not a copy: 800 bytes of nested aliases stand for 2^25 values,
+        // which every walk after this one would visit. Counted once here, in time linear in the distinct values.
+        if (!expandsWithin(document, MAX_EXPANDED_VALUES)) {
+          throw new ContractError(
+            origin.file,
+            origin.pointer,
+            `unresolvable $ref: ${uri} expands to more than ${MAX_EXPANDED_VALUES} values, or holds itself (YAML aliases repeat what their anchor holds)`,
+          );
+        }
         this.addDocument(uri, document, { file: displayPath(file), pointer: "" });
       }
     }
@@ -408,6 +417,49 @@ class Resolver {
     }
     return bundled;
   }
+}
+
+/**
+ * The most values a referenced document may hold once every shared part (a YAML alias) is counted where it appears:
+ * more than a 16 MiB JSON file of schemas plausibly holds, and past what the safety stage would accept anyway.
+ */
+export const MAX_EXPANDED_VALUES = 1_000_000;
+
+/**
+ * Whether a parsed document holds at most `limit` values, each shared object counted every time it appears, and no
+ * cycle. Iterative, and linear in the distinct objects: each one's expanded size is computed once.
+ */
+export function expandsWithin(document: unknown, limit: number): boolean {
+  if (typeof document !== "object" || document === null) return true;
+  const sizes = new Map<object, number>();
+  const open = new Set<object>();
+  const stack: Array<{ node: object; entered: boolean }> = [{ node: document, entered: false }];
+  const objectsOf = (node: object) =>
+    Object.values(node).filter((child): child is object => typeof child === "object" && child !== null);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as { node: object; entered: boolean };
+    if (!top.entered) {
+      if (sizes.has(top.node)) {
+        stack.pop();
+        continue;
+      }
+      top.entered = true;
+      open.add(top.node);
+      for (const child of objectsOf(top.node)) {
+        if (open.has(child)) return false;
+        if (!sizes.has(child)) stack.push({ node: child, entered: false });
+      }
+      continue;
+    }
+    stack.pop();
+    let size = 1;
+    for (const child of Object.values(top.node))
+      size += typeof child === "object" && child !== null ? (sizes.get(child) as number) : 1;
+    if (size > limit) return false;
+    sizes.set(top.node, size);
+    open.delete(top.node);
+  }
+  return true;
 }
 
 /** A URI without its query and fragment. */

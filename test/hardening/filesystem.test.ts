@@ -233,6 +233,24 @@ describe("class 7: files are read bounded, regular files only", () => {
     );
   });
 
+  it("refuses a small YAML file whose aliases expand past the bound (800 bytes for 2^25 schemas), and one that holds itself", async () => {
+    const lines = ["a0: &a0 {type: string}"];
+    for (let i = 1; i <= 25; i++) lines.push(`a${i}: &a${i} {allOf: [*a${i - 1}, *a${i - 1}]}`);
+    lines.push("type: object", "properties: {x: *a25}");
+    await writeFile(path.join(project, "schemas", "laughs.yaml"), `${lines.join("\n")}\n`);
+    await writeContract("laughs.tool.json", contract({ $ref: "laughs.yaml" }, "laughs"));
+    await writeFile(path.join(project, "schemas", "loop.yaml"), "a: &a\n  items: *a\n");
+    await writeContract("loop.tool.json", contract({ $ref: "loop.yaml" }, "loop"));
+    const started = Date.now();
+    const result = await toolgate("generate");
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(
+      /laughs\.tool\.json#\/outputSchema\/\$ref: unresolvable \$ref: \S*laughs\.yaml expands to more than 1000000 values/,
+    );
+    expect(result.err).toMatch(/loop\.tool\.json#\/outputSchema\/\$ref: unresolvable \$ref: \S*loop\.yaml/);
+  });
+
   it("reads at most limit + 1 bytes even where the size reads 0 (/proc/self/environ)", async () => {
     if (!existsSync("/proc/self/environ")) return;
     await expect(readBoundedFile("/proc/self/environ", 8)).rejects.toThrow(/more than the 8 bytes/);
