@@ -13,6 +13,7 @@ import type { ResolvedSchema } from "../schema.js";
 import { compilerFor, type FormatMode } from "./compiler.js";
 import { assembleModule, assertExportName, exportedAs, type StandaloneValidator } from "./esm-module.js";
 import { foldNullable } from "./nullable-fold.js";
+import { exponentialRecursion } from "./recursion-cost.js";
 import { SchemaIndex } from "./schema-index.js";
 import { stableUris } from "./stable-uris.js";
 import { findUnsupportedFeatures, unassertableFormats } from "./unsupported.js";
@@ -89,6 +90,7 @@ function compileValidator(request: ValidatorRequest): StandaloneValidator | { re
   const refusals = [
     ...findUnsupportedFeatures(index),
     ...(request.formats === "assert" ? unassertableFormats(index) : []),
+    ...exponentialRecursion(index),
   ].map(
     ({ node, tokens, reason }): Refusal =>
       node.document === index.root.document

@@ -1,13 +1,17 @@
 /**
- * Validator costs the generator does not see (issue 12, class 5): `uniqueItems` over objects and arrays.
+ * Validator costs the generator does not see (issue 12, class 5).
  *
- * Ajv compares every pair of items (469 KB of objects took 36.8 s). The generated check files each item under a
- * canonical key (`jsonKey`: its JSON text with object keys sorted), so it is linear in the array, and gives the
- * verdict run-time Ajv gives on every ordinary input.
+ * - `uniqueItems` over objects and arrays: Ajv compares every pair of items (469 KB of objects took 36.8 s). The
+ *   generated check files each item under a canonical key (`jsonKey`: its JSON text with object keys sorted), so it
+ *   is linear in the array, and gives the verdict run-time Ajv gives on every ordinary input.
+ * - Recursive schemas that apply themselves twice to the same child: the work doubles with every level of nesting,
+ *   so a tiny deep value stalls the validator. They are refused (`generator/validator/recursion-cost.ts`).
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { JsonSchema } from "../../generator/schema.js";
+import { emitValidators } from "../../generator/validator/index.js";
 import { jsonEqual, jsonKey } from "../../runtime/validators.js";
 import { type GeneratedValidator, generatedValidator, resolved } from "../validator/load.js";
 
@@ -29,9 +33,21 @@ function reordered(value: unknown): unknown {
   );
 }
 
-/** Run-time Ajv as an MCP SDK runs it, on the same schema. */
+/**
+ * Run-time Ajv as an MCP SDK runs it, on the same schema. Its deep equality (fast-deep-equal) calls an object's own
+ * `toString` or `valueOf` key as a method and throws when that key holds data (`{"toString": []}`); for those items
+ * the reference is the pairwise comparison JSON Schema defines, with `jsonEqual`.
+ */
 function runtimeAjv(schema: object): (value: unknown) => boolean {
-  return new Ajv2020({ strict: false }).compile(schema) as (value: unknown) => boolean;
+  const validate = new Ajv2020({ strict: false }).compile(schema) as (value: unknown) => boolean;
+  return (value) => {
+    try {
+      return validate(value);
+    } catch {
+      const items = value as unknown[];
+      return items.every((item, i) => items.every((other, j) => j <= i || !jsonEqual(item, other)));
+    }
+  };
 }
 
 const UNIQUE = { type: "array", uniqueItems: true };
@@ -173,4 +189,123 @@ describe("jsonKey", () => {
     expect(jsonKey({ f }, identities)).toBe(jsonKey({ f }, identities));
     expect(jsonKey({ f }, identities)).not.toBe(jsonKey({ f: () => 1 }, identities));
   });
+});
+
+describe("recursive schemas whose validation doubles with every level of nesting are refused", () => {
+  // Measured with run-time Ajv before the check: the items-beside-contains schema below took 197 ms on a 40-byte
+  // array nested 18 deep, the two-oneOf-branches one 258 ms, and each further level doubles it (the gate allows up
+  // to 64 levels; checkInput has no gate in front of it).
+  const refusedSchemas: Array<[string, JsonSchema, string]> = [
+    [
+      "items beside contains, both recursive",
+      {
+        $defs: {
+          n: {
+            anyOf: [
+              { type: "number" },
+              { type: "array", items: { $ref: "#/$defs/n" }, contains: { $ref: "#/$defs/n" } },
+            ],
+          },
+        },
+        $ref: "#/$defs/n",
+      },
+      "/outputSchema/$defs/n/anyOf/1/items",
+    ],
+    [
+      "two oneOf branches that both describe the children",
+      {
+        $defs: {
+          n: {
+            oneOf: [
+              { type: "array", items: { $ref: "#/$defs/n" } },
+              { type: "array", items: { $ref: "#/$defs/n" }, description: "again" },
+              { type: "number" },
+            ],
+          },
+        },
+        $ref: "#/$defs/n",
+      },
+      "/outputSchema/$defs/n/oneOf/0/items",
+    ],
+    [
+      "an allOf base and the schema itself both declaring the children",
+      {
+        $defs: {
+          base: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/node" } } } },
+          node: { allOf: [{ $ref: "#/$defs/base" }], properties: { children: { items: { $ref: "#/$defs/node" } } } },
+        },
+        $ref: "#/$defs/node",
+      },
+      "/outputSchema/$defs/base/properties/children",
+    ],
+    [
+      "a property and a patternProperties key matching it, both recursive",
+      { type: "object", properties: { x: { $ref: "#" } }, patternProperties: { "^x": { $ref: "#" } } },
+      "/outputSchema/properties/x",
+    ],
+  ];
+  it.each(refusedSchemas)("%s", (_label, schema, pointer) => {
+    const emitted = emitValidators([{ exportName: "validate", schema: resolved(schema), formats: "annotate" }]);
+    expect("refusals" in emitted && emitted.refusals.map((r) => r.pointer)).toEqual([pointer]);
+    expect("refusals" in emitted && emitted.refusals[0]?.reason).toContain("doubles with each level");
+  });
+
+  const acceptedSchemas: Array<[string, JsonSchema, unknown]> = [
+    [
+      "any JSON value (one route per kind of child)",
+      {
+        $defs: {
+          v: {
+            anyOf: [
+              { type: "string" },
+              { type: "number" },
+              { type: "array", items: { $ref: "#/$defs/v" } },
+              { type: "object", additionalProperties: { $ref: "#/$defs/v" } },
+            ],
+          },
+        },
+        $ref: "#/$defs/v",
+      },
+      JSON.parse(`${"[".repeat(60)}1${"]".repeat(60)}`),
+    ],
+    [
+      "a tree with children and a parent (different children)",
+      {
+        type: "object",
+        properties: {
+          name: { type: "string" },
+          children: { type: "array", items: { $ref: "#" } },
+          parent: { $ref: "#" },
+        },
+      },
+      JSON.parse(`${'{"children":['.repeat(60)}{}${"]}".repeat(60)}`),
+    ],
+    [
+      "oneOf branches told apart by a guard before they descend",
+      {
+        $defs: {
+          item: { oneOf: [{ $ref: "#/$defs/set" }, { $ref: "#/$defs/group" }, { type: "string" }] },
+          set: {
+            type: "object",
+            properties: { label: { type: "string" }, items: { type: "array", items: { $ref: "#/$defs/item" } } },
+            additionalProperties: false,
+          },
+          group: {
+            type: "object",
+            required: ["name"],
+            properties: { name: { type: "string" }, items: { type: "array", items: { $ref: "#/$defs/item" } } },
+          },
+        },
+        $ref: "#/$defs/item",
+      },
+      JSON.parse(`${'{"name":"n","items":['.repeat(40)}"leaf"${"]}".repeat(40)}`),
+    ],
+  ];
+  it.each(acceptedSchemas)(
+    "%s stays accepted and decides a deep value well within 2 s",
+    async (_label, schema, value) => {
+      const validate = await generatedValidator(resolved(schema));
+      expect(timed(() => validate(value))).toBeLessThan(2000);
+    },
+  );
 });
