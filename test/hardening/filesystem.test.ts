@@ -399,6 +399,33 @@ describe("class 8: toolgate diff reading a git revision", () => {
   });
 });
 
+describe("class 8: roots in toolgate diff", () => {
+  it("a root inside the repository is read from the revision, and its change is reported", async () => {
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: project, stdio: "pipe" });
+    git("init", "-q");
+    const app = path.join(project, "app");
+    await mkdir(path.join(app, "schemas"), { recursive: true });
+    await mkdir(path.join(project, "shared"));
+    const id = (maxLength: number) => JSON.stringify({ type: "string", maxLength });
+    await writeFile(path.join(project, "shared", "id.json"), id(6));
+    await writeFile(path.join(app, "toolgate.config.json"), JSON.stringify({ roots: ["../shared"] }));
+    await writeFile(
+      path.join(app, "schemas", "get_thing.tool.json"),
+      JSON.stringify(contract({ type: "object", properties: { id: { $ref: "../../shared/id.json" } } })),
+    );
+    git("add", ".");
+    git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "contracts");
+    await writeFile(path.join(project, "shared", "id.json"), id(9));
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runDiff(["--format", "json"], { out: (l) => out.push(l), err: (l) => err.push(l) }, app);
+    expect(err).toEqual([]);
+    expect(code).toBe(0);
+    const report = JSON.parse(out.join("\n"));
+    expect(JSON.stringify(report.changes)).toContain("maxLength");
+  });
+});
+
 describe("class 16: a contract named by a link is followed inside the project, refused outside, never skipped", () => {
   it("follows a link to a contract inside the project and refuses one to a contract outside", async () => {
     await mkdir(path.join(project, "drafts"));
