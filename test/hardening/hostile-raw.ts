@@ -142,14 +142,8 @@ function thenable(then: (resolve: (value: unknown) => void, reject: (error: unkn
   return Object.defineProperty({}, "then", { value: then, enumerable: true });
 }
 
-/** Thenables that resolve with themselves, throw, reject with hostile errors, call back twice, or never settle. */
-const thenables: fc.Arbitrary<HostileRecipe> = fc.oneof(
-  fc.constant(
-    recipe("a thenable resolving with itself", () => {
-      const self: object = thenable((resolve) => resolve(self));
-      return self;
-    }),
-  ),
+/** Thenables that throw, reject with hostile errors or call back twice: each settles at once. */
+const promptThenables: fc.Arbitrary<HostileRecipe> = fc.oneof(
   fc.constant(recipe("a thenable whose then throws", () => thenable(boom))),
   fc.constant(
     recipe("a rejection whose name getter throws", () =>
@@ -169,7 +163,6 @@ const thenables: fc.Arbitrary<HostileRecipe> = fc.oneof(
       }),
     ),
   ),
-  fc.constant(recipe("a thenable that never settles", () => thenable(() => undefined))),
   fc.constant(
     recipe("a rejected promise", () => {
       const rejected = Promise.reject(markedError());
@@ -179,35 +172,59 @@ const thenables: fc.Arbitrary<HostileRecipe> = fc.oneof(
   ),
 );
 
-/** What an iterator's `next()` answers, by name. */
-const NEXT_ANSWERS: ReadonlyArray<readonly [string, () => unknown]> = [
+/** Thenables that never settle (one resolving with itself, one that never calls back), and the prompt ones. */
+const thenables: fc.Arbitrary<HostileRecipe> = fc.oneof(
+  promptThenables,
+  fc.constant(
+    recipe("a thenable resolving with itself", () => {
+      const self: object = thenable((resolve) => resolve(self));
+      return self;
+    }),
+  ),
+  fc.constant(recipe("a thenable that never settles", () => thenable(() => undefined))),
+);
+
+/** What an iterator's `next()` answers, by name: each ends a read at once. */
+const PROMPT_NEXT_ANSWERS: ReadonlyArray<readonly [string, () => unknown]> = [
   ["null", () => Promise.resolve(null)],
   ["a number", () => Promise.resolve(42)],
   ["a throw", boom],
   ["a rejection", () => Promise.reject(markedError())],
-  ["empty bytes forever", () => Promise.resolve({ done: false, value: new Uint8Array(0) })],
-  ["empty strings forever", () => Promise.resolve({ done: false, value: "" })],
-  ["nothing, ever", () => new Promise(() => undefined)],
   ["an object chunk", () => Promise.resolve({ done: false, value: { [TOOL_TEXT]: true } })],
   ["a step whose done getter throws", () => Promise.resolve(Object.defineProperty({}, "done", { get: boom }))],
   ["a thenable of a lone surrogate", () => thenable((resolve) => resolve({ done: false, value: "\uD800" }))],
 ];
 
-/** What an iterator's `return()` does, by name. */
-const RETURN_ANSWERS: ReadonlyArray<readonly [string, () => unknown]> = [
+/** Answers of `next()` that keep a read going until the signal or a bound ends it. */
+const SLOW_NEXT_ANSWERS: ReadonlyArray<readonly [string, () => unknown]> = [
+  ["empty bytes forever", () => Promise.resolve({ done: false, value: new Uint8Array(0) })],
+  ["empty strings forever", () => Promise.resolve({ done: false, value: "" })],
+  ["nothing, ever", () => new Promise(() => undefined)],
+];
+
+/** What an iterator's `return()` does, by name: each settles at once. */
+const PROMPT_RETURN_ANSWERS: ReadonlyArray<readonly [string, () => unknown]> = [
   ["throws", boom],
-  ["never settles", () => new Promise(() => undefined)],
   ["returns nothing", () => undefined],
 ];
 
-/** Async iterables that break the protocol, spin, stall, or never acknowledge `return()`. */
-const iterators: fc.Arbitrary<HostileRecipe> = fc
-  .tuple(fc.constantFrom(...NEXT_ANSWERS), fc.constantFrom(...RETURN_ANSWERS))
-  .map(([[nextName, next], [stopName, stop]]) =>
+/** Async iterables whose `next()` and `return()` answer as given. */
+function iteratorsOf(
+  nexts: ReadonlyArray<readonly [string, () => unknown]>,
+  returns: ReadonlyArray<readonly [string, () => unknown]>,
+): fc.Arbitrary<HostileRecipe> {
+  return fc.tuple(fc.constantFrom(...nexts), fc.constantFrom(...returns)).map(([[nextName, next], [stopName, stop]]) =>
     recipe(`an iterator answering ${nextName}, whose return ${stopName}`, () => ({
       [Symbol.asyncIterator]: () => ({ next, return: stop }),
     })),
   );
+}
+
+/** Async iterables that break the protocol, spin, stall, or never acknowledge `return()`. */
+const iterators: fc.Arbitrary<HostileRecipe> = iteratorsOf(
+  [...PROMPT_NEXT_ANSWERS, ...SLOW_NEXT_ANSWERS],
+  [...PROMPT_RETURN_ANSWERS, ["never settles", () => new Promise(() => undefined)]],
+);
 
 /** A value nested 20,000 arrays deep. */
 function deep(): unknown {
@@ -260,10 +277,15 @@ export const hostileRaw: fc.Arbitrary<HostileRecipe> = fc.oneof(
   buffers,
 );
 
-/** Recipes of hostile raw values that settle by themselves (none waits for a signal or a deadline): for fuzzing. */
+/**
+ * Recipes of hostile raw values that end at once by themselves (none waits for a signal, the time limit or a
+ * bound on empty chunks): for the invariant properties and the long fuzz run, which pass no signal.
+ */
 export const promptHostileRaw: fc.Arbitrary<HostileRecipe> = fc.oneof(
   withThrowingGetters,
   proxies,
+  promptThenables,
+  iteratorsOf(PROMPT_NEXT_ANSWERS, PROMPT_RETURN_ANSWERS),
   parsedValues,
   buffers,
 );

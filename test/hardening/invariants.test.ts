@@ -1,5 +1,7 @@
 /**
- * The gate's invariants (see `invariants.ts`) over generated payloads, for every example contract in `schemas/`.
+ * The gate's invariants (see `invariants.ts`) over generated payloads, for every example contract in `schemas/`, and
+ * over hostile raw values (throwing getters, proxies, hostile thenables and iterators, values that are not plain
+ * data, detached buffers: `hostile-raw.ts`), a tenth as many.
  *
  * `npm test` runs {@link DEFAULT_RUNS} payloads per contract. `npm run fuzz` (`fuzz.mjs`) runs the same properties
  * long: `FUZZ_RUNS` payloads in all, split evenly over the contracts, one process per contract; `FUZZ_TOOLS` limits
@@ -8,7 +10,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ContractUnderTest, judgePayload, loadExampleContracts, undeclaredKeys } from "./invariants.js";
-import { MARKER, type Payload, payloadArbitrary } from "./payloads.js";
+import { hostilePayloadArbitrary, MARKER, type Payload, payloadArbitrary } from "./payloads.js";
 import type { AnyAdapter } from "./scratch.js";
 
 /** Payloads per contract in the ordinary test run. */
@@ -18,6 +20,8 @@ const fuzzRuns = Number(process.env.FUZZ_RUNS ?? 0);
 const runsPerContract = fuzzRuns > 0 ? Math.ceil(fuzzRuns / EXAMPLE_TOOLS.length) : DEFAULT_RUNS;
 const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 const tools = process.env.FUZZ_TOOLS === undefined ? EXAMPLE_TOOLS : process.env.FUZZ_TOOLS.split(",");
+/** Hostile raw values per contract: a tenth of the payloads (each family is small; more would repeat it). */
+const hostileRuns = Math.max(100, Math.ceil(runsPerContract / 10));
 /** A long run may take hours; the ordinary one is bounded by the default test timeout. */
 const timeout = fuzzRuns > 0 ? 24 * 60 * 60 * 1000 : 600_000;
 
@@ -106,5 +110,22 @@ describe.each(tools)("%s, for any payload", (tool) => {
     for (const code of ["invalid_json", "invalid_encoding", "schema_mismatch", "result_too_large"]) {
       expect(codes.get(code) ?? 0, code).toBeGreaterThan(0);
     }
+  });
+
+  it(`keeps every invariant over ${hostileRuns} hostile raw values`, { timeout }, async () => {
+    const contract = contracts.get(tool) as ContractUnderTest;
+    const codes = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(hostilePayloadArbitrary, async (payload: Payload) => {
+        const { code, violations } = await judgePayload(contract, payload);
+        expect({ made: payload.made, violations }).toEqual({ made: payload.made, violations: [] });
+        codes.set(code, (codes.get(code) ?? 0) + 1);
+      }),
+      { numRuns: hostileRuns, ...(seed === undefined ? {} : { seed }), endOnFailure: true },
+    );
+    const tally = Object.fromEntries([...codes].sort(([a], [b]) => (a < b ? -1 : 1)));
+    console.info(`${tool}: ${hostileRuns} hostile raw values, outcomes ${JSON.stringify(tally)}`);
+    // None of them is a result, and none makes admit throw: each ends as a typed failure.
+    expect(codes.get("ok") ?? 0).toBe(0);
   });
 });

@@ -5,7 +5,8 @@
  * 1. `admit` never throws, and returns exactly one outcome with exactly one event.
  * 2. An `ok` outcome's data is valid for two independent validators compiled at run time: Ajv and
  *    @cfworker/json-schema; and it is exactly what `JSON.parse` makes of the payload's text.
- * 3. A failure leaves no trace of the raw payload in `toModelContent`, in its message or in the events.
+ * 3. A failure leaves no trace of the raw payload in `toModelContent`, in its message or in the events; and no
+ *    outcome shows anything a hostile raw value's code threw (`HOSTILE_MARKER`), anywhere.
  * 4. The rendered view never exceeds the context budget and never holds a key the output schema does not declare,
  *    nor one the contract omits.
  */
@@ -25,6 +26,7 @@ import {
   type Outcome,
   toModelContent,
 } from "../../runtime/index.js";
+import { HOSTILE_MARKER, TOOL_TEXT } from "./hostile-raw.js";
 import { MARKER, type Payload } from "./payloads.js";
 import { type AnyAdapter, adaptersOf, generateInto, REPO } from "./scratch.js";
 
@@ -105,7 +107,7 @@ async function violationsOf(
   const events: GateEvent[] = [];
   let outcome: Outcome<unknown, unknown>;
   try {
-    outcome = await contract.adapter.admit(payload.raw, {
+    outcome = await contract.adapter.admit(payload.make === undefined ? payload.raw : payload.make(), {
       sink: (event) => events.push(event),
       spillStore: new MemorySpillStore(),
       correlationId: "hardening",
@@ -123,13 +125,17 @@ async function violationsOf(
     violations.push(`the event says ${events[0].code}, the outcome something else`);
   }
   const content = toModelContent(outcome);
+  if (content.includes(HOSTILE_MARKER) || JSON.stringify({ outcome, events }).includes(HOSTILE_MARKER)) {
+    violations.push("an outcome shows what a hostile raw value threw");
+  }
   if (outcome.ok) {
     violations.push(...(await successViolations(contract, payload, outcome, content)));
   } else {
     if (!FAILURE_CODES.includes(outcome.error.code)) violations.push(`unknown failure code ${outcome.error.code}`);
-    if (content.includes(MARKER)) violations.push("a failure's model content holds payload text");
-    if (outcome.error.message.includes(MARKER)) violations.push("a failure's message holds payload text");
-    if (JSON.stringify(events).includes(MARKER)) violations.push("a failure's event holds payload text");
+    const leaks = (text: string) => text.includes(MARKER) || text.includes(TOOL_TEXT);
+    if (leaks(content)) violations.push("a failure's model content holds payload text");
+    if (leaks(outcome.error.message)) violations.push("a failure's message holds payload text");
+    if (leaks(JSON.stringify(events))) violations.push("a failure's event holds payload text");
   }
   return violations;
 }

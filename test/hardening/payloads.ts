@@ -10,6 +10,7 @@
 import fc from "fast-check";
 import type { JsonSchema, SchemaObject } from "../../generator/schema.js";
 import { isSchemaObject, valueAt } from "../../generator/walk.js";
+import { promptHostileRaw } from "./hostile-raw.js";
 
 /** Planted in generated strings and keys: found anywhere in a failure's model content or events, it leaked. */
 export const MARKER = "Qz7mark";
@@ -18,6 +19,11 @@ export const MARKER = "Qz7mark";
 export interface Payload {
   /** What `admit` is given. */
   raw: unknown;
+  /**
+   * Makes what `admit` is given instead of `raw`, for a hostile value (a proxy, throwing getters) that fast-check
+   * must not hold: it looks at what it generates, and such a value would throw at it.
+   */
+  make?: (() => unknown) | undefined;
   /** The JSON text inside, when there is one (for comparing `data` with what `JSON.parse` makes of it). */
   text?: string | undefined;
   /** The mutations applied, in order. */
@@ -52,6 +58,15 @@ const HOSTILE_TEXT = [
   "rm -rf / ; echo pwned",
   "__proto__",
 ];
+
+/** In `u` mode a surrogate range only matches surrogates that are not part of a pair. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * The hostile texts that are still text: a lone surrogate has no UTF-8 form, so the gate refuses it wherever it is
+ * (raw, escaped, in structured content); valid values are made of these, and lone surrogates come from mutations.
+ */
+const WELL_FORMED_HOSTILE_TEXT = HOSTILE_TEXT.filter((text) => !LONE_SURROGATE.test(text));
 
 /** Keys that are dangerous on plain objects. */
 const HOSTILE_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", MARKER];
@@ -103,9 +118,15 @@ const EDGE_NUMBER_TEXT = [
 /** A string with the marker in it, mostly; short enough for most bounds. */
 const plainString = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: MAX_PLAIN_STRING }).map((s) => `${MARKER}${s}`) },
+  // Identifiers, cursors and other tokens, as real results hold them (and as an opaque field must be).
+  { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,32}$/).map((s) => `${MARKER}${s}`) },
   { weight: 2, arbitrary: fc.string({ unit: "grapheme", maxLength: 20 }).map((s) => `${s}${MARKER}`) },
-  { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_TEXT).map((s) => `${MARKER} ${s}`) },
-  { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 30 }) },
+  { weight: 2, arbitrary: fc.constantFrom(...WELL_FORMED_HOSTILE_TEXT).map((s) => `${MARKER} ${s}`) },
+  // Any code points, but whole ones: half a surrogate pair is not text, and only mutations put one in.
+  {
+    weight: 1,
+    arbitrary: fc.string({ unit: "binary", maxLength: 30 }).map((s) => s.replace(/[\uD800-\uDFFF]/gu, "\uFFFD")),
+  },
 );
 
 /** Follow a local `$ref` (the bundled schema has only `#/…` references). */
@@ -125,7 +146,10 @@ const MAX_FILLED_ITEMS = 30;
 /** A long string: a piece of text repeated, cut to at most `max` code points (never inside a surrogate pair). */
 function longString(max: number): fc.Arbitrary<string> {
   return fc
-    .tuple(fc.constantFrom(`${MARKER} `, "lorem ipsum dolor ", ...HOSTILE_TEXT), fc.integer({ min: 1, max }))
+    .tuple(
+      fc.constantFrom(`${MARKER} `, "lorem ipsum dolor ", ...WELL_FORMED_HOSTILE_TEXT),
+      fc.integer({ min: 1, max }),
+    )
     .map(([piece, length]) => {
       const text = piece.repeat(Math.ceil(length / piece.length));
       return text.length <= length
@@ -547,3 +571,12 @@ export function payloadArbitrary(schema: JsonSchema, options: PayloadOptions): f
     { weight: 1, arbitrary: special },
   );
 }
+
+/**
+ * Raw values that are not what any transport should deliver, for any contract: throwing getters, proxies, hostile
+ * thenables and iterators, values that are not plain data, detached buffers (see `hostile-raw.ts`), only those that
+ * end at once by themselves, since the invariant properties pass no signal.
+ */
+export const hostilePayloadArbitrary: fc.Arbitrary<Payload> = promptHostileRaw.map(
+  (recipe): Payload => ({ raw: undefined, make: recipe.make, made: [`hostile raw: ${recipe.name}`] }),
+);
