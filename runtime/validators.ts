@@ -170,3 +170,26 @@ function deepKeyText(value: object, identities: Map<unknown, number>): string {
   }
   return parts.join("");
 }
+
+/** Each long enum's allowed values, filed for lookup the first time it is asked (see {@link inEnum}). */
+const enumLookups = new WeakMap<readonly unknown[], { scalars: Set<unknown>; composites: Set<string> }>();
+
+/**
+ * Whether a value equals one of an enum's allowed values as JSON Schema compares them (see {@link jsonEqual}), in one
+ * lookup: a long enum checked value by value costs its length for every value validated. The values are filed the
+ * first time, keyed by the array itself (the generated validator passes the same array on every call); scalars
+ * compare by value (0 and -0 alike), objects and arrays by their {@link jsonKey} text.
+ */
+export function inEnum(values: readonly unknown[], value: unknown): boolean {
+  let lookup = enumLookups.get(values);
+  if (lookup === undefined) {
+    lookup = { scalars: new Set(), composites: new Set() };
+    for (const allowed of values) {
+      if (allowed === null || typeof allowed !== "object") lookup.scalars.add(allowed);
+      else lookup.composites.add(jsonKey(allowed));
+    }
+    enumLookups.set(values, lookup);
+  }
+  if (value === null || typeof value !== "object") return lookup.scalars.has(value);
+  return lookup.composites.size > 0 && lookup.composites.has(jsonKey(value));
+}

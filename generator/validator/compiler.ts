@@ -11,6 +11,7 @@ import { normalizeId } from "ajv/dist/compile/resolve.js";
 import addFormats from "ajv-formats";
 import { formatValidators } from "../../runtime/formats.js";
 import type { Dialect, JsonSchema, ResolvedSchema } from "../schema.js";
+import { enumKeyword } from "./enum.js";
 import { multipleOfKeyword } from "./multiple-of.js";
 import { isSchemaObject, SchemaIndex } from "./schema-index.js";
 import { uniqueItemsKeyword } from "./unique-items.js";
@@ -42,8 +43,8 @@ export function compilerOptions(formats: FormatMode): Options {
 }
 
 /**
- * A fresh Ajv instance for one dialect, with toolgate's keyword fixes (`multipleOf`, `uniqueItems`) and the full
- * format set.
+ * A fresh Ajv instance for one dialect, with toolgate's keyword fixes (`multipleOf`, `uniqueItems`, long `enum`s)
+ * and the full format set.
  *
  * @param tracksEvaluation whether the generated code records evaluated properties and items. Only
  *   `unevaluatedProperties` and `unevaluatedItems` read that record, and Ajv's bookkeeping has faults of its own
@@ -60,6 +61,8 @@ export function createCompiler(dialect: Dialect, formats: FormatMode, tracksEval
   ajv.addKeyword(multipleOfKeyword);
   ajv.removeKeyword("uniqueItems");
   ajv.addKeyword(uniqueItemsKeyword);
+  ajv.removeKeyword("enum");
+  ajv.addKeyword(enumKeyword);
   // ajv-formats registers its validators with standalone code that imports them from its `formats` module;
   // the module rewrite maps that import onto `toolgate/runtime`.
   addFormats.default(ajv, { mode: "full" });
