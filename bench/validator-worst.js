@@ -1,6 +1,6 @@
 /**
  * Benchmark: the worst case of each validator keyword family whose cost depends on the payload more than on the
- * schema (`format` under assert, `uniqueItems`, `pattern`). For each family, the generated validator of a contract
+ * schema (`format` under assert, `uniqueItems`, `pattern`, and long `enum`s). For each family, the generated validator of a contract
  * decides the worst 1 MB payloads known for it (parsed, as the gate hands the value over), and the slowest of them,
  * per MB of JSON text, is the family's figure. Target: under 50 ms per 1 MB.
  *
@@ -80,6 +80,10 @@ function uniquePayloads() {
   };
 }
 
+/** A long enum, and 1 MB of its last value (value by value, Ajv would compare each with all 20,000). */
+const ENUM_VALUES = Array.from({ length: 20_000 }, (_, i) => `value-${i}`);
+const ENUM_PAYLOAD = Array.from({ length: 80_000 }, () => "value-19999");
+
 /** Patterns recheck accepts (the safety stage compiles them) that backtrack over a whole failing string. */
 const PATTERNS = [
   { pattern: "^(a|b)*c$", value: hostile("", "ab", "") },
@@ -121,6 +125,10 @@ export async function runValidatorWorst(work, { rounds }) {
       contract: { name: "unique", outputSchema: { type: "array", uniqueItems: true }, "x-toolgate": receive },
     },
     {
+      file: "enum.tool.json",
+      contract: { name: "enum", outputSchema: { type: "array", items: { enum: ENUM_VALUES } }, "x-toolgate": receive },
+    },
+    {
       file: "patterns.tool.json",
       contract: {
         name: "patterns",
@@ -153,6 +161,7 @@ export async function runValidatorWorst(work, { rounds }) {
   for (const [label, value] of Object.entries(uniquePayloads())) {
     cases.push({ family: "uniqueItems", label, validate: unique, value });
   }
+  cases.push({ family: "enum", label: "20,000 strings", validate: await validatorOf("enum"), value: ENUM_PAYLOAD });
   const patterns = await validatorOf("patterns");
   for (const [i, { pattern, value }] of PATTERNS.entries()) {
     cases.push({
@@ -186,7 +195,7 @@ export async function runValidatorWorst(work, { rounds }) {
     });
   }
   const families = {};
-  for (const family of ["format", "uniqueItems", "pattern"]) {
+  for (const family of ["format", "uniqueItems", "pattern", "enum"]) {
     const rows = measured.filter((m) => m.family === family);
     const worst = rows.reduce((a, b) => (b.msPerMb.median > a.msPerMb.median ? b : a));
     families[family] = {
