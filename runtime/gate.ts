@@ -10,14 +10,20 @@
  * every tool result and `adapter.checkInput(args)` before every call.
  *
  * Decisions a reader should know:
- * - Nesting deeper than `limits.maxDepth` and integer literals past 2^53 − 1 are found at stage `parse`, before
- *   anything recursive (the validator, the view, `JSON.stringify`) touches the value: `JSON.parse` survives any
+ * - Nesting deeper than `limits.maxDepth` and integers past 2^53 − 1 (however written) are found at stage `parse`,
+ *   before anything recursive (the validator, the view, `JSON.stringify`) touches the value: `JSON.parse` survives any
  *   nesting, one iterative pass over what it made checks depth and numbers, and only a value that needs a closer
  *   look has its text scanned (see `parseJsonText`). Too deep is `schema_mismatch` (keyword `maxDepth`, `detail.reason = "too_deep"`): the
  *   text is well-formed JSON, and the depth bound is the contract's (derived from the schema), so a deeper value is
  *   one the contract does not allow, e.g. an object where the schema's deepest level has a string. An unsafe
  *   integer is `invalid_json` (`detail.reason = "unsafe_integer"`): the text has no faithful JSON value in this
  *   runtime, whatever the schema says. A leading byte order mark is `invalid_json` too (`byte_order_mark`).
+ * - `admit` never rejects and never waits without bound: receive touches the raw value only inside its guard (a
+ *   throw there is `transport_error`, `detail.reason = "hostile_raw"`), every wait ends with `ctx.signal` or the
+ *   contract's `limits.timeoutMs`, and an outermost net turns anything else into `transport_error`
+ *   (`unexpected_throw`). No message of a thrown error is ever kept.
+ * - Paths in diagnostics and messages are built from the tool's keys: bounded to 128 code points, with every
+ *   control or invisible character escaped (`diagnosticText`).
  * - Parsed data is never spread or `Object.assign`ed: a `__proto__` key stays an own property of `data`.
  * - A view over budget goes through the contract's policy chain in order; a policy that cannot apply (no hook,
  *   limit reached, result still over budget) passes to the next, and when none is left the call fails `oversize`.
@@ -434,7 +440,7 @@ async function admitPayload<T, V, I>(
     );
   }
 
-  // Parse, refusing nesting past the contract's depth and integer literals JSON.parse would round.
+  // Parse, refusing nesting past the contract's depth, integers JSON.parse would round, and escaped lone surrogates.
   const parsed = parseJsonText(text, limits.maxDepth);
   if (!parsed.ok && parsed.reason === "too_deep") {
     return fail(

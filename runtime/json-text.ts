@@ -1,11 +1,13 @@
 /**
  * JSON handling that no payload can crash: a parse that refuses what `JSON.parse` would get wrong and never echoes
- * payload text, a linear scan of the text that says exactly why, an iterative depth/size guard for values that
- * arrive already parsed, and an iterative canonical serialiser for hashing arguments.
+ * payload text, a linear scan of the text that says exactly why, an iterative writer (and a depth/size guard) for
+ * values that arrive already parsed, and an iterative canonical serialiser for hashing arguments.
  *
  * What has to be refused: `JSON.parse` accepts 100,000 levels of nesting, but the validator, the view and
- * `JSON.stringify` recurse and overflow the stack from about 10,000 levels; and `JSON.parse` silently rounds integer
- * literals past 2^53. Both are found without recursion, in time linear in the payload and constant stack.
+ * `JSON.stringify` recurse and overflow the stack from about 10,000 levels; `JSON.parse` silently rounds integers
+ * past 2^53, however they are written (`9007199254740993`, `9007199254740993.0`, `9.007199254740993e15`); and it
+ * makes half a surrogate pair of an escape (`"\\ud800"`), text with no UTF-8 form. All are found without recursion,
+ * in time linear in the payload and constant stack.
  */
 
 /**
@@ -87,8 +89,8 @@ export function isOverflowingNumberLiteral(token: string): boolean {
 
 /**
  * Scans decoded JSON text once, without recursion: refuses a leading byte order mark, nesting deeper than
- * `maxDepth` (counting arrays and objects outside strings), integer literals beyond 2^53 − 1, and numbers too large
- * for a double. It does not check the rest of the syntax; `JSON.parse` does that afterwards on text this scan has
+ * `maxDepth` (counting arrays and objects outside strings), integers beyond 2^53 − 1 however written (see
+ * {@link isUnsafeIntegerLiteral}), and numbers too large for a double. It does not check the rest of the syntax; `JSON.parse` does that afterwards on text this scan has
  * found safe.
  *
  * Most of a payload is usually string content, so strings are skipped with `indexOf` (native and vectorised)
@@ -163,14 +165,15 @@ const NOT_WHITESPACE = /\S/;
 export type JsonParse = { ok: true; value: unknown; depth: number } | { ok: false; reason: JsonRefusal; depth: number };
 
 /**
- * Parses JSON text that no payload can turn against the gate: nesting deeper than `maxDepth` and integer literals
- * that `JSON.parse` would round are refused (see {@link scanJsonText}), and the parser's own error message is
- * dropped, since V8 quotes the offending payload text in it and nothing of the payload may reach a failure.
+ * Parses JSON text that no payload can turn against the gate: nesting deeper than `maxDepth` and integers that
+ * `JSON.parse` would round are refused (see {@link scanJsonText}), so is a string or key holding half a surrogate
+ * pair (`lone_surrogate`), and the parser's own error message is dropped, since V8 quotes the offending payload
+ * text in it and nothing of the payload may reach a failure.
  *
  * `JSON.parse` itself survives any nesting, so it runs first, and the checks run on what it made: one iterative
  * pass over the parsed containers (a few times cheaper than reading the text again) finds the depth and any number
- * past 2^53 − 1 in magnitude or not finite. Only then is the text scanned, to tell an integer literal that was
- * rounded from a floating-point literal the writer chose (`1e300`) and to report what {@link scanJsonText} reports:
+ * past 2^53 − 1 in magnitude or not finite. Only then is the text scanned, to tell an integer that was rounded
+ * from a literal with a fraction the writer chose (`9007199254740993.5`) and to report what {@link scanJsonText} reports:
  * the answer is the same as scanning first, and a well-formed, shallow, safe payload is read by the parser alone.
  * Text that does not parse is scanned too, so that a leading byte order mark or an unsafe integer is named as such;
  * too deep is reported only for text that is otherwise well-formed (broken text is `syntax` whatever its depth).
