@@ -368,6 +368,10 @@ export function parsedValueJson(value: unknown, maxDepth: number, maxBytes: numb
   }
 }
 
+/** A character `JSON.stringify` escapes in a well-formed string: a quote, a backslash, a control character. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must be escaped.
+const NEEDS_ESCAPE = /["\\\u0000-\u001F]/;
+
 /** A container being written by {@link writeParsedValue}: its members are read one at a time, in order. */
 interface Frame {
   /** The array, or the object's values are read through `keys`. */
@@ -408,7 +412,8 @@ function writeParsedValue(value: unknown, maxDepth: number, maxBytes: number): P
       out += String(member);
     } else if (typeof member === "string") {
       if (!wellFormed(member)) return { ok: false, reason: "lone_surrogate" };
-      out += JSON.stringify(member);
+      // Most strings need no escape: quoted as they are, they are joined rather than copied.
+      out += NEEDS_ESCAPE.test(member) ? JSON.stringify(member) : `"${member}"`;
     } else if (typeof member === "object") {
       const inner = depth + 1;
       if (inner > maxDepth) return { ok: false, reason: "too_deep", depth: inner };

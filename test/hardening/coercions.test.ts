@@ -9,8 +9,10 @@
  *   float by the writer's choice and is kept;
  * - a tool's error text is read only up to the receive ceiling before anything cleans it.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Outcome, parsedResult } from "../../runtime/index.js";
+import { parsedValueJson } from "../../runtime/json-text.js";
 import { goodRecord, recordTool } from "../runtime/fixture.js";
 
 const structured = () => recordTool({ mcp: { structured: true } });
@@ -186,5 +188,20 @@ describe("a tool's error text is bounded by the receive ceiling before it is cle
     });
     expect(outcome.ok || outcome.modelMessage).toBe("nosuch record");
     expect(outcome.ok || outcome.provenance.rawSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("an already parsed value is written as JSON.stringify writes it", () => {
+  it("for any JSON value with whole code points and safe numbers, the same text", () => {
+    // The invariant: the gate's own writer (no toJSON, one read per property) changes nothing for plain data.
+    const plain = fc
+      .jsonValue({ maxDepth: 6, stringUnit: "binary" })
+      .filter((value) => !/\\ud[89a-f]|e\+|\d{16,}/i.test(JSON.stringify(value)));
+    fc.assert(
+      fc.property(plain, (value) => {
+        expect(parsedValueJson(value, 100, 1 << 30)).toEqual({ ok: true, text: JSON.stringify(value) });
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
