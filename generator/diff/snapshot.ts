@@ -131,7 +131,11 @@ export function effectiveSettings(settings: LoadedContract["settings"]): Record<
   return {
     version: settings.version ?? DEFAULTS.version,
     formats: settings.formats ?? DEFAULTS.formats,
-    receive: { maxBytes: settings.receive?.maxBytes ?? "derived", maxDepth: settings.receive?.maxDepth ?? "derived" },
+    receive: {
+      maxBytes: settings.receive?.maxBytes ?? "derived",
+      maxDepth: settings.receive?.maxDepth ?? "derived",
+      timeoutMs: settings.receive?.timeoutMs ?? DEFAULTS.timeoutMs,
+    },
     context: {
       unit,
       max: settings.context?.max ?? DEFAULTS.context.max,

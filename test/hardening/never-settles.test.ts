@@ -7,6 +7,7 @@
  * Times here are liveness bounds only (the issue's "within about a second"), generous against a loaded machine.
  */
 import { describe, expect, it } from "vitest";
+import { effectiveSettings } from "../../generator/diff/snapshot.js";
 import { MAX_EMPTY_CHUNKS } from "../../runtime/receive.js";
 import { goodRecord, recordTool } from "../runtime/fixture.js";
 
@@ -195,5 +196,11 @@ describe("without a signal", () => {
   it("the generated adapters carry the default time limit", async () => {
     const { getRecord } = await import("../../generated/get_record/adapter.js");
     expect(getRecord.spec.limits.timeoutMs).toBe(30_000);
+  });
+
+  it("toolgate diff sees a changed time limit, and writing the default out is no change", () => {
+    const receive = (settings: object) => effectiveSettings(settings).receive;
+    expect(receive({ receive: { timeoutMs: 5000 } })).not.toEqual(receive({}));
+    expect(receive({ receive: { timeoutMs: 30_000 } })).toEqual(receive({}));
   });
 });
