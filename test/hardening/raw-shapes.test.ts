@@ -311,3 +311,20 @@ describe("parsedResult: a value that must be plain JSON data", () => {
     expect(await codeOf(parsedResult(new Proxy([], { get: boom })))).toEqual(["invalid_json", "not_json"]);
   });
 });
+
+describe("the outermost net", () => {
+  it("anything that throws past every stage's guard is one transport_error with one event and no message of its own", async () => {
+    const tool = recordTool({ buildView: boom });
+    const { outcome, events } = await admitCollecting(tool, good);
+    expect(reasonOf(outcome)).toEqual(["transport_error", "unexpected_throw"]);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.code).toBe("transport_error");
+    expectNoLeak(outcome, events, MARKER);
+  });
+
+  it("a context whose getters throw is the same", async () => {
+    const ctx = Object.defineProperty({}, "hooks", throwing);
+    const outcome = await recordTool().admit(good, ctx);
+    expect(reasonOf(outcome)).toEqual(["transport_error", "unexpected_throw"]);
+  });
+});
