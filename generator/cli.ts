@@ -153,7 +153,7 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
   const where = path.relative(process.cwd(), out) || ".";
   if (
     values.check &&
-    (await recordedFresh({ schemas, out, remotes }, () => generatedFiles(out))) &&
+    (await recordedFresh({ schemas, out, remotes, roots }, () => generatedFiles(out))) &&
     !(await generatorChangedSince(key))
   ) {
     io.out(`${where}/ is up to date (as its lock records: the same contracts, files and generator).`);

@@ -133,7 +133,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   );
   const inputs = [...read.keys()].sort(compareText);
   // The lock records this run, so a later `--check` can answer from the committed files alone.
-  const record = recordRun({ schemas: path.resolve(options.schemas), remotes: resolveOptions.remotes }, read, files);
+  const record = recordRun(
+    { schemas: path.resolve(options.schemas), remotes: resolveOptions.remotes, roots: options.roots },
+    read,
+    files,
+  );
   files.set(LOCK_FILE, lockFile(tools, version, source, record));
   return {
     ok: true,

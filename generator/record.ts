@@ -35,6 +35,11 @@ export interface LockRecord {
   workingDirectory: string;
   /** The `refs` option: URI prefix → folder, the folder relative to the contracts folder. */
   refs: { [prefix: string]: string };
+  /**
+   * The `roots` option, each folder relative to the contracts folder; absent when none is configured (so a lock
+   * written before the option existed still matches a run without it).
+   */
+  roots?: string[];
   /** sha256 (hex) of each input file as the generator reads it, by path relative to the contracts folder. */
   inputs: { [file: string]: string };
   /** sha256 (hex) of each generated file but the lock, by path in the output folder. */
@@ -49,6 +54,8 @@ export interface RecordContext {
   schemas: string;
   /** URI prefixes of referenced schemas served from local folders (absolute). */
   remotes: ReadonlyArray<readonly [prefix: string, folder: string]>;
+  /** Folders besides the working directory that local references may read (absolute): they decide what is read. */
+  roots?: readonly string[] | undefined;
 }
 
 /**
@@ -100,11 +107,17 @@ function fromContracts(context: RecordContext, absolute: string): string {
   return path.relative(context.schemas, absolute).split(path.sep).join("/") || ".";
 }
 
-/** Where the run ran and `refs`, as the record writes them. */
-function settings(context: RecordContext): Pick<LockRecord, "contracts" | "workingDirectory" | "refs"> {
+/** Where the run ran, `refs` and `roots`, as the record writes them. */
+function settings(context: RecordContext): Pick<LockRecord, "contracts" | "workingDirectory" | "refs" | "roots"> {
   const refs: { [prefix: string]: string } = {};
   for (const [prefix, folder] of context.remotes) defineOwn(refs, prefix, fromContracts(context, folder));
-  return { contracts: displayPath(context.schemas), workingDirectory: fromContracts(context, process.cwd()), refs };
+  const roots = (context.roots ?? []).map((folder) => fromContracts(context, folder)).sort();
+  return {
+    contracts: displayPath(context.schemas),
+    workingDirectory: fromContracts(context, process.cwd()),
+    refs,
+    ...(roots.length > 0 ? { roots } : {}),
+  };
 }
 
 /** What the record keeps for a file whose content changed between two reads in one run: no hash equals it. */
@@ -213,7 +226,8 @@ export async function recordedFresh(
   if (
     record.contracts !== current.contracts ||
     record.workingDirectory !== current.workingDirectory ||
-    !sameJson(record.refs, current.refs)
+    !sameJson(record.refs, current.refs) ||
+    !sameJson(record.roots ?? [], current.roots ?? [])
   )
     return false;
 

@@ -317,6 +317,27 @@ describe("generate --check on a folder no run has seen (a fresh clone, CI)", () 
     expect(await fresh(context)).toBe(false);
   });
 
+  it("records the roots option and does not answer from the lock when the roots differ", async () => {
+    const clone = await freshClone();
+    const elsewhere = await mkdtemp(path.join(tmpdir(), "toolgate-root-"));
+    await writeFile(path.join(clone.root, "toolgate.config.json"), JSON.stringify({ roots: [elsewhere] }));
+    // A run without roots wrote the lock: with them, the check compares in full and finds the record stale.
+    const stale = await check(clone);
+    expect(stale.out).not.toMatch(FAST);
+    expect(stale.code).toBe(1);
+    expect(stale.err).toMatch(/stale\s+\S*toolgate\.lock\.json/);
+    expect((await inFolder(clone.root, () => toolgate("generate"))).code).toBe(0);
+    const { record } = await readLock(clone.out);
+    expect(record.roots).toEqual([path.relative(clone.schemas, elsewhere).split(path.sep).join("/")]);
+    expect((await check(clone)).out).toMatch(FAST);
+    const context = { schemas: clone.schemas, out: clone.out, remotes: [] as Array<[string, string]> };
+    const files = () => generatedFiles(clone.out);
+    expect(await inFolder(clone.root, () => recordedFresh({ ...context, roots: [elsewhere] }, files))).toBe(true);
+    expect(await inFolder(clone.root, () => recordedFresh(context, files))).toBe(false);
+    // Without roots the record has no key for them, so locks written before the option still match.
+    expect(Object.hasOwn((await readLock(pristine.out)).record, "roots")).toBe(false);
+  });
+
   it("does not answer from a lock without a record", async () => {
     const clone = await freshClone();
     await editLock(clone.out, (lock) => {
