@@ -343,6 +343,8 @@ function isHighSurrogate(unit: number): boolean {
  * return the iterator), drops everything read, and refuses with `result_too_large`. A thrown or rejected read is a
  * `transport_error` (a `TimeoutError` a `timeout`); its message is not kept, as it may quote the payload.
  *
+ * Each chunk is copied as it arrives, so a producer that reuses its buffer cannot change what was read.
+ *
  * String chunks are one text cut in pieces: they are joined as strings, so a surrogate pair split across two chunks
  * is the character it encodes, and only a surrogate left alone in the joined text is `invalid_encoding`, as in a
  * string delivered whole. Binary chunks are joined as bytes and decoded together.
@@ -423,8 +425,11 @@ async function readChunks(
       await stopProducer(stop, waiting);
       return refused(kind, "result_too_large", "receive", total, { reason: "over_ceiling" });
     }
-    chunks.push(bytes);
-    hashing?.update(bytes);
+    // A copy of the gate's own: a producer may reuse its buffer for the next chunk (or change it later), and what
+    // was hashed must be what is decoded.
+    const own = bytes.slice();
+    chunks.push(own);
+    hashing?.update(own);
     if (++sinceYield >= YIELD_EVERY_CHUNKS) {
       sinceYield = 0;
       const turned = await within(nextTurn(), waiting);

@@ -9,6 +9,7 @@
  *   float by the writer's choice and is kept;
  * - a tool's error text is read only up to the receive ceiling before anything cleans it.
  */
+import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Outcome, parsedResult } from "../../runtime/index.js";
@@ -113,6 +114,26 @@ describe("surrogates: one rule for every delivery", () => {
     expect(pair.ok && pair.data.recordId).toBe("😀");
     const literal = await recordTool().admit('{"recordId":"\\\\ud800","owner":"acme","status":"open"}');
     expect(literal.ok && literal.data.recordId).toBe("\\ud800");
+  });
+});
+
+describe("bytes are read as they were when they arrived", () => {
+  it("a producer that reuses one buffer for every chunk, and changes it after the last", async () => {
+    const text = JSON.stringify(goodRecord({ title: "reused buffers" }));
+    const encoded = new TextEncoder().encode(text);
+    const buffer = new Uint8Array(8);
+    async function* reusing() {
+      for (let at = 0; at < encoded.length; at += buffer.length) {
+        const piece = encoded.subarray(at, at + buffer.length);
+        buffer.set(piece);
+        yield buffer.subarray(0, piece.length);
+      }
+      buffer.fill(0x20);
+    }
+    const outcome = await recordTool().admit(reusing());
+    expect(outcome.ok && outcome.data.title).toBe("reused buffers");
+    const expected = createHash("sha256").update(encoded).digest("hex");
+    expect(outcome.provenance.rawSha256).toBe(expected);
   });
 });
 
