@@ -44,9 +44,14 @@ export interface ContractUnderTest {
   cfworker: Validator;
 }
 
-/** Generate `schemas/` into `.tmp/hardening/examples/` and load each tool with its reference validators. */
+/**
+ * Generate `schemas/` into `.tmp/hardening/examples/` and load each tool with its reference validators. `npm run
+ * fuzz` runs one process per contract at once, each with its own `FUZZ_TOOLS`: each generates into a folder of its
+ * own, since one process replacing the output while another writes it would pull the folder from under it.
+ */
 export async function loadExampleContracts(): Promise<ContractUnderTest[]> {
-  const folder = await generateInto(path.join(REPO, "schemas"), "examples");
+  const only = process.env.FUZZ_TOOLS?.replace(/[^A-Za-z0-9_-]/g, "_");
+  const folder = await generateInto(path.join(REPO, "schemas"), only === undefined ? "examples" : `examples-${only}`);
   const adapters = await adaptersOf(folder);
   const contracts: ContractUnderTest[] = [];
   for (const summary of folder.result.tools) {
