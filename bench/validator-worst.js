@@ -12,7 +12,7 @@
  */
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { judgePattern } from "../dist/generator/safety.js";
+import { judgePattern } from "../dist/generator/checks/safety.js";
 import { formatValidators } from "../dist/runtime/formats.js";
 import { generateContracts } from "./lib/corpus.js";
 import { interleave, perCall, summarize } from "./lib/stats.js";
@@ -21,7 +21,7 @@ const MB = 1024 * 1024;
 /** A string of about 1 MB: a prefix, a unit repeated, a suffix. */
 const hostile = (prefix, unit, suffix = "") => prefix + unit.repeat(Math.ceil(MB / unit.length)) + suffix;
 
-/** A pattern of about `length` characters made of distinct named groups, which the regex check compiles. */
+/** A pattern of about `length` characters made of distinct named groups, each name read and kept by the regex check. */
 function namedGroups(length) {
   const groups = [];
   let size = 0;
@@ -53,6 +53,10 @@ const FORMAT_PAYLOADS = {
   ipv6: hostile("", "1:", ""),
   uuid: hostile("", "a", ""),
   regex: hostile("", ".a", ""),
+  "regex (lookaheads)": ["regex", hostile("", "(?=a)", "")],
+  "regex (groups nested 1 MB deep)": ["regex", `${"(?:".repeat(MB / 4)}${")".repeat(MB / 4)}`],
+  "regex (one class of ranges)": ["regex", `[${"a-z".repeat(MB / 3)}]`],
+  "regex (named references)": ["regex", hostile("(?<n>a)", "\\k<n>", "")],
   "regex (named groups)": ["regex", namedGroups(MB)],
   "json-pointer": hostile("/", "~0", "\u0000"),
   "json-pointer-uri-fragment": hostile("#", "/", " "),

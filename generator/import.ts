@@ -34,7 +34,7 @@ import { lstat, stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { folderName, NameScope } from "../templates/names.js";
-import { checkBounds, type Finding } from "./check.js";
+import { checkBounds, type Finding } from "./checks/index.js";
 import { dialectMisuse, dialectOf } from "./dialect.js";
 import { ContractError, ContractErrors } from "./errors.js";
 import { checkWritablePath, readBoundedText, readFailure, UnsafeOutputError, writeFileInside } from "./files.js";

@@ -4,7 +4,7 @@
  */
 import type { ContextBudget, FieldRule, OversizePolicy, ToolLimits } from "../runtime/types.js";
 import { camelCase, folderName, NameScope } from "../templates/names.js";
-import type { BoundsReport, Finding } from "./check.js";
+import type { BoundsReport, Finding } from "./checks/index.js";
 import { ContractError } from "./errors.js";
 import type { LoadedContract } from "./load.js";
 import type { ResolvedSchema } from "./schema.js";

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { lockFile } from "../templates/lock.js";
-import { checkBounds, type Finding } from "./check.js";
+import { checkBounds, type Finding } from "./checks/index.js";
 import { dialectMisuse, dialectOf } from "./dialect.js";
 import { type EmittedFiles, emitCatalog, emitTool } from "./emit.js";
 import { type ContractError, ContractErrors, collectContractErrors, duplicateToolError } from "./errors.js";
@@ -14,7 +14,7 @@ import { modelTool, nameScopes, type ToolModel } from "./model.js";
 import { toolgateVersion } from "./package.js";
 import { inputsRead, LOCK_FILE, recordRun } from "./record.js";
 import { type ResolveOptions, resolveSchema } from "./resolve.js";
-import { checkSchemaSafety } from "./safety.js";
+import { checkSchemaSafety } from "./checks/safety.js";
 import type { JsonSchema, ResolvedSchema } from "./schema.js";
 
 /** What `generate` needs to know. */

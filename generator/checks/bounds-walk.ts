@@ -13,8 +13,8 @@
  * only ever narrow what is valid, so ignoring them keeps every bound sound (merely less tight).
  */
 
-import { pointerOf } from "./errors.js";
-import type { Dialect, JsonSchema, SchemaObject } from "./schema.js";
+import { pointerOf } from "../errors.js";
+import type { Dialect, JsonSchema, SchemaObject } from "../schema.js";
 
 /** Why part of a schema has no size bound. */
 export type FindingKind =

@@ -10,7 +10,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkBounds } from "../../generator/check.js";
+import { checkBounds } from "../../generator/checks/index.js";
 import type { SchemaObject } from "../../generator/schema.js";
 
 /** A schema with an arbitrary for values it accepts. */

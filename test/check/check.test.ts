@@ -5,7 +5,7 @@
  * a known string (enum, const, property name) 2 + 6 per UTF-16 unit, a number 25, null 4, true 4, false 5.
  */
 import { describe, expect, it } from "vitest";
-import { type CheckOptions, checkBounds, type FindingKind, patternMaxBytes } from "../../generator/check.js";
+import { type CheckOptions, checkBounds, type FindingKind, patternMaxBytes } from "../../generator/checks/index.js";
 import type { JsonSchema } from "../../generator/schema.js";
 
 interface Want {

@@ -16,7 +16,7 @@ import addFormats from "ajv-formats";
 import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { checkBounds } from "../../generator/check.js";
+import { checkBounds } from "../../generator/checks/index.js";
 import { resolveSchema } from "../../generator/resolve.js";
 import type { Dialect, JsonSchema, SchemaObject } from "../../generator/schema.js";
 

@@ -13,13 +13,13 @@ import { Ajv, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, describe, expect, it } from "vitest";
-import { type BoundsReport, checkBounds } from "../../generator/check.js";
+import { type BoundsReport, checkBounds } from "../../generator/checks/index.js";
 import type { JsonSchema, SchemaObject } from "../../generator/schema.js";
 import { planView, runtimePlan } from "../../generator/view-plan.js";
 import type { XToolgate } from "../../generator/x-toolgate.js";
-import { measureText } from "../../runtime/measure.js";
-import { toModelContent } from "../../runtime/model-content.js";
-import { project } from "../../runtime/project.js";
+import { measureText } from "../../runtime/stages/measure.js";
+import { toModelContent } from "../../runtime/stages/model-content.js";
+import { project } from "../../runtime/stages/project.js";
 import type { ContextBudget, Outcome } from "../../runtime/types.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));

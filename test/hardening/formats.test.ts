@@ -12,7 +12,7 @@ import addFormats from "ajv-formats";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nearestFormat } from "../../generator/safety.js";
+import { nearestFormat } from "../../generator/checks/safety.js";
 import { formatValidators } from "../../runtime/formats.js";
 import { contractErrors, generateInto, importGenerated, writeContracts } from "./scratch.js";
 
