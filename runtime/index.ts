@@ -14,7 +14,7 @@ export {
   jsonLinesSink,
   type PolicyMix,
   setDefaultSink,
-} from "./events.js";
+} from "./record/events.js";
 export {
   codeForThrown,
   FAILURE_CODES,
@@ -24,7 +24,7 @@ export {
   type TransportFailure,
   transportFailure,
 } from "./failure.js";
-export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./fields.js";
+export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./stages/fields.js";
 // What generated validators call, from their own light entries (`toolgate/runtime/formats`, `…/validators`).
 export { formatValidators } from "./formats.js";
 export {
@@ -42,7 +42,7 @@ export {
   type SummarizeHook,
   type SummarizeInfo,
   type ToolAdapter,
-} from "./gate.js";
+} from "./gate/admit.js";
 export {
   canonicalJson,
   guardParsedValue,
@@ -62,18 +62,18 @@ export {
   outputSchemaSha256,
   sha256HexSync,
 } from "./mcp-validator.js";
-export { DEFAULT_TOKENIZER, loadTokenizer, type Measured, measureText } from "./measure.js";
-export { markupSafeJson, RESULT_TAG, toModelContent } from "./model-content.js";
+export { DEFAULT_TOKENIZER, loadTokenizer, type Measured, measureText } from "./stages/measure.js";
+export { markupSafeJson, RESULT_TAG, toModelContent } from "./stages/model-content.js";
 export {
   type MeterLike,
   type OpenTelemetryApiLike,
   type OpenTelemetryTarget,
   openTelemetrySink,
   type SpanLike,
-} from "./otel.js";
-export { DEFAULT_MAX_STRING_CHARS, type ProjectOptions, pointerSegment, project } from "./project.js";
-export { hashArguments, sha256Hex } from "./provenance.js";
-export { type McpCallToolResult, type ParsedResult, parsedResult, type RawKind, receive } from "./receive.js";
+} from "./record/otel.js";
+export { DEFAULT_MAX_STRING_CHARS, type ProjectOptions, pointerSegment, project } from "./stages/project.js";
+export { hashArguments, sha256Hex } from "./record/provenance.js";
+export { type McpCallToolResult, type ParsedResult, parsedResult, type RawKind, receive } from "./stages/receive/receive.js";
 export {
   FileSpillStore,
   getDefaultSpillStore,
@@ -83,8 +83,8 @@ export {
   SpillStoreError,
   type SpillStoreErrorCode,
   setDefaultSpillStore,
-} from "./spill.js";
-export { ownedByTenant } from "./tenancy.js";
+} from "./policies/spill-store.js";
+export { ownedByTenant } from "./stages/tenancy.js";
 export { boundText, cleanText, codePointLength, EXCERPT_MARK } from "./text.js";
 export {
   type Contribution,
@@ -94,6 +94,6 @@ export {
   Turn,
   type TurnOptions,
   type TurnReport,
-} from "./turn.js";
+} from "./record/turn.js";
 export type * from "./types.js";
 export { jsonEqual } from "./validators.js";

@@ -5,7 +5,7 @@
  *
  * `data` keeps the tool's value exactly as received; only the view and messages meant for the model are cleaned.
  */
-import { hostBuiltin } from "./provenance.js";
+import { hostBuiltin } from "./record/provenance.js";
 
 /** The part of `node:buffer` the gate uses: native UTF-8 length and validation (simdutf in Node). */
 interface NodeBuffers {

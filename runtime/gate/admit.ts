@@ -32,18 +32,18 @@
  *   tool per turn (counted on `ctx.turn`, or per admit without one); arguments already used in the turn fail the
  *   call as `oversize` with `detail.recall = "repeated_arguments"`, since they would return the same result.
  */
-import { deliver, type EventSink, type GateEvent, gateCounters, getDefaultSink, type PolicyMix } from "./events.js";
-import { codeForThrown, diagnosticText, FAILURE_MESSAGES, RETRY_DEFAULTS, transportFailure } from "./failure.js";
-import { checkFieldRules, locate, opaqueTokenProblem } from "./fields.js";
-import { parseJsonText } from "./json-text.js";
-import { type Measured, measureText } from "./measure.js";
-import { toModelContent } from "./model-content.js";
-import { pointerSegment, project } from "./project.js";
-import { hashArguments, sha256Hex, sha256HexNow, sha256HexWebCrypto } from "./provenance.js";
-import { type RawKind, receive } from "./receive.js";
-import { getDefaultSpillStore, type SpillStore } from "./spill.js";
-import { boundText, cleanText, codePointLength, decodeUtf8 } from "./text.js";
-import { Turn } from "./turn.js";
+import { deliver, type EventSink, type GateEvent, gateCounters, getDefaultSink, type PolicyMix } from "../record/events.js";
+import { codeForThrown, diagnosticText, FAILURE_MESSAGES, RETRY_DEFAULTS, transportFailure } from "../failure.js";
+import { checkFieldRules, locate, opaqueTokenProblem } from "../stages/fields.js";
+import { parseJsonText } from "../json-text.js";
+import { type Measured, measureText } from "../stages/measure.js";
+import { toModelContent } from "../stages/model-content.js";
+import { pointerSegment, project } from "../stages/project.js";
+import { hashArguments, sha256Hex, sha256HexNow, sha256HexWebCrypto } from "../record/provenance.js";
+import { type RawKind, receive } from "../stages/receive/receive.js";
+import { getDefaultSpillStore, type SpillStore } from "../policies/spill-store.js";
+import { boundText, cleanText, codePointLength, decodeUtf8 } from "../text.js";
+import { Turn } from "../record/turn.js";
 import type {
   Diagnostics,
   Failure,
@@ -58,7 +58,7 @@ import type {
   ValidateFunction,
   ValidationIssue,
   ViewPlan,
-} from "./types.js";
+} from "../types.js";
 
 /** What a semantic hook learns about the call besides the data. */
 export interface SemanticInfo<I> {

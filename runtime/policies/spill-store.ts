@@ -7,7 +7,7 @@
  * tell from a value whether it was spilled; {@link MemorySpillStore} derives them from the value's sha256, so tests
  * and demos read the same handle on every run.
  */
-import type { SpillReference } from "./types.js";
+import type { SpillReference } from "../types.js";
 
 /** A validated value to keep. */
 export interface SpillEntry {

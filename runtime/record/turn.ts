@@ -5,7 +5,7 @@
  * {@link Turn.report}: whether every expected result arrived complete, and if not which ones are partial, absent
  * or failed and why, so it can compact the context or stop with an answer that says what could not be read.
  */
-import type { FailureCode, Omission, Outcome } from "./types.js";
+import type { FailureCode, Omission, Outcome } from "../types.js";
 
 /** What one tool call contributed to the turn. */
 export type ContributionStatus = "complete" | "partial" | "absent" | "failed";

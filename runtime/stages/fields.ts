@@ -10,8 +10,8 @@
  *   matched on a folded form, so fullwidth letters and Cyrillic or Greek lookalikes read as the words they imitate.
  */
 import { pointerSegment } from "./project.js";
-import { cleanText, utf8Length } from "./text.js";
-import type { FieldPath, FieldRule, ValidationIssue } from "./types.js";
+import { cleanText, utf8Length } from "../text.js";
+import type { FieldPath, FieldRule, ValidationIssue } from "../types.js";
 
 /** A value found at a path, with its concrete instance path. */
 export interface Located {

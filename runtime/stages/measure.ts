@@ -30,8 +30,8 @@
  * limit, and never more than `limit × 128` code units. Special-token text such as `<|endoftext|>` is counted as
  * plain text.
  */
-import { utf8Length } from "./text.js";
-import type { ContextBudget } from "./types.js";
+import { utf8Length } from "../text.js";
+import type { ContextBudget } from "../types.js";
 
 /** The tokenizers a contract can name. */
 export type TokenizerName = NonNullable<ContextBudget["tokenizer"]>;

@@ -6,8 +6,8 @@
  * `Object.prototype`) is defined with `Object.defineProperty`, so `__proto__` stays an own property and never
  * becomes a prototype; any other key is simply assigned.
  */
-import { boundText } from "./text.js";
-import type { Omission, Projection, ViewPlan } from "./types.js";
+import { boundText } from "../text.js";
+import type { Omission, Projection, ViewPlan } from "../types.js";
 
 /** Options for {@link project}. */
 export interface ProjectOptions {

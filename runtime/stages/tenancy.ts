@@ -3,8 +3,8 @@
  * caller's tenant.
  */
 import { locate } from "./fields.js";
-import type { SemanticHook, SemanticViolation } from "./gate.js";
-import type { FieldPath } from "./types.js";
+import type { SemanticHook, SemanticViolation } from "../gate/admit.js";
+import type { FieldPath } from "../types.js";
 
 /**
  * A semantic hook that fails the call (`semantic_violation`, rule `tenant`) when any value at `pointer` (`*` for

@@ -1,7 +1,7 @@
 /**
  * Issue 12, class 4: token measuring is linear in the text. One long run of letters or CJK is one tokenizer chunk,
  * and byte-pair merging one chunk costs the square of its length, so the measure bounds the work per chunk (see
- * runtime/measure.ts): a text longer than `limit × 128` code units is over without counting, and a chunk of more
+ * runtime/stages/measure.ts): a text longer than `limit × 128` code units is over without counting, and a chunk of more
  * than 256 code units counts as its UTF-8 length. What a user relies on: the verdict is never "within" when the
  * tokenizer's exact count is over, text without such runs is counted exactly, and no text blocks the process.
  */
@@ -18,8 +18,8 @@ import {
   MAX_TOKEN_UNITS,
   measureText,
   type TokenizerParts,
-} from "../../runtime/measure.js";
-import { toModelContent } from "../../runtime/model-content.js";
+} from "../../runtime/stages/measure.js";
+import { toModelContent } from "../../runtime/stages/model-content.js";
 import type { ContextBudget } from "../../runtime/types.js";
 import { type AnyAdapter, adaptersOf, generateInto, writeContracts } from "./scratch.js";
 

@@ -16,7 +16,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { toModelContent } from "../../runtime/index.js";
-import { MARKUP_LIKE } from "../../runtime/model-content.js";
+import { MARKUP_LIKE } from "../../runtime/stages/model-content.js";
 import { type AnyAdapter, adaptersOf, generateInto, writeContracts } from "./scratch.js";
 
 /** Code points per admit: the field allows 8,192. */

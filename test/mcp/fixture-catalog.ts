@@ -94,7 +94,10 @@ export async function ensureRuntimeBuilt(): Promise<void> {
 /** Whether every runtime module has a compiled file in dist/ at least as new as the newest runtime source. */
 async function runtimeIsBuilt(): Promise<boolean> {
   const built = path.join(repo, "dist/runtime/index.js");
-  const sources = (await readdir(path.join(repo, "runtime"))).filter((name) => name.endsWith(".ts"));
+  // The runtime has subfolders (gate, stages, policies, record): every source in them counts.
+  const sources = (await readdir(path.join(repo, "runtime"), { recursive: true })).filter((name) =>
+    name.endsWith(".ts"),
+  );
   const newest = Math.max(...sources.map((name) => statSync(path.join(repo, "runtime", name)).mtimeMs));
   const missing = sources.some((name) => !existsSync(path.join(repo, "dist/runtime", name.replace(/\.ts$/, ".js"))));
   return !missing && existsSync(built) && statSync(built).mtimeMs >= newest;

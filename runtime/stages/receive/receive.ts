@@ -21,11 +21,11 @@
  *   against a producer that answers at once, and empty chunks are slowed and then refused (`empty_chunks`);
  * - a producer's `cancel()`/`return()` is awaited at most {@link STOP_GRACE_MS} ms, never past the wait's end.
  */
-import { codeForThrown, isTransportFailure, transportFailureOf } from "./failure.js";
-import { canonicalJson, parsedValueJson, parseJsonText } from "./json-text.js";
-import { type HashedText, hashTextNow, startSha256 } from "./provenance.js";
-import { isWellFormedText, utf8Length } from "./text.js";
-import type { FailureCode, GateFlag, GateStage } from "./types.js";
+import { codeForThrown, isTransportFailure, transportFailureOf } from "../../failure.js";
+import { canonicalJson, parsedValueJson, parseJsonText } from "../../json-text.js";
+import { type HashedText, hashTextNow, startSha256 } from "../../record/provenance.js";
+import { isWellFormedText, utf8Length } from "../../text.js";
+import type { FailureCode, GateFlag, GateStage } from "../../types.js";
 
 /** What the transport delivered, as far as the gate can tell. Used in events and diagnostics. */
 export type RawKind =
