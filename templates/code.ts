@@ -7,6 +7,8 @@
  * never become code by accident: a description holding `"; process.exit()` stays inside its string.
  */
 
+import { commentText } from "../generator/types/text.js";
+
 /** A fragment of code built by this module. Only these go into a template unquoted. */
 export class Code {
   /** @internal */
@@ -120,21 +122,13 @@ export function access(key: string): Code {
   return IDENTIFIER.test(key) ? new Code(`.${key}`) : new Code(`[${quote(key).text}]`);
 }
 
-/**
- * Text for a comment: `*​/` cannot end a block comment early, and line separators cannot end a line comment.
- * Control characters become spaces so the comment reads as one clean line per line of source text.
- */
-export function commentText(text: string): string {
-  return (
-    escapeLineSeparators(text)
-      .replaceAll("*/", "*\\/")
-      .replaceAll("\r\n", "\n")
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is replaced here
-      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, " ")
-  );
-}
+/** Comment text from a contract: the generator's one strict comment writer (see `generator/types/text.ts`). */
+export { commentText };
 
-/** A JSDoc block for a description, or nothing. */
+/**
+ * A JSDoc block for a description, or nothing. The text goes through {@link commentText}: no bidi control, no `*\/`
+ * and no JSDoc tag from a contract reaches the generated code.
+ */
 export function jsdoc(description: string | undefined, indent = ""): Code {
   if (description === undefined || description.trim() === "") return new Code("");
   const lines = commentText(description.trim()).split("\n");

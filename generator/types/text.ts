@@ -3,29 +3,31 @@
  * input; these functions make sure it can neither end a comment or a string early nor change what the code means.
  */
 
-/** Characters that would end a line inside a comment or a string (JavaScript's line terminators). */
-const LINE_TERMINATORS = /\r\n|[\r\u2028\u2029]/g;
+/** Line breaks that become `\n`: CRLF and a lone CR. (U+2028/U+2029 are spelled out instead: see {@link HIDDEN}.) */
+const LINE_BREAKS = /\r\n?/g;
 
 /**
- * Characters written as `\uXXXX` text: controls (NUL, ESC, …), bidi and invisible formatting characters
- * ("Trojan Source": they reorder how code is displayed), and lone surrogates (not encodable as UTF-8).
+ * Characters written as `\uXXXX` text: controls (NUL, ESC, …), the line and paragraph separators (which some tools
+ * treat as line ends), bidi and invisible formatting characters ("Trojan Source": they reorder how code is
+ * displayed), and lone surrogates (not encodable as UTF-8).
  */
 const HIDDEN =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 function hex(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 
 /**
- * A description made safe for a JSDoc block: line breaks normalized to `\n`, hidden characters spelled out,
- * a star-slash written as `*\/` so the comment cannot be closed, and `@` at the start of a word written as `\@` so a
- * description cannot add JSDoc tags (`@deprecated`, `@internal`, which `stripInternal` acts on).
+ * The one writer of comment text from a contract (JSDoc in types and adapters, the generated files' header): line
+ * breaks normalized to `\n`, hidden characters spelled out, a star-slash written as `*\/` so the comment cannot be
+ * closed, and `@` at the start of a word written as `\@` so a description cannot add JSDoc tags (`@deprecated`,
+ * `@internal`, which `stripInternal` acts on).
  */
 export function commentText(description: string): string {
   return description
-    .replace(LINE_TERMINATORS, "\n")
+    .replace(LINE_BREAKS, "\n")
     .replace(HIDDEN, hex)
     .replaceAll("*/", "*\\/")
     .replace(/(^|\s)@/g, "$1\\@")
