@@ -47,12 +47,5 @@ export function duplicateToolError(file: string, tool: string, definedIn: string
   return new ContractError(file, "/name", `the tool ${JSON.stringify(tool)} is already defined in ${definedIn}`);
 }
 
-/** Escape one reference token for a JSON pointer (RFC 6901 section 4). */
-export function escapePointerToken(token: string | number): string {
-  return String(token).replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
-/** Join reference tokens onto a JSON pointer. */
-export function pointerOf(base: string, ...tokens: Array<string | number>): string {
-  return base + tokens.map((t) => `/${escapePointerToken(t)}`).join("");
-}
+/** Re-exported from the schema base, where every pointer is written and read. */
+export { escapePointerToken, pointerOf } from "./schema/pointer.js";

@@ -3,30 +3,10 @@
  *
  * Iterative, never recursive: a hostile contract may nest deeper than the call stack allows.
  */
-import { escapePointerToken } from "./errors.js";
+import { isSchema, isSchemaObject } from "./schema/guards.js";
+import { LIST, MAP, SINGLE } from "./schema/keywords.js";
+import { fragmentToPointer, pointerOf, pointerTokens } from "./schema/pointer.js";
 import type { JsonSchema, SchemaObject } from "./schema.js";
-
-/** Keywords whose value is one subschema (2020-12, 2019-09 and draft-07 together). */
-const SINGLE = [
-  "additionalItems",
-  "additionalProperties",
-  "contains",
-  "contentSchema",
-  "else",
-  "if",
-  "items",
-  "not",
-  "propertyNames",
-  "then",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-] as const;
-
-/** Keywords whose value is an array of subschemas (`items` too, in its draft-07 tuple form). */
-const LIST = ["allOf", "anyOf", "items", "oneOf", "prefixItems"] as const;
-
-/** Keywords whose value maps names to subschemas (`dependencies` maps to a schema or to an array of names). */
-const MAP = ["$defs", "definitions", "dependentSchemas", "patternProperties", "properties", "dependencies"] as const;
 
 /** One subschema met by {@link subschemas}. */
 export interface Visit {
@@ -39,23 +19,20 @@ export interface Visit {
   depth: number;
 }
 
-/** Whether a value is a schema object (not a boolean schema, not an array). */
-export function isSchemaObject(value: unknown): value is SchemaObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** Re-exported: the walks' callers read schemas with the same guard and pointers. */
+export { fragmentToPointer, isSchemaObject };
 
 /** The direct subschemas of one schema object, with the pointer tokens that lead to each. */
 export function* children(schema: SchemaObject): Generator<{ tokens: string[]; keyword: string; schema: JsonSchema }> {
   for (const keyword of SINGLE) {
     const value = schema[keyword];
-    if (isSchemaObject(value) || typeof value === "boolean") yield { tokens: [keyword], keyword, schema: value };
+    if (isSchema(value)) yield { tokens: [keyword], keyword, schema: value };
   }
   for (const keyword of LIST) {
     const value = schema[keyword];
     if (!Array.isArray(value)) continue;
     for (const [i, item] of value.entries()) {
-      if (isSchemaObject(item) || typeof item === "boolean")
-        yield { tokens: [keyword, String(i)], keyword, schema: item };
+      if (isSchema(item)) yield { tokens: [keyword, String(i)], keyword, schema: item };
     }
   }
   for (const keyword of MAP) {
@@ -77,7 +54,7 @@ export function* subschemas(root: JsonSchema, pointer = ""): Generator<Visit> {
     if (!isSchemaObject(visit.schema)) continue;
     const next = [...children(visit.schema)].map((child) => ({
       schema: child.schema,
-      pointer: visit.pointer + child.tokens.map((t) => `/${escapePointerToken(t)}`).join(""),
+      pointer: pointerOf(visit.pointer, ...child.tokens),
       keyword: child.keyword,
       depth: visit.depth + 1,
     }));
@@ -87,11 +64,10 @@ export function* subschemas(root: JsonSchema, pointer = ""): Generator<Visit> {
 
 /** The value at a JSON pointer inside `document`, or `undefined` when nothing is there. */
 export function valueAt(document: unknown, pointer: string): unknown {
-  if (pointer === "") return document;
-  if (!pointer.startsWith("/")) return undefined;
+  const tokens = pointerTokens(pointer);
+  if (tokens === undefined) return undefined;
   let node = document;
-  for (const raw of pointer.slice(1).split("/")) {
-    const token = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+  for (const token of tokens) {
     if (Array.isArray(node)) {
       if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
       node = node[Number(token)];
@@ -102,13 +78,4 @@ export function valueAt(document: unknown, pointer: string): unknown {
     }
   }
   return node;
-}
-
-/** A JSON pointer written in a URI fragment is percent-encoded (RFC 6901 section 6); a bad escape is taken literally. */
-export function fragmentToPointer(fragment: string): string {
-  try {
-    return decodeURIComponent(fragment);
-  } catch {
-    return fragment;
-  }
 }

@@ -8,6 +8,9 @@
  * numeric/string/size bounds, `format`, `uniqueItems`). `$dynamicRef`/`$recursiveRef` and references this stage
  * cannot follow become `unknown`.
  */
+import { isSchemaObject } from "../schema/guards.js";
+import { LIST, MAP, SINGLE } from "../schema/keywords.js";
+import { fragmentToPointer, pointerTokens } from "../schema/pointer.js";
 import type { Dialect, JsonSchema, SchemaObject } from "../schema.js";
 import { type NameRegistry, pascalCase } from "./names.js";
 import { dialectOfUri, normalizeSchema } from "./rules.js";
@@ -33,54 +36,14 @@ export interface Unit {
   schema: SafeSchema;
 }
 
-function isSchemaObject(value: unknown): value is SchemaObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Keywords that make a schema constrain objects / arrays (after the pre-pass rules). */
 const OBJECT_KEYWORDS = ["properties", "patternProperties", "additionalProperties", "required"];
 const ARRAY_KEYWORDS = ["prefixItems", "items"];
 
-/** Subschema positions, for finding every `$ref` in a document. */
-const SCHEMA_KEYWORDS = [
-  "additionalProperties",
-  "unevaluatedProperties",
-  "items",
-  "additionalItems",
-  "unevaluatedItems",
-  "contains",
-  "propertyNames",
-  "not",
-  "if",
-  "then",
-  "else",
-  "contentSchema",
-];
-const SCHEMA_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
-const SCHEMA_MAP_KEYWORDS = [
-  "properties",
-  "patternProperties",
-  "$defs",
-  "definitions",
-  "dependentSchemas",
-  "dependencies",
-];
-
 /** Decode a `#/…` reference into pointer tokens (RFC 6901 section 6), or undefined when it is not one. */
-export function pointerTokens(ref: string): string[] | undefined {
-  if (!ref.startsWith("#")) return undefined;
-  let fragment = ref.slice(1);
-  try {
-    fragment = decodeURIComponent(fragment);
-  } catch {
-    // a literal `%` that is not an escape: read the fragment as written
-  }
-  if (fragment === "") return [];
-  if (!fragment.startsWith("/")) return undefined;
-  return fragment
-    .slice(1)
-    .split("/")
-    .map((token) => token.replaceAll("~1", "/").replaceAll("~0", "~"));
+function refTokens(ref: string): string[] | undefined {
+  // a literal `%` that is not an escape: the fragment is read as written
+  return ref.startsWith("#") ? pointerTokens(fragmentToPointer(ref.slice(1))) : undefined;
 }
 
 /** The value at `tokens` inside `root` (own keys only), or undefined. */
@@ -176,18 +139,18 @@ export class RequestLowering {
       seen.add(node);
       const here = dialectOfUri(node.$schema, inherited);
       if (typeof node.$ref === "string") {
-        const tokens = pointerTokens(node.$ref);
+        const tokens = refTokens(node.$ref);
         const target = tokens && valueAt(this.#root, tokens);
         if (target && isSchemaObject(target.value) && !this.#targets.has(target.value)) {
           this.#targets.set(target.value, { tokens, dialect: here });
         }
       }
-      for (const key of SCHEMA_KEYWORDS) if (Object.hasOwn(node, key)) visit(node[key], here);
-      for (const key of SCHEMA_LIST_KEYWORDS) {
+      for (const key of SINGLE) if (Object.hasOwn(node, key)) visit(node[key], here);
+      for (const key of LIST) {
         const list = node[key];
         if (Object.hasOwn(node, key) && Array.isArray(list)) for (const item of list) visit(item, here);
       }
-      for (const key of SCHEMA_MAP_KEYWORDS) {
+      for (const key of MAP) {
         const map = node[key];
         if (Object.hasOwn(node, key) && isSchemaObject(map)) for (const item of Object.values(map)) visit(item, here);
       }
@@ -216,7 +179,7 @@ export class RequestLowering {
   }
 
   #resolve(ref: string): { value: unknown; tokens: string[] } | undefined {
-    const tokens = pointerTokens(ref);
+    const tokens = refTokens(ref);
     const found = tokens && valueAt(this.#root, tokens);
     return found && tokens ? { value: found.value, tokens } : undefined;
   }

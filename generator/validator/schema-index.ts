@@ -5,7 +5,9 @@
  * The feature checks in `unsupported.ts` use it to follow `$ref` and to know which schema resource a keyword sits in.
  * Walks are iterative: a hostile contract may nest deeper than the call stack allows.
  */
-import { escapePointerToken } from "../errors.js";
+import { isSchema, isSchemaObject } from "../schema/guards.js";
+import { SINGLE_SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP } from "../schema/keywords.js";
+import { escapePointerToken, pointerTokens } from "../schema/pointer.js";
 import type { Dialect, JsonSchema, ResolvedSchema, SchemaObject } from "../schema.js";
 
 /** One subschema and where it sits. */
@@ -23,70 +25,8 @@ export interface SchemaNode {
   keywords: readonly string[];
 }
 
-/** Keywords whose value is one subschema, by dialect. */
-const SINGLE_SUBSCHEMA: Record<Dialect, readonly string[]> = {
-  "2020-12": [
-    "additionalProperties",
-    "contains",
-    "contentSchema",
-    "else",
-    "if",
-    "items",
-    "not",
-    "propertyNames",
-    "then",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-  ],
-  "2019-09": [
-    "additionalItems",
-    "additionalProperties",
-    "contains",
-    "contentSchema",
-    "else",
-    "if",
-    "items",
-    "not",
-    "propertyNames",
-    "then",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-  ],
-  "draft-07": [
-    "additionalItems",
-    "additionalProperties",
-    "contains",
-    "else",
-    "if",
-    "items",
-    "not",
-    "propertyNames",
-    "then",
-  ],
-};
-
-/** Keywords whose value is an array of subschemas, by dialect (`items` in its tuple form before 2020-12). */
-const SUBSCHEMA_LIST: Record<Dialect, readonly string[]> = {
-  "2020-12": ["allOf", "anyOf", "oneOf", "prefixItems"],
-  "2019-09": ["allOf", "anyOf", "oneOf", "items"],
-  "draft-07": ["allOf", "anyOf", "oneOf", "items"],
-};
-
-/** Keywords whose value maps names to subschemas, by dialect (`dependencies` also maps to arrays of names). */
-const SUBSCHEMA_MAP: Record<Dialect, readonly string[]> = {
-  "2020-12": ["$defs", "definitions", "dependentSchemas", "patternProperties", "properties"],
-  "2019-09": ["$defs", "definitions", "dependentSchemas", "patternProperties", "properties"],
-  "draft-07": ["definitions", "dependencies", "patternProperties", "properties"],
-};
-
-/** Whether a value is a schema object (not a boolean schema, not an array, not null). */
-export function isSchemaObject(value: unknown): value is SchemaObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isSchema(value: unknown): value is JsonSchema {
-  return typeof value === "boolean" || isSchemaObject(value);
-}
+/** Re-exported for the validator's modules, which read schemas through this index. */
+export { isSchemaObject };
 
 /** The direct subschemas of one schema object in a dialect, each with the keyword tokens leading to it. */
 export function* childSchemas(
@@ -134,19 +74,14 @@ export function resolveUri(reference: string, base: string): string | undefined 
 }
 
 /** Decode the reference tokens of a JSON pointer written as a URI fragment (RFC 6901 sections 4 and 6). */
-function pointerTokens(fragment: string): string[] | undefined {
+function fragmentTokens(fragment: string): string[] | undefined {
   let decoded: string;
   try {
     decoded = decodeURIComponent(fragment);
   } catch {
     return undefined;
   }
-  if (decoded === "") return [];
-  if (!decoded.startsWith("/")) return undefined;
-  return decoded
-    .slice(1)
-    .split("/")
-    .map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+  return pointerTokens(decoded);
 }
 
 /** All subschemas reachable from a resolved schema: its root and every referenced document. */
@@ -190,7 +125,7 @@ export class SchemaIndex {
     const hash = target.indexOf("#");
     const resource = hash < 0 ? target : target.slice(0, hash);
     const fragment = hash < 0 ? "" : target.slice(hash + 1);
-    const tokens = pointerTokens(fragment);
+    const tokens = fragmentTokens(fragment);
     if (tokens === undefined) return this.byAnchor.get(`${resource}#${fragment}`);
     const resourceRoot = this.byResource.get(resource);
     if (resourceRoot === undefined) return undefined;

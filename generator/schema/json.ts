@@ -1,0 +1,28 @@
+/**
+ * JSON text the generator writes or hashes: canonical JSON (shared with the runtime, so both hash the same text) and
+ * the sorted, indented JSON of the lock and its record.
+ */
+import { canonicalJson } from "../../runtime/json-text.js";
+
+/** Canonical JSON (keys sorted, no white space), shared with the runtime so both hash the same text. */
+export { canonicalJson };
+
+/** JSON with keys sorted at every level, two-space indented; undefined members are left out. */
+export function sortedJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value), null, 2);
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  const record = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record).sort())
+    if (record[key] !== undefined) defineOwn(out, key, sortKeys(record[key]));
+  return out;
+}
+
+/** Set an own, enumerable property: a key such as `__proto__` (a tool may be named so) must not set a prototype. */
+export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
