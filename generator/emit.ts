@@ -1,5 +1,7 @@
 /**
  * The emit stage: run every template over the tool models and collect the files, by path under the output folder.
+ * It owns all of its output: the tools' files, the catalog's, and the lock with the record of the run, written once.
+ * Nothing but this stage imports `templates/`.
  */
 import { adapterModule } from "../templates/adapter.js";
 import { catalogModule } from "../templates/catalog.js";
@@ -15,7 +17,9 @@ import {
 } from "../templates/validate.js";
 import { viewModule } from "../templates/view.js";
 import { ContractError } from "./errors.js";
+import { compareText } from "./load.js";
 import type { ToolModel } from "./model.js";
+import { LOCK_FILE, type RecordContext, recordRun } from "./record.js";
 import { emitTypes } from "./types/index.js";
 import { assembleModule, compileValidators, type ValidatorRequest } from "./validator/index.js";
 
@@ -53,20 +57,38 @@ export async function emitTool(tool: ToolModel, version: string): Promise<Emitte
   return files;
 }
 
+/** What the lock's record keeps of the run: where it ran, and every file it read with the hash of what it parsed. */
+export interface RunInputs {
+  context: RecordContext;
+  /** Absolute path → hash of the content parsed (`inputsRead` in `record.ts`). */
+  read: ReadonlyMap<string, string>;
+}
+
 /**
- * The files that describe the whole catalog: `index.ts`, `validators.js` (every result validator) with its
- * `validators.d.ts`, and `toolgate.lock.json`.
+ * The whole output of a run, sorted by path: every tool's files, the files that describe the catalog (`index.ts`,
+ * `validators.js` with every result validator, its `validators.d.ts`), and `toolgate.lock.json`, whose record
+ * covers every other file and the lock itself without its record.
  */
-export function emitCatalog(tools: readonly ToolModel[], version: string, source: string): EmittedFiles {
+export function emitCatalog(
+  tools: readonly ToolModel[],
+  version: string,
+  source: string,
+  toolFiles: EmittedFiles,
+  run: RunInputs,
+): EmittedFiles {
   const results = compileValidators(
     tools.map((tool) => ({ exportName: tool.names.resultValidator, schema: tool.result, formats: tool.formats })),
   );
   if ("refusals" in results) throw new Error("a result validator the tool's own module compiled was refused");
   const top = header(version, source);
-  return new Map([
+  const files: EmittedFiles = new Map([
+    ...toolFiles,
     ["index.ts", top + String(catalogModule(tools))],
     ["validators.d.ts", top + String(catalogValidatorsDeclarations(tools))],
     ["validators.js", top + catalogValidatorsModule(tools, assembleModule(results.validators))],
-    ["toolgate.lock.json", lockFile(tools, version, source)],
   ]);
+  // The record hashes the lock as it reads without one, so a later `--check` can answer from the committed files.
+  const bare = new Map([...files, [LOCK_FILE, lockFile(tools, version, source)]]);
+  files.set(LOCK_FILE, lockFile(tools, version, source, recordRun(run.context, run.read, bare)));
+  return new Map([...files].sort(([a], [b]) => compareText(a, b)));
 }

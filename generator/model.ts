@@ -3,10 +3,10 @@
  * cross-check between the schema and the `x-toolgate` settings done.
  */
 import type { ContextBudget, FieldRule, OversizePolicy, ToolLimits } from "../runtime/types.js";
-import { camelCase, folderName, NameScope } from "../templates/names.js";
 import type { BoundsReport, Finding } from "./checks/index.js";
 import { ContractError } from "./errors.js";
 import type { LoadedContract } from "./load.js";
+import { camelCase, folderName, NameScope } from "./names.js";
 import type { ResolvedSchema } from "./schema.js";
 import { planView, type TypedPlan } from "./view-plan.js";
 import { DEFAULTS } from "./x-toolgate.js";

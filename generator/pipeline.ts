@@ -4,17 +4,16 @@
  * run reports all of them.
  */
 import path from "node:path";
-import { lockFile } from "../templates/lock.js";
 import { checkBounds, type Finding } from "./checks/index.js";
+import { checkSchemaSafety } from "./checks/safety.js";
 import { dialectMisuse, dialectOf } from "./dialect.js";
 import { type EmittedFiles, emitCatalog, emitTool } from "./emit.js";
 import { type ContractError, ContractErrors, collectContractErrors, duplicateToolError } from "./errors.js";
 import { compareText, displayPath, findContracts, type LoadedContract, loadContract } from "./load.js";
 import { modelTool, nameScopes, type ToolModel } from "./model.js";
 import { toolgateVersion } from "./package.js";
-import { inputsRead, LOCK_FILE, recordRun } from "./record.js";
+import { inputsRead } from "./record.js";
 import { type ResolveOptions, resolveSchema } from "./resolve.js";
-import { checkSchemaSafety } from "./checks/safety.js";
 import type { JsonSchema, ResolvedSchema } from "./schema.js";
 
 /** What `generate` needs to know. */
@@ -122,7 +121,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }
   if (errors.length > 0) return { ok: false, errors, tools: summaries };
   const source = `${displayPath(path.resolve(options.schemas))}/`;
-  for (const [name, content] of emitCatalog(tools, version, source)) files.set(name, content);
   // Every file the run read, with the hash of the content it parsed.
   const read = inputsRead(
     tools.flatMap((tool) => [
@@ -131,19 +129,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ...Object.entries(tool.input?.files ?? {}),
     ]),
   );
-  const inputs = [...read.keys()].sort(compareText);
-  // The lock records this run, so a later `--check` can answer from the committed files alone.
-  const record = recordRun(
-    { schemas: path.resolve(options.schemas), remotes: resolveOptions.remotes, roots: options.roots },
-    read,
-    files,
-  );
-  files.set(LOCK_FILE, lockFile(tools, version, source, record));
+  const context = { schemas: path.resolve(options.schemas), remotes: resolveOptions.remotes, roots: options.roots };
   return {
     ok: true,
-    files: new Map([...files].sort(([a], [b]) => compareText(a, b))),
+    files: emitCatalog(tools, version, source, files, { context, read }),
     tools: summaries,
-    inputs,
+    inputs: [...read.keys()].sort(compareText),
   };
 }
 

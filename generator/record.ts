@@ -15,12 +15,11 @@
  */
 import { createRequire } from "node:module";
 import path from "node:path";
-import { canonicalJson } from "../runtime/json-text.js";
-import { sortedJson } from "../templates/lock.js";
 import { readBoundedFile } from "./files.js";
 import { inputHashOf, sha256Hex } from "./input-hash.js";
 import { displayPath, findContracts } from "./load.js";
 import { packageRoot, toolgateVersion } from "./package.js";
+import { canonicalJson, defineOwn, sortedJson } from "./schema/json.js";
 
 /** The lock's own file name, in the output folder. */
 export const LOCK_FILE = "toolgate.lock.json";
@@ -95,11 +94,6 @@ export function generatorIdentity(): { [name: string]: string } {
  */
 async function inputHash(file: string): Promise<string> {
   return inputHashOf(file, await readBoundedFile(file));
-}
-
-/** Set an own, enumerable property: a file or prefix named `__proto__` must not set a prototype. */
-function defineOwn(target: { [key: string]: string }, key: string, value: string): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** A path relative to the contracts folder, `/`-separated (`.` for the folder itself). */

@@ -2,11 +2,12 @@
  * One side of a review: every contract in a folder, read the way `generate` reads it (load, dialect, resolve, view
  * plan), reduced to what a comparison needs. Nothing here depends on generated code.
  */
-import { viewFields } from "../../templates/lock.js";
+
 import { dialectMisuse, dialectOf } from "../dialect.js";
 import { ContractError, ContractErrors, collectContractErrors, duplicateToolError } from "../errors.js";
 import { compareText, displayPath, findContracts, type LoadedContract, loadContract } from "../load.js";
 import { type ResolveOptions, resolveSchema } from "../resolve.js";
+import { viewFields } from "../schema/view-fields.js";
 import type { Dialect, JsonSchema } from "../schema.js";
 import { planView } from "../view-plan.js";
 import { DEFAULTS } from "../x-toolgate.js";

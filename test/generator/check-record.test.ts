@@ -18,8 +18,8 @@ import {
   type LockRecord,
   recordedFresh,
 } from "../../generator/record.js";
+import { sortedJson } from "../../generator/schema/json.js";
 import { generatedFiles } from "../../generator/write.js";
-import { sortedJson } from "../../templates/lock.js";
 
 async function toolgate(...argv: string[]) {
   const out: string[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { camelCase, folderName, NameScope, pascalCase } from "../../generator/names.js";
 import { access, commentText, ident, jsdoc, literal, propertyKey, quote, ts, typeKey } from "../../templates/code.js";
-import { camelCase, folderName, NameScope, pascalCase } from "../../templates/names.js";
 
 /** Evaluate an expression the way a module would, without eval: through JSON where it is JSON. */
 function roundTrip(code: string): unknown {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ContractError } from "../../generator/errors.js";
+import { viewFields } from "../../generator/schema/view-fields.js";
 import type { JsonSchema } from "../../generator/schema.js";
 import { planView, runtimePlan } from "../../generator/view-plan.js";
-import { viewFields } from "../../templates/lock.js";
 import { viewType } from "../../templates/view.js";
 
 const search: JsonSchema = {

@@ -14,7 +14,7 @@ import { emitValidators } from "../../generator/validator/index.js";
 import { foldNullable } from "../../generator/validator/nullable-fold.js";
 import { SchemaIndex } from "../../generator/validator/schema-index.js";
 import { findUnsupportedFeatures } from "../../generator/validator/unsupported.js";
-import { resolved } from "../validator/load.js";
+import { resolved } from "./load.js";
 
 /** Fuzz runs; `TOOLGATE_FUZZ_RUNS=20000` searches harder, `TOOLGATE_FUZZ_SEED` elsewhere. */
 const RUNS = Number(process.env.TOOLGATE_FUZZ_RUNS ?? 1000);
