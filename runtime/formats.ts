@@ -358,9 +358,38 @@ const ID_CONTINUE_RUN = /[\p{ID_Continue}$\u200c\u200d]*/uy;
 const ID_START_ONLY = /^[\p{ID_Start}$_]$/u;
 const ID_CONTINUE_ONLY = /^[\p{ID_Continue}$\u200c\u200d]$/u;
 
-/** 1 for an ASCII character that is a literal atom wherever it stands outside a class. */
-const PLAIN = new Uint8Array(0x80);
-for (let unit = 0; unit < 0x80; unit++) PLAIN[unit] = "\\^$()|*+?{[".includes(String.fromCharCode(unit)) ? 0 : 1;
+// What each ASCII character is outside a class: a literal atom (most of any long pattern, so one lookup decides
+// it) or one of these, which a switch over small numbers takes in one jump.
+const LITERAL = 0;
+const ESCAPE = 1;
+const ASSERTION = 2; // ^ $
+const OPEN = 3;
+const CLOSE = 4;
+const BAR = 5;
+const REPEAT = 6; // * + ?
+const BRACE = 7;
+const CLASS = 8;
+const ROLE = new Uint8Array(0x80);
+for (const [characters, role] of [
+  ["\\", ESCAPE],
+  ["^$", ASSERTION],
+  ["(", OPEN],
+  [")", CLOSE],
+  ["|", BAR],
+  ["*+?", REPEAT],
+  ["{", BRACE],
+  ["[", CLASS],
+] as const) {
+  for (const character of characters) ROLE[character.charCodeAt(0)] = role;
+}
+
+/**
+ * The code unit at `at`, or -1 past the end. Past the end `charCodeAt` gives NaN, and V8 then drops the optimized
+ * code of the loop at the end of every pattern, so the next one starts slow again.
+ */
+function unitAt(str: string, at: number): number {
+  return at < str.length ? str.charCodeAt(at) : -1;
+}
 
 /** Whether a code unit is an ASCII letter, digit, `$` or `_`: the ASCII part of ID_Continue with `$`. */
 function isAsciiNamePart(unit: number): boolean {
@@ -372,7 +401,7 @@ function isDigit(unit: number): boolean {
   return unit >= 0x30 && unit <= 0x39;
 }
 
-/** The value of a hexadecimal digit, or -1 (also for NaN, past the end). */
+/** The value of a hexadecimal digit, or -1 for any other code unit and for the end (see `unitAt`). */
 function hexValue(unit: number): number {
   if (unit >= 0x30 && unit <= 0x39) return unit - 0x30;
   const lower = unit | 0x20;
@@ -383,7 +412,7 @@ function hexValue(unit: number): number {
 function hexDigits(str: string, at: number, count: number): number {
   let value = 0;
   for (let i = at; i < at + count; i++) {
-    const digit = hexValue(str.charCodeAt(i));
+    const digit = hexValue(unitAt(str, i));
     if (digit < 0) return -1;
     value = value * 16 + digit;
   }
@@ -396,20 +425,20 @@ function hexDigits(str: string, at: number, count: number): number {
  * or -1 when it is no such escape (V8: "Invalid Unicode escape"; any other backslash is an invalid name).
  */
 function readNameEscape(str: string, at: number): number {
-  if (str.charCodeAt(at + 1) !== 0x75) return -1;
-  if (str.charCodeAt(at + 2) === 0x7b) {
+  if (unitAt(str, at + 1) !== 0x75) return -1;
+  if (unitAt(str, at + 2) === 0x7b) {
     let i = at + 3;
     let value = 0;
-    if (hexValue(str.charCodeAt(i)) < 0) return -1;
-    for (let digit = hexValue(str.charCodeAt(i)); digit >= 0; digit = hexValue(str.charCodeAt(++i))) {
+    if (hexValue(unitAt(str, i)) < 0) return -1;
+    for (let digit = hexValue(unitAt(str, i)); digit >= 0; digit = hexValue(unitAt(str, ++i))) {
       value = value * 16 + digit;
       if (value > 0x10ffff) return -1;
     }
-    return str.charCodeAt(i) === 0x7d ? (i + 1) * ESCAPE_END + value : -1;
+    return unitAt(str, i) === 0x7d ? (i + 1) * ESCAPE_END + value : -1;
   }
   const lead = hexDigits(str, at + 2, 4);
   if (lead < 0) return -1;
-  if (lead >= 0xd800 && lead <= 0xdbff && str.charCodeAt(at + 6) === 0x5c && str.charCodeAt(at + 7) === 0x75) {
+  if (lead >= 0xd800 && lead <= 0xdbff && unitAt(str, at + 6) === 0x5c && unitAt(str, at + 7) === 0x75) {
     const trail = hexDigits(str, at + 8, 4);
     if (trail >= 0xdc00 && trail <= 0xdfff) {
       return (at + 12) * ESCAPE_END + ((lead - 0xd800) << 10) + (trail - 0xdc00) + 0x10000;
@@ -427,7 +456,7 @@ function readGroupName(str: string, from: number): { name: string; end: number }
   let i = from;
   let name = "";
   let copied = from; // text before this index is in `name`
-  const first = str.charCodeAt(i);
+  const first = unitAt(str, i);
   if (first === 0x5c) {
     const read = readNameEscape(str, i);
     if (read < 0) return undefined;
@@ -444,8 +473,8 @@ function readGroupName(str: string, from: number): { name: string; end: number }
     i = ID_START_AT.lastIndex;
   }
   for (;;) {
-    let unit = str.charCodeAt(i);
-    while (isAsciiNamePart(unit)) unit = str.charCodeAt(++i);
+    let unit = unitAt(str, i);
+    while (isAsciiNamePart(unit)) unit = unitAt(str, ++i);
     if (unit === 0x3e) return { name: name + str.slice(copied, i), end: i + 1 };
     if (unit === 0x5c) {
       const read = readNameEscape(str, i);
@@ -473,16 +502,23 @@ function readGroupName(str: string, from: number): { name: string; end: number }
  */
 function readBraces(str: string, at: number): number {
   let i = at + 1;
-  if (!isDigit(str.charCodeAt(i))) return -1;
+  let unit = unitAt(str, i);
+  if (!isDigit(unit)) return -1;
   let min = 0;
-  for (; isDigit(str.charCodeAt(i)); i++) min = Math.min(min * 10 + str.charCodeAt(i) - 0x30, QUANTIFIER_INFINITY);
-  if (str.charCodeAt(i) === 0x7d) return i + 1;
-  if (str.charCodeAt(i) !== 0x2c) return -1;
-  i++;
-  if (str.charCodeAt(i) === 0x7d) return i + 1;
+  for (; isDigit(unit); unit = unitAt(str, ++i)) {
+    min = min * 10 + unit - 0x30;
+    if (min > QUANTIFIER_INFINITY) min = QUANTIFIER_INFINITY;
+  }
+  if (unit === 0x7d) return i + 1;
+  if (unit !== 0x2c) return -1;
+  unit = unitAt(str, ++i);
+  if (unit === 0x7d) return i + 1;
   let max = 0;
-  for (; isDigit(str.charCodeAt(i)); i++) max = Math.min(max * 10 + str.charCodeAt(i) - 0x30, QUANTIFIER_INFINITY);
-  if (str.charCodeAt(i) !== 0x7d) return -1;
+  for (; isDigit(unit); unit = unitAt(str, ++i)) {
+    max = max * 10 + unit - 0x30;
+    if (max > QUANTIFIER_INFINITY) max = QUANTIFIER_INFINITY;
+  }
+  if (unit !== 0x7d) return -1;
   return max < min ? -2 : i + 1;
 }
 
@@ -493,10 +529,10 @@ function readBraces(str: string, at: number): number {
  * their digits are `x` and `u`, `\1`–`\7` are octal, and any other character stands for itself.
  */
 function readClassAtom(str: string, at: number, named: boolean): number {
-  const unit = str.charCodeAt(at);
+  const unit = unitAt(str, at);
   if (unit !== 0x5c) return ATOM_LENGTH + unit;
   if (at + 1 >= str.length) return -1;
-  const next = str.charCodeAt(at + 1);
+  const next = unitAt(str, at + 1);
   switch (next) {
     case 0x62: // \b, the backspace
       return 2 * ATOM_LENGTH + 0x08;
@@ -508,7 +544,7 @@ function readClassAtom(str: string, at: number, named: boolean): number {
     case 0x57:
       return 2 * ATOM_LENGTH + CLASS_ESCAPE;
     case 0x63: {
-      const control = str.charCodeAt(at + 2);
+      const control = unitAt(str, at + 2);
       const lower = control | 0x20;
       if ((lower >= 0x61 && lower <= 0x7a) || isDigit(control) || control === 0x5f) {
         return 3 * ATOM_LENGTH + (control & 0x1f);
@@ -526,11 +562,11 @@ function readClassAtom(str: string, at: number, named: boolean): number {
       // Up to three octal digits while the value stays below 256.
       let value = next - 0x30;
       let length = 2;
-      const second = str.charCodeAt(at + 2);
+      const second = unitAt(str, at + 2);
       if (second >= 0x30 && second <= 0x37) {
         value = value * 8 + second - 0x30;
         length = 3;
-        const third = str.charCodeAt(at + 3);
+        const third = unitAt(str, at + 3);
         if (value < 32 && third >= 0x30 && third <= 0x37) {
           value = value * 8 + third - 0x30;
           length = 4;
@@ -569,16 +605,16 @@ function readClassAtom(str: string, at: number, named: boolean): number {
  * by code unit (a surrogate pair is two).
  */
 function readClass(str: string, from: number, named: boolean): number {
-  let i = str.charCodeAt(from) === 0x5e ? from + 1 : from;
+  let i = unitAt(str, from) === 0x5e ? from + 1 : from;
   while (i < str.length) {
-    if (str.charCodeAt(i) === 0x5d) return i + 1;
+    if (unitAt(str, i) === 0x5d) return i + 1;
     const first = readClassAtom(str, i, named);
     if (first < 0) return -1;
     i += first >>> 17;
-    if (str.charCodeAt(i) !== 0x2d) continue;
+    if (unitAt(str, i) !== 0x2d) continue;
     i++;
     if (i >= str.length) return -1;
-    if (str.charCodeAt(i) === 0x5d) return i + 1;
+    if (unitAt(str, i) === 0x5d) return i + 1;
     const second = readClassAtom(str, i, named);
     if (second < 0) return -1;
     i += second >>> 17;
@@ -596,17 +632,17 @@ function readClass(str: string, from: number, named: boolean): number {
  */
 function hasNamedGroup(str: string): boolean {
   for (let i = 0; i < str.length; i++) {
-    const unit = str.charCodeAt(i);
+    const unit = unitAt(str, i);
     if (unit === 0x5c) {
       i++;
     } else if (unit === 0x5b) {
       for (i++; i < str.length; i++) {
-        const inner = str.charCodeAt(i);
+        const inner = unitAt(str, i);
         if (inner === 0x5c) i++;
         else if (inner === 0x5d) break;
       }
-    } else if (unit === 0x28 && str.charCodeAt(i + 1) === 0x3f && str.charCodeAt(i + 2) === 0x3c) {
-      const after = str.charCodeAt(i + 3);
+    } else if (unit === 0x28 && unitAt(str, i + 1) === 0x3f && unitAt(str, i + 2) === 0x3c) {
+      const after = unitAt(str, i + 3);
       if (after !== 0x3d && after !== 0x21) return true;
     }
   }
@@ -625,26 +661,30 @@ export function isRegExpSource(source: string): boolean {
   let captures = 0;
   let before = NOTHING;
   let i = 0;
-  while (i < source.length) {
+  const length = source.length;
+  while (i < length) {
     const unit = source.charCodeAt(i);
-    if (unit >= 0x80 || PLAIN[unit] === 1) {
-      // Most of a long pattern is literals: one lookup instead of the switch.
+    const role = unit < 0x80 ? (ROLE[unit] as number) : LITERAL;
+    if (role === LITERAL) {
+      // `.`, `]`, `}` and every other character
       before = ATOM;
       i++;
       continue;
     }
-    switch (unit) {
-      case 0x5c: {
-        // An escape. Outside a class only `\b`, `\B`, `\k` (with named groups) and a `\` at the end are more than
-        // one atom: `\c` without a letter, `\x`, `\u` without digits and `\8` are literals, `\1` a reference or
-        // octal, and what follows them is read as it stands (`\u{2,1}` is `u` and a quantifier out of order).
+    switch (role) {
+      case ESCAPE: {
+        // An escape. Outside a class `\b` and `\B` are assertions, `\k` starts a reference where named groups
+        // exist, and a `\` at the end is an error; every other escape is an atom that cannot fail, so its first
+        // two code units are skipped and the rest is read as it stands, to the same verdict: `\c` without a letter
+        // is a backslash and `c`, `\x` and `\u` without their digits are `x` and `u`, `\8` is `8`, `\1` a
+        // reference or octal (and `\u{2,1}` is `u` with braces out of order).
         if (i + 1 >= source.length) return false;
-        const next = source.charCodeAt(i + 1);
+        const next = unitAt(source, i + 1);
         if (next === 0x62 || next === 0x42) {
           before = NOTHING;
           i += 2;
         } else if (next === 0x6b && named) {
-          if (source.charCodeAt(i + 2) !== 0x3c) return false;
+          if (unitAt(source, i + 2) !== 0x3c) return false;
           const reference = readGroupName(source, i + 3);
           if (reference === undefined) return false;
           if (!names.has(reference.name)) references.push(reference.name);
@@ -656,19 +696,18 @@ export function isRegExpSource(source: string): boolean {
         }
         break;
       }
-      case 0x5e: // ^
-      case 0x24: // $
+      case ASSERTION:
         before = NOTHING;
         i++;
         break;
-      case 0x28: {
+      case OPEN: {
         let kind = GROUP;
-        if (source.charCodeAt(i + 1) !== 0x3f) {
+        if (unitAt(source, i + 1) !== 0x3f) {
           if (++captures > MAX_CAPTURES) return false;
           i++;
         } else {
-          const form = source.charCodeAt(i + 2);
-          const after = source.charCodeAt(i + 3);
+          const form = unitAt(source, i + 2);
+          const after = unitAt(source, i + 3);
           if (form === 0x3a || form === 0x3d || form === 0x21) {
             i += 3; // (?: (?= (?!
           } else if (form === 0x3c && (after === 0x3d || after === 0x21)) {
@@ -688,23 +727,21 @@ export function isRegExpSource(source: string): boolean {
         before = NOTHING;
         break;
       }
-      case 0x29:
+      case CLOSE:
         if (open.length === 0) return false;
         before = open.pop() === LOOKBEHIND_GROUP ? LOOKBEHIND : ATOM;
         i++;
         break;
-      case 0x7c: // |
+      case BAR:
         before = NOTHING;
         i++;
         break;
-      case 0x2a: // * + ?
-      case 0x2b:
-      case 0x3f:
+      case REPEAT:
         if (before !== ATOM) return false;
-        i += source.charCodeAt(i + 1) === 0x3f ? 2 : 1;
+        i += unitAt(source, i + 1) === 0x3f ? 2 : 1;
         before = NOTHING;
         break;
-      case 0x7b: {
+      case BRACE: {
         // A `{` that does not start a braced quantifier is a literal; one that does needs an atom before it.
         const end = readBraces(source, i);
         if (end === -1) {
@@ -713,20 +750,17 @@ export function isRegExpSource(source: string): boolean {
           break;
         }
         if (end === -2 || before !== ATOM) return false;
-        i = source.charCodeAt(end) === 0x3f ? end + 1 : end;
+        i = unitAt(source, end) === 0x3f ? end + 1 : end;
         before = NOTHING;
         break;
       }
-      case 0x5b: {
+      default: {
+        // CLASS: its own reader, which gives the index after its `]`
         const end = readClass(source, i + 1, named);
         if (end < 0) return false;
         before = ATOM;
         i = end;
-        break;
       }
-      default: // `.`, `]`, `}` and every other character
-        before = ATOM;
-        i++;
     }
   }
   if (open.length > 0) return false;
