@@ -2,19 +2,7 @@
  * `toolgate/runtime`: the gate generated adapters run, and the one symbol table generated code imports from.
  * Cheap to import: the tokenizer, OpenTelemetry and the file system are loaded only when used.
  */
-export {
-  type CounterSnapshot,
-  deliver,
-  type EventSink,
-  fanOut,
-  GateCounters,
-  type GateEvent,
-  gateCounters,
-  getDefaultSink,
-  jsonLinesSink,
-  type PolicyMix,
-  setDefaultSink,
-} from "./record/events.js";
+
 export {
   codeForThrown,
   FAILURE_CODES,
@@ -24,25 +12,23 @@ export {
   type TransportFailure,
   transportFailure,
 } from "./failure.js";
-export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./stages/fields.js";
 // What generated validators call, from their own light entries (`toolgate/runtime/formats`, `…/validators`).
 export { formatValidators } from "./formats.js";
-export {
-  type AdmitContext,
-  defineTool,
-  type GateHooks,
-  type InputCheck,
-  previewPlan,
-  type RecallHook,
-  type RecallInfo,
-  type SemanticHook,
-  type SemanticInfo,
-  type SemanticVerdict,
-  type SemanticViolation,
-  type SummarizeHook,
-  type SummarizeInfo,
-  type ToolAdapter,
-} from "./gate/admit.js";
+export { defineTool } from "./gate/adapter.js";
+export type {
+  AdmitContext,
+  GateHooks,
+  InputCheck,
+  RecallHook,
+  RecallInfo,
+  SemanticHook,
+  SemanticInfo,
+  SemanticVerdict,
+  SemanticViolation,
+  SummarizeHook,
+  SummarizeInfo,
+  ToolAdapter,
+} from "./gate/context.js";
 export {
   canonicalJson,
   guardParsedValue,
@@ -62,18 +48,7 @@ export {
   outputSchemaSha256,
   sha256HexSync,
 } from "./mcp-validator.js";
-export { DEFAULT_TOKENIZER, loadTokenizer, type Measured, measureText } from "./stages/measure.js";
-export { markupSafeJson, RESULT_TAG, toModelContent } from "./stages/model-content.js";
-export {
-  type MeterLike,
-  type OpenTelemetryApiLike,
-  type OpenTelemetryTarget,
-  openTelemetrySink,
-  type SpanLike,
-} from "./record/otel.js";
-export { DEFAULT_MAX_STRING_CHARS, type ProjectOptions, pointerSegment, project } from "./stages/project.js";
-export { hashArguments, sha256Hex } from "./record/provenance.js";
-export { type McpCallToolResult, type ParsedResult, parsedResult, type RawKind, receive } from "./stages/receive/receive.js";
+export { previewPlan } from "./policies/candidate.js";
 export {
   FileSpillStore,
   getDefaultSpillStore,
@@ -84,8 +59,27 @@ export {
   type SpillStoreErrorCode,
   setDefaultSpillStore,
 } from "./policies/spill-store.js";
-export { ownedByTenant } from "./stages/tenancy.js";
-export { boundText, cleanText, codePointLength, EXCERPT_MARK } from "./text.js";
+export {
+  type CounterSnapshot,
+  deliver,
+  type EventSink,
+  fanOut,
+  GateCounters,
+  type GateEvent,
+  gateCounters,
+  getDefaultSink,
+  jsonLinesSink,
+  type PolicyMix,
+  setDefaultSink,
+} from "./record/events.js";
+export {
+  type MeterLike,
+  type OpenTelemetryApiLike,
+  type OpenTelemetryTarget,
+  openTelemetrySink,
+  type SpanLike,
+} from "./record/otel.js";
+export { hashArguments, sha256Hex } from "./record/provenance.js";
 export {
   type Contribution,
   type ContributionReason,
@@ -95,5 +89,15 @@ export {
   type TurnOptions,
   type TurnReport,
 } from "./record/turn.js";
+export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./stages/fields.js";
+export { DEFAULT_TOKENIZER, loadTokenizer, type Measured, measureText } from "./stages/measure.js";
+export { markupSafeJson, RESULT_TAG, toModelContent } from "./stages/model-content.js";
+export { DEFAULT_MAX_STRING_CHARS, type ProjectOptions, pointerSegment, project } from "./stages/project.js";
+export type { McpCallToolResult } from "./stages/receive/mcp-result.js";
+export { type ParsedResult, parsedResult } from "./stages/receive/parsed-value.js";
+export { receive } from "./stages/receive/receive.js";
+export type { RawKind } from "./stages/receive/received.js";
+export { ownedByTenant } from "./stages/tenancy.js";
+export { boundText, cleanText, codePointLength, EXCERPT_MARK } from "./text.js";
 export type * from "./types.js";
 export { jsonEqual } from "./validators.js";

@@ -4,7 +4,7 @@
  * Events carry codes, numbers, the tool's name and the caller's correlation id: never payload text, instance
  * paths or messages, so a log pipeline can keep them without handling tool output.
  */
-import type { RawKind } from "../stages/receive/receive.js";
+import type { RawKind } from "../stages/receive/received.js";
 import type { FailureCode, GateFlag, GateStage } from "../types.js";
 
 /** How an admit's view was brought within budget: `direct` (it fit), a policy, or `drop` (an `oversize` failure). */

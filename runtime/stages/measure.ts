@@ -31,7 +31,8 @@
  * plain text.
  */
 import { utf8Length } from "../text.js";
-import type { ContextBudget } from "../types.js";
+import type { ContextBudget, Outcome } from "../types.js";
+import { toModelContent } from "./model-content.js";
 
 /** The tokenizers a contract can name. */
 export type TokenizerName = NonNullable<ContextBudget["tokenizer"]>;
@@ -294,4 +295,12 @@ export async function measureText(text: string, budget: ContextBudget, limit = b
   const counted = count(text, limit);
   if (counted === false) return { unit: "tokens", value: limit + 1, exact: false, within: false };
   return { unit: "tokens", value: counted.tokens, exact: counted.exact, within: true };
+}
+
+/**
+ * Stage `measure`: an outcome measured on exactly what the model reads of it (`toModelContent`), so the budget
+ * holds for what enters the context, delimiter and escapes included.
+ */
+export function measureModelContent<T, V>(outcome: Outcome<T, V>, budget: ContextBudget): Promise<Measured> {
+  return measureText(toModelContent(outcome as Outcome<unknown, unknown>), budget);
 }

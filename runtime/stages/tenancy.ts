@@ -2,9 +2,10 @@
  * A ready-made semantic hook for the most common rule a schema cannot express: a record must belong to the
  * caller's tenant.
  */
-import { locate } from "./fields.js";
-import type { SemanticHook, SemanticViolation } from "../gate/admit.js";
+
+import type { SemanticHook, SemanticViolation } from "../gate/context.js";
 import type { FieldPath } from "../types.js";
+import { locate } from "./fields.js";
 
 /**
  * A semantic hook that fails the call (`semantic_violation`, rule `tenant`) when any value at `pointer` (`*` for

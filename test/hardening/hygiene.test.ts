@@ -9,8 +9,8 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { foldLookalikes, looksLikeInstructions } from "../../runtime/stages/fields.js";
 import { cleanText, markupSafeJson, toModelContent } from "../../runtime/index.js";
+import { foldLookalikes, looksLikeInstructions } from "../../runtime/stages/fields.js";
 import { hasInvisible } from "../../runtime/text.js";
 import { type AnyAdapter, adaptersOf, generateInto, REPO } from "./scratch.js";
 

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { effectiveSettings } from "../../generator/diff/snapshot.js";
-import { MAX_EMPTY_CHUNKS } from "../../runtime/stages/receive/receive.js";
+import { MAX_EMPTY_CHUNKS } from "../../runtime/stages/receive/received.js";
 import { goodRecord, recordTool } from "../runtime/fixture.js";
 
 const good = JSON.stringify(goodRecord());

@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolAdapter } from "../../runtime/gate/admit.js";
+import type { ToolAdapter } from "../../runtime/gate/context.js";
 import { mcpCallFailure, mcpValidatorProvider } from "../../runtime/mcp-validator.js";
 import { toModelContent } from "../../runtime/stages/model-content.js";
 import type { Outcome } from "../../runtime/types.js";

@@ -6,7 +6,6 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { checkFieldRules, INSTRUCTION_LIKE, INSTRUCTION_TRIGGER, locate } from "../../runtime/stages/fields.js";
 import { parsedResult, project, scanJsonText, toModelContent, type ViewPlan } from "../../runtime/index.js";
 import {
   isOverflowingNumberLiteral,
@@ -15,6 +14,7 @@ import {
   parseJsonText,
 } from "../../runtime/json-text.js";
 import { hashTextNow, sha256Hex, sha256HexWebCrypto } from "../../runtime/record/provenance.js";
+import { checkFieldRules, INSTRUCTION_LIKE, INSTRUCTION_TRIGGER, locate } from "../../runtime/stages/fields.js";
 import {
   boundText,
   cleanText,
@@ -241,11 +241,11 @@ describe("on a host without node built-ins (an edge runtime)", () => {
     const getBuiltinModule = host.getBuiltinModule;
     vi.resetModules();
     host.getBuiltinModule = undefined;
-    let edge: typeof import("../../runtime/gate/admit.js");
+    let edge: typeof import("../../runtime/gate/adapter.js");
     let edgeText: typeof import("../../runtime/text.js");
     let edgeProvenance: typeof import("../../runtime/record/provenance.js");
     try {
-      edge = await import("../../runtime/gate/admit.js");
+      edge = await import("../../runtime/gate/adapter.js");
       edgeText = await import("../../runtime/text.js");
       edgeProvenance = await import("../../runtime/record/provenance.js");
     } finally {

@@ -1,0 +1,132 @@
+/**
+ * The adapter generated code exports: {@link defineTool} turns a tool's spec into `admit`, `checkInput` and `with`.
+ * `admit` merges the call's context over the adapter's defaults, runs {@link admitPayload} inside the outermost net,
+ * and records the outcome on the turn.
+ */
+import { FAILURE_MESSAGES, RETRY_DEFAULTS } from "../failure.js";
+import { deliver, type EventSink, type GateEvent, gateCounters, getDefaultSink } from "../record/events.js";
+import { Turn } from "../record/turn.js";
+import { toIssues } from "../stages/issues.js";
+import { measureModelContent } from "../stages/measure.js";
+import type { Failure, Outcome, ToolSpec } from "../types.js";
+import { admitPayload } from "./admit.js";
+import type { AdmitContext, GateHooks, GateState, SemanticHook, ToolAdapter } from "./context.js";
+
+/**
+ * Makes a tool's adapter from its spec: what generated `adapter.ts` files export.
+ *
+ * ```ts
+ * const outcome = await getRecord.admit(raw, { correlationId, args, tenant, hooks: { semantic }, turn });
+ * if (outcome.ok) use(outcome.data); else log(outcome.error.code);
+ * messages.push(toModelContent(outcome));
+ * ```
+ */
+export function defineTool<T, V, I = unknown>(spec: ToolSpec<T, V, I>): ToolAdapter<T, V, I> {
+  return adapterFor({ spec, summaries: new WeakMap() }, {});
+}
+
+/** The semantic hooks as a list. */
+function semanticList<T, I>(hooks: GateHooks<T, unknown, I>["semantic"]): Array<SemanticHook<T, I>> {
+  if (hooks === undefined) return [];
+  return typeof hooks === "function" ? [hooks] : [...hooks];
+}
+
+/**
+ * A call's hooks on top of the adapter's defaults. Semantic hooks add up (a call cannot drop a default check such
+ * as the tenant rule by passing its own); `summarize` and `recall` of the call replace the defaults.
+ */
+function mergeHooks<T, V, I>(
+  defaults: GateHooks<T, V, I> | undefined,
+  call: GateHooks<T, V, I> | undefined,
+): GateHooks<T, V, I> {
+  const semantic = [...semanticList(defaults?.semantic), ...semanticList(call?.semantic)];
+  return {
+    ...defaults,
+    ...call,
+    semantic: semantic.length === 0 ? undefined : semantic,
+  };
+}
+
+/**
+ * The outcome of an admit that threw where nothing should: a `transport_error` with the gate's fixed message and
+ * `detail.reason = "unexpected_throw"`, and its one event. Reads of the caller's context are guarded too.
+ */
+function unexpectedFailure<T, V, I>(spec: ToolSpec<T, V, I>, ctx: AdmitContext<T, V, I>): Outcome<T, V> {
+  let correlationId: string | undefined;
+  let sink: EventSink | undefined;
+  let receivedAt: string;
+  try {
+    correlationId = typeof ctx.correlationId === "string" ? ctx.correlationId : undefined;
+    sink = ctx.sink;
+    receivedAt = (ctx.now?.() ?? new Date()).toISOString();
+  } catch {
+    receivedAt = new Date().toISOString();
+  }
+  const code = "transport_error";
+  const failure: Failure = {
+    ok: false,
+    error: { code, retryable: spec.retry[code] ?? RETRY_DEFAULTS[code], message: FAILURE_MESSAGES[code] },
+    diagnostics: { stage: "transport", detail: { reason: "unexpected_throw" } },
+    provenance: {
+      tool: spec.name,
+      contractVersion: spec.contract.version,
+      contractHash: spec.contract.sha256,
+      correlationId,
+      rawBytes: 0,
+      receivedAt,
+    },
+  };
+  const event: GateEvent = {
+    tool: spec.name,
+    contractVersion: spec.contract.version,
+    code,
+    stage: "transport",
+    rawKind: "unsupported",
+    sizes: { rawBytes: 0, maxBytes: spec.limits.maxBytes },
+    correlationId,
+    receivedAt,
+  };
+  gateCounters.emit(event);
+  deliver(sink ?? getDefaultSink(), event);
+  return failure;
+}
+
+function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T, V, I>): ToolAdapter<T, V, I> {
+  const { spec } = gate;
+  return {
+    name: spec.name,
+    spec,
+    async admit(raw, ctx = {}) {
+      let merged: AdmitContext<T, V, I> = defaults;
+      let outcome: Outcome<T, V>;
+      try {
+        merged = { ...defaults, ...ctx, hooks: mergeHooks(defaults.hooks, ctx.hooks) };
+        outcome = await admitPayload(gate, raw, { ...merged, turn: merged.turn ?? new Turn() }, 0);
+      } catch {
+        // The outermost net: every stage guards what it touches, so nothing should get here; if anything does, the
+        // call still ends in one typed outcome with one event, and the error (whoever's it was) is dropped.
+        return unexpectedFailure(spec, merged);
+      }
+      if (merged.turn !== undefined) {
+        // A failure's note is short, but it is in the context too: measure it the way the contract counts.
+        const note = outcome.ok ? undefined : await measureModelContent(outcome, spec.context);
+        merged.turn.record(outcome as Outcome<unknown, unknown>, note && { unit: note.unit, value: note.value });
+      }
+      return outcome;
+    },
+    checkInput(args) {
+      const validate = spec.validateInput;
+      if (validate === undefined) return { ok: true, value: args as I };
+      try {
+        if (validate(args)) return { ok: true, value: args };
+        return { ok: false, issues: toIssues(validate.errors) };
+      } catch {
+        // A validator recursing through hostile nesting overflows the stack; the arguments are refused, not thrown.
+        return { ok: false, issues: [{ instancePath: "", schemaPath: "", keyword: "maxDepth" }] };
+      }
+    },
+    with(more) {
+      return adapterFor(gate, { ...defaults, ...more, hooks: mergeHooks(defaults.hooks, more.hooks) });
+    },
+  };
+}

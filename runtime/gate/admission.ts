@@ -1,0 +1,105 @@
+/**
+ * One payload's pass through the gate: what every stage reads (the spec, the call's context) and writes (the
+ * provenance, the raw kind, the flags, the sizes), and the only way out, {@link Admission.finish}, which reports the
+ * one event of the admit. One object per payload, with its methods on the prototype: the stages share it instead of
+ * closing over locals.
+ */
+import { FAILURE_MESSAGES, RETRY_DEFAULTS } from "../failure.js";
+import { deliver, type GateEvent, gateCounters, getDefaultSink, type PolicyMix } from "../record/events.js";
+import type { RawKind } from "../stages/receive/received.js";
+import type {
+  Diagnostics,
+  Failure,
+  FailureCode,
+  GateFlag,
+  GateStage,
+  Outcome,
+  Provenance,
+  ToolSpec,
+} from "../types.js";
+import type { CallContext } from "./context.js";
+
+/** What a finished admission reports to the event sink besides the outcome. */
+export interface EventFacts {
+  stage: GateStage;
+  rawKind: RawKind;
+  viewSize?: number | undefined;
+  policy?: PolicyMix | undefined;
+  flags?: GateFlag[] | undefined;
+}
+
+/** The sizes every diagnostic past receive carries. */
+export interface RawSizes {
+  rawBytes: number;
+  maxBytes: number;
+}
+
+/** Placeholders until receive sets the real values: shared and frozen, so the hot path allocates nothing for them. */
+const NO_FLAGS = Object.freeze([]) as unknown as GateFlag[];
+const NO_SIZES: RawSizes = Object.freeze({ rawBytes: 0, maxBytes: 0 });
+
+/** A payload being admitted. */
+export class Admission<T, V, I> {
+  /** What the transport delivered; set once receive has classified it. */
+  rawKind: RawKind = "unsupported";
+  /** Flags the outcome carries (receive's, then the semantic stage's); set once the payload is received. */
+  flags: GateFlag[] = NO_FLAGS;
+  /** The raw payload's size and ceiling; set once its bytes are hashed. */
+  sizes: RawSizes = NO_SIZES;
+
+  /**
+   * `recallDepth` > 0 for payloads fetched by `recall`: their outcome becomes the outcome of the original admit,
+   * which emits the one event for both.
+   */
+  constructor(
+    readonly spec: ToolSpec<T, V, I>,
+    readonly ctx: CallContext<T, V, I>,
+    readonly provenance: Provenance,
+    readonly recallDepth: number,
+  ) {}
+
+  /** Reports the admit's one event (unless this is a re-call's payload) and returns the outcome. */
+  finish(outcome: Outcome<T, V>, facts: EventFacts): Outcome<T, V> {
+    // A re-call's outcome becomes the original admit's, which reports the one event for both: nothing to build here.
+    if (this.recallDepth > 0) return outcome;
+    const { spec, ctx } = this;
+    const budget = spec.context;
+    const event: GateEvent = {
+      tool: spec.name,
+      contractVersion: spec.contract.version,
+      code: outcome.ok ? "ok" : outcome.error.code,
+      stage: facts.stage,
+      rawKind: facts.rawKind,
+      sizes: {
+        rawBytes: outcome.provenance.rawBytes,
+        maxBytes: spec.limits.maxBytes,
+        ...(facts.viewSize === undefined ? {} : { viewSize: facts.viewSize, budget: budget.max, unit: budget.unit }),
+      },
+      correlationId: ctx.correlationId,
+      receivedAt: this.provenance.receivedAt,
+      ...(facts.policy === undefined ? {} : { policy: facts.policy }),
+      ...(facts.flags === undefined || facts.flags.length === 0 ? {} : { flags: facts.flags }),
+      ...(facts.policy === "recall" ? { recall: true } : {}),
+    };
+    gateCounters.emit(event);
+    deliver(ctx.sink ?? getDefaultSink(), event);
+    return outcome;
+  }
+
+  /** A typed failure with the contract's retryability, finished. */
+  fail(
+    code: FailureCode,
+    diagnostics: Diagnostics,
+    facts: EventFacts,
+    message: string = FAILURE_MESSAGES[code],
+  ): Failure {
+    const failure: Failure = {
+      ok: false,
+      error: { code, retryable: this.spec.retry[code] ?? RETRY_DEFAULTS[code], message },
+      diagnostics,
+      provenance: this.provenance,
+    };
+    this.finish(failure, facts);
+    return failure;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * What callers and generated adapters see of the gate: the adapter, the context of one call, and the hooks through
+ * which the caller's own code takes part (semantic checks, summaries, re-calls). Types only.
+ */
+import type { SpillStore } from "../policies/spill-store.js";
+import type { EventSink } from "../record/events.js";
+import type { Turn } from "../record/turn.js";
+import type { Outcome, ToolSpec, ValidationIssue } from "../types.js";
+
+/** What a semantic hook learns about the call besides the data. */
+export interface SemanticInfo<I> {
+  tool: string;
+  tenant?: string | undefined;
+  args?: I | undefined;
+  correlationId?: string | undefined;
+}
+
+/** One broken rule: where (a JSON pointer into the result) and which rule (a short code, not a message). */
+export interface SemanticViolation {
+  path: string;
+  rule: string;
+}
+
+/** A hook's verdict: nothing, `true` or `[]` passes; `false`, a violation or violations fail the call. */
+export type SemanticVerdict = undefined | boolean | SemanticViolation | readonly SemanticViolation[];
+
+/** The caller's own check of a valid result, e.g. that a record belongs to the caller's tenant. */
+export type SemanticHook<T, I> = (
+  data: T,
+  info: SemanticInfo<I>,
+) => SemanticVerdict | undefined | Promise<SemanticVerdict | undefined>;
+
+/** What the `summarize` hook is told. */
+export interface SummarizeInfo<V> {
+  tool: string;
+  /** sha256 of the raw payload: summaries are cached by it. */
+  rawSha256: string;
+  /** The summary's own budget (`spec.summaryMax`, in the contract's unit). */
+  budget: { unit: "bytes" | "tokens"; max: number };
+  /** The full view that was over budget. */
+  view: V;
+}
+
+/** Writes a short text standing for a result too large to show; `undefined` declines. */
+export type SummarizeHook<T, V> = (data: T, info: SummarizeInfo<V>) => string | undefined | Promise<string | undefined>;
+
+/** What the `recall` hook is told. */
+export interface RecallInfo<V> {
+  tool: string;
+  /** Re-calls of this tool already made in the turn. */
+  attempt: number;
+  budget: { unit: "bytes" | "tokens"; max: number };
+  /** The rendered view's size (a floor when counting stopped at the budget). */
+  viewSize: number;
+  /** The largest array in the view and its length: usually what a narrower call should ask less of. */
+  largest?: { path: string; items: number } | undefined;
+  view: V;
+}
+
+/** Narrows the call's arguments so the result fits (a page size, a filter); `undefined` declines. */
+export type RecallHook<I, V> = (args: I | undefined, info: RecallInfo<V>) => I | undefined | Promise<I | undefined>;
+
+/** The caller's code that the gate runs. None of it is ever written into generated files. */
+export interface GateHooks<T, V, I> {
+  semantic?: SemanticHook<T, I> | ReadonlyArray<SemanticHook<T, I>> | undefined;
+  summarize?: SummarizeHook<T, V> | undefined;
+  recall?: RecallHook<I, V> | undefined;
+}
+
+/** Everything `admit` knows about the call besides the raw result. Every field is optional. */
+export interface AdmitContext<T, V, I> {
+  /** The caller's id for this call, carried into provenance and events. */
+  correlationId?: string | undefined;
+  /** The arguments the tool was called with: hashed into provenance, handed to hooks and to `recall`. */
+  args?: I | undefined;
+  /** The caller's tenant, for semantic hooks such as `ownedByTenant`. */
+  tenant?: string | undefined;
+  hooks?: GateHooks<T, V, I> | undefined;
+  /** The agent turn this call belongs to: records the outcome and holds the per-turn re-call limit. */
+  turn?: Turn | undefined;
+  /** Calls the tool again with narrowed arguments (for `recall`); returns the new raw result. */
+  call?: ((args: I) => unknown) | undefined;
+  /** Where events go; default: the sink set with `setDefaultSink`. */
+  sink?: EventSink | undefined;
+  /** Where `spill` writes; default: `getDefaultSpillStore()`. */
+  spillStore?: SpillStore | undefined;
+  /**
+   * Stops waiting for the transport (a promise, a stream, an iterable): e.g. `AbortSignal.timeout(5_000)` ends a
+   * stalled read as `timeout`, and the stream is cancelled.
+   */
+  signal?: AbortSignal | undefined;
+  /** The clock for `receivedAt` (tests pass a fixed one). */
+  now?: (() => Date) | undefined;
+}
+
+/** The result of `checkInput`. */
+export type InputCheck<I> = { ok: true; value: I } | { ok: false; issues: ValidationIssue[] };
+
+/** A tool's typed gate, as generated code exports it. */
+export interface ToolAdapter<T, V, I> {
+  readonly name: string;
+  readonly spec: ToolSpec<T, V, I>;
+  /** Turns a raw result into exactly one outcome. Never rejects for anything the payload does. */
+  admit(raw: unknown, ctx?: AdmitContext<T, V, I>): Promise<Outcome<T, V>>;
+  /** Checks arguments against the input schema before the call. */
+  checkInput(args: unknown): InputCheck<I>;
+  /** The same adapter with context defaults (hooks, sink, tenant…) that each call's context extends. */
+  with(defaults: AdmitContext<T, V, I>): ToolAdapter<T, V, I>;
+}
+
+/** Per-adapter state shared by its `with` copies. */
+export interface GateState<T, V, I> {
+  spec: ToolSpec<T, V, I>;
+  /** Summaries by raw sha256, per summarize hook: another hook would write another summary. */
+  summaries: WeakMap<SummarizeHook<T, V>, Map<string, string>>;
+}
+
+/** A call's context inside the gate: `turn` is never undefined (a call without one gets a private turn). */
+export type CallContext<T, V, I> = AdmitContext<T, V, I> & { turn: Turn };

@@ -1,0 +1,54 @@
+/**
+ * Stage `decode`: the payload's provenance hash and size, then its text. Text received as a string was hashed as it
+ * was received where the host can do it synchronously, else it is encoded here; bytes are hashed before they are
+ * decoded, so a payload refused as invalid UTF-8 still has its hash. Decoding is strict UTF-8, and a BOM is kept so
+ * that parse refuses it by name.
+ */
+import type { Admission } from "../gate/admission.js";
+import { sha256HexNow, sha256HexWebCrypto } from "../record/provenance.js";
+import { decodeUtf8 } from "../text.js";
+import type { Failure, Provenance } from "../types.js";
+import type { Received } from "./receive/received.js";
+
+const encoder = new TextEncoder();
+
+/**
+ * Writes the payload's size and sha256 into `provenance`. Returns a promise only when the host cannot hash
+ * synchronously, so the usual call waits for nothing.
+ */
+export function hashPayload(provenance: Provenance, received: Received): Promise<void> | undefined {
+  if (received.text !== undefined) {
+    const { hashed } = received;
+    if (hashed !== undefined) {
+      provenance.rawBytes = hashed.byteLength;
+      provenance.rawSha256 = hashed.sha256;
+      return undefined;
+    }
+    const bytes = encoder.encode(received.text);
+    provenance.rawBytes = bytes.byteLength;
+    return sha256HexWebCrypto(bytes).then((sha256) => {
+      provenance.rawSha256 = sha256;
+    });
+  }
+  const { bytes } = received;
+  provenance.rawBytes = bytes.byteLength;
+  const now = received.sha256 ?? sha256HexNow(bytes);
+  if (now !== undefined) {
+    provenance.rawSha256 = now;
+    return undefined;
+  }
+  return sha256HexWebCrypto(bytes).then((sha256) => {
+    provenance.rawSha256 = sha256;
+  });
+}
+
+/** The payload's text, or its `invalid_encoding` failure (`invalid_utf8`). */
+export function decode<T, V, I>(admission: Admission<T, V, I>, received: Received): string | Failure {
+  const text = received.text ?? decodeUtf8(received.bytes);
+  if (text !== undefined) return text;
+  return admission.fail(
+    "invalid_encoding",
+    { stage: "decode", sizes: admission.sizes, detail: { reason: "invalid_utf8" } },
+    { stage: "decode", rawKind: admission.rawKind },
+  );
+}

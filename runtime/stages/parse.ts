@@ -1,0 +1,45 @@
+/**
+ * Stage `parse`: `JSON.parse`, then one iterative pass for depth and numbers (see `parseJsonText`), refusing
+ * nesting past the contract's depth (`schema_mismatch`: the bound is the contract's), integers JSON.parse would
+ * round (`invalid_json`), and escaped lone surrogates (`invalid_encoding`).
+ */
+import type { Admission } from "../gate/admission.js";
+import { type JsonParse, parseJsonText } from "../json-text.js";
+import type { Failure } from "../types.js";
+import { TOO_DEEP_ISSUE } from "./issues.js";
+
+/** A parsed value. */
+export type Parsed = Extract<JsonParse, { ok: true }>;
+
+/** The payload's value, or its failure. */
+export function parse<T, V, I>(admission: Admission<T, V, I>, text: string): Parsed | Failure {
+  const { maxDepth } = admission.spec.limits;
+  const parsed = parseJsonText(text, maxDepth);
+  if (parsed.ok) return parsed;
+  const { sizes, rawKind } = admission;
+  if (parsed.reason === "too_deep") {
+    return admission.fail(
+      "schema_mismatch",
+      {
+        stage: "parse",
+        sizes,
+        issues: [TOO_DEEP_ISSUE],
+        detail: { reason: "too_deep", depth: parsed.depth, maxDepth },
+      },
+      { stage: "parse", rawKind },
+    );
+  }
+  if (parsed.reason === "lone_surrogate") {
+    // Half a surrogate pair written as an escape is the same text as the character sent raw: not UTF-8.
+    return admission.fail(
+      "invalid_encoding",
+      { stage: "decode", sizes, detail: { reason: "lone_surrogate" } },
+      { stage: "decode", rawKind },
+    );
+  }
+  return admission.fail(
+    "invalid_json",
+    { stage: "parse", sizes, detail: { reason: parsed.reason } },
+    { stage: "parse", rawKind },
+  );
+}

@@ -1,0 +1,63 @@
+/**
+ * A value that arrived already parsed (MCP `structuredContent`, an in-process tool's return value): the gate writes
+ * its JSON text itself, and from then on it is received like any text payload.
+ */
+import { parsedValueJson } from "../../json-text.js";
+import { hashTextNow } from "../../record/provenance.js";
+import { type NotReceived, type RawKind, type ReceivedText, type ReceiveLimits, refused } from "./received.js";
+import { overCeiling } from "./string.js";
+
+const PARSED_RESULT = Symbol.for("toolgate.parsedResult");
+
+/** A tool result that is already a JS value, marked by {@link parsedResult}. */
+export interface ParsedResult {
+  readonly [PARSED_RESULT]: true;
+  readonly value: unknown;
+}
+
+/**
+ * Marks a value an in-process tool returned (no transport, no JSON text) for `admit`:
+ * `admit(parsedResult(await localTool(args)))`. The gate writes its JSON text itself, without recursion and
+ * without calling `toJSON` or reading a property twice, refusing what is not plain JSON data (see
+ * `parsedValueJson`), then treats it like any JSON payload. A bare object is not accepted, because an object with a
+ * `content` array cannot be told apart from an MCP `CallToolResult`.
+ */
+export function parsedResult(value: unknown): ParsedResult {
+  return Object.freeze({ [PARSED_RESULT]: true as const, value });
+}
+
+/** Whether `raw` was made by {@link parsedResult}. */
+export function isParsedResult(raw: object): raw is ParsedResult {
+  return (raw as Record<symbol, unknown>)[PARSED_RESULT] === true;
+}
+
+/**
+ * A value that arrived already parsed (MCP `structuredContent`, an in-process tool's return value): written as JSON
+ * text by the gate itself (`parsedValueJson`: plain JSON data only, every property read once, no `toJSON`, no
+ * recursion, depth and size bounded as it goes), so from here on it goes through the same parse as any text
+ * payload and `data` is a fresh JSON copy. The same rules as for text: a lone surrogate (in a string or a key) is
+ * `invalid_encoding`, a number past 2^53 − 1 `invalid_json` (`unsafe_integer`), too deep `schema_mismatch`.
+ */
+export function receiveParsedValue(kind: RawKind, value: unknown, limits: ReceiveLimits): ReceivedText | NotReceived {
+  const json = parsedValueJson(value, limits.maxDepth, limits.maxBytes);
+  if (!json.ok) {
+    switch (json.reason) {
+      case "too_large":
+        return refused(kind, "result_too_large", "receive", json.atLeastBytes, { reason: "over_ceiling" });
+      case "too_deep":
+        // As for text: deeper than the contract allows is a mismatch with the contract (a cycle counts as too deep).
+        return refused(kind, "schema_mismatch", "parse", 0, {
+          reason: "too_deep",
+          depth: json.depth,
+          maxDepth: limits.maxDepth,
+        });
+      case "lone_surrogate":
+        return refused(kind, "invalid_encoding", "decode", 0, { reason: "lone_surrogate" });
+      default:
+        return refused(kind, "invalid_json", "parse", 0, { reason: json.reason });
+    }
+  }
+  const over = overCeiling(json.text, limits.maxBytes);
+  if (over !== undefined) return refused(kind, "result_too_large", "receive", over, { reason: "over_ceiling" });
+  return { ok: true, kind, text: json.text, hashed: hashTextNow(json.text), flags: [] };
+}
