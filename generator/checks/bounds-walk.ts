@@ -8,9 +8,10 @@
  * recursion, reported instead of followed. Every combination goes through the size algebra (`size.ts`), so the
  * walker adds no arithmetic of its own to the soundness argument.
  */
-import { pointerOf } from "../errors.js";
+
+import { isSchema, isSchemaObject } from "../schema/guards.js";
+import { pointerOf } from "../schema/pointer.js";
 import type { Dialect, JsonSchema } from "../schema.js";
-import { isSchemaObject } from "../walk.js";
 import { collectEvaluators, type Evaluators } from "./evaluators.js";
 import {
   anyValueFinding,
@@ -31,7 +32,6 @@ import {
   constrainsAnything,
   containsPointer,
   isCount,
-  isSchema,
   type Located,
   type LocatedSchema,
   patternEntries,

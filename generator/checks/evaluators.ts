@@ -3,10 +3,11 @@
  * `unevaluatedProperties` see. An item or a key that one of them may evaluate meets that subschema instead of the
  * `unevaluated*` schema, so the walker bounds it by either.
  */
-import { pointerOf } from "../errors.js";
+
+import { isSchema, isSchemaObject } from "../schema/guards.js";
+import { pointerOf } from "../schema/pointer.js";
 import type { SchemaObject } from "../schema.js";
-import { isSchemaObject } from "../walk.js";
-import { isSchema, type Located, type LocatedSchema, patternEntries } from "./schema-reading.js";
+import { type Located, type LocatedSchema, patternEntries } from "./schema-reading.js";
 
 /** The subschemas that may evaluate items or properties in place (annotations seen by `unevaluated*`). */
 export interface Evaluators {

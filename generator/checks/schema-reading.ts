@@ -3,9 +3,11 @@
  * questions the walker asks of one schema object (which types it admits, its tuple, its pattern properties, where
  * a `#/…` reference leads). Pure functions of the schema; none of them bounds anything.
  */
-import { pointerOf } from "../errors.js";
+
+import { isSchema, isSchemaObject } from "../schema/guards.js";
+import { pointerOf, pointerTokens } from "../schema/pointer.js";
 import type { Dialect, JsonSchema, SchemaObject } from "../schema.js";
-import { isSchemaObject, valueAt } from "../walk.js";
+import { valueAt } from "../walk.js";
 import type { JsonType } from "./size.js";
 
 /** A schema object that applies at some pointer. */
@@ -48,11 +50,6 @@ const KEYWORDS_BY_TYPE: Partial<Record<JsonType, string[]>> = {
   array: ARRAY_KEYWORDS,
   object: OBJECT_KEYWORDS,
 };
-
-/** Whether a value is a schema: an object or a boolean. */
-export function isSchema(value: unknown): value is JsonSchema {
-  return typeof value === "boolean" || isSchemaObject(value);
-}
 
 /** Whether a value is a count a keyword such as `maxItems` may hold: a non-negative integer. */
 export function isCount(value: unknown): value is number {
@@ -129,7 +126,6 @@ export function resolvePointer(root: JsonSchema, ref: string): LocatedSchema | u
   }
   const node = valueAt(root, fragment);
   if (!isSchema(node)) return undefined;
-  const tokens = fragment === "" ? [] : fragment.slice(1).split("/");
   // Memo keys are canonical pointers: re-escape what the fragment decoded.
-  return { pointer: pointerOf("", ...tokens.map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"))), node };
+  return { pointer: pointerOf("", ...(pointerTokens(fragment) ?? [])), node };
 }
