@@ -1,14 +1,14 @@
 /**
  * Compare two snapshots of a project's contracts, tool by tool: tools added and removed, the result and input
- * schemas (semantically, see `schema-diff.ts`), the fields that reach the model view, the `x-toolgate` settings with
- * their defaults applied, dialects and MCP metadata. Every change gets a class (see `classes.ts`).
+ * schemas (semantically, see `schema-diff/compare.ts`), the fields that reach the model view, the `x-toolgate`
+ * settings with their defaults applied, dialects and MCP metadata. Every change gets a class (see `classes.ts`).
  */
 import { escapePointerToken } from "../errors.js";
 import { canonicalJson, compareText } from "../load.js";
 import type { JsonSchema } from "../schema.js";
 import { fragmentToPointer, isSchemaObject, valueAt } from "../walk.js";
 import { CHANGE_CLASSES, type ChangeClass, classify, type SchemaRole } from "./classes.js";
-import { compareSchemas } from "./schema-diff.js";
+import { compareSchemas } from "./schema-diff/compare.js";
 import type { Snapshot, ToolSnapshot } from "./snapshot.js";
 
 /** Canonical JSON text at any depth (iterative): two values are the same JSON exactly when their texts are. */
@@ -206,28 +206,30 @@ export function diffTool(before: ToolSnapshot, after: ToolSnapshot): ContractCha
 
   diffSettings(before.settings, after.settings, "/x-toolgate", add);
 
-  const [vb, va] = [new Set(before.viewFields), new Set(after.viewFields)];
-  for (const path of after.viewFields) {
-    if (!vb.has(path))
-      add({
-        class: "exposure",
-        kind: "view-field-added",
-        area: "view",
-        pointer: fieldPointer(after.result.bundled, path, "/outputSchema"),
-        path,
-        summary: "field newly reaches the model view",
-      });
-  }
-  for (const path of before.viewFields) {
-    if (!va.has(path))
-      add({
-        class: "settings",
-        kind: "view-field-removed",
-        area: "view",
-        pointer: fieldPointer(before.result.bundled, path, "/outputSchema"),
-        path,
-        summary: "field no longer reaches the model view",
-      });
+  const views = [
+    {
+      from: after,
+      to: before,
+      class: "exposure",
+      kind: "view-field-added",
+      summary: "field newly reaches the model view",
+    },
+    {
+      from: before,
+      to: after,
+      class: "settings",
+      kind: "view-field-removed",
+      summary: "field no longer reaches the model view",
+    },
+  ] as const;
+  for (const view of views) {
+    const other = new Set(view.to.viewFields);
+    for (const path of view.from.viewFields) {
+      if (other.has(path)) continue;
+      const pointer = fieldPointer(view.from.result.bundled, path, "/outputSchema");
+      // Keys in the order the JSON report has always shown them.
+      add({ class: view.class, kind: view.kind, area: "view", pointer, path, summary: view.summary });
+    }
   }
 
   schemaChanges(

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDiff } from "../../generator/diff/command.js";
 import { diffSnapshots } from "../../generator/diff/contract-diff.js";
-import { compareSchemas } from "../../generator/diff/schema-diff.js";
+import { compareSchemas } from "../../generator/diff/schema-diff/compare.js";
 import type { JsonSchema } from "../../generator/schema.js";
 
 /** `{ properties: { a: { properties: { a: … { type: string, maxLength } } } } }`, `levels` deep. */

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareSchemas } from "../../generator/diff/schema-diff.js";
+import { compareSchemas } from "../../generator/diff/schema-diff/compare.js";
 import type { JsonSchema, SchemaObject } from "../../generator/schema.js";
 import { isSchemaObject, subschemas } from "../../generator/walk.js";
 
