@@ -34,15 +34,14 @@ import { lstat, stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { checkBounds, type Finding } from "./checks/index.js";
-import { dialectMisuse, dialectOf } from "./dialect.js";
-import { ContractError, ContractErrors } from "./errors.js";
+import { prepareSchema } from "./contract.js";
+import { type ContractError, collectContractErrors } from "./errors.js";
 import { checkWritablePath, readBoundedText, readFailure, UnsafeOutputError, writeFileInside } from "./files.js";
-import { CONTRACT_SUFFIX, compareText, displayPath, findContracts } from "./load.js";
+import { CONTRACT_SUFFIX, compareText, displayPath, findContracts, type ShapeProblem, shapeProblem } from "./load.js";
 import { listServerTools, type ServerToolList } from "./mcp/server-tools.js";
 import { folderName, NameScope } from "./names.js";
-import { resolveSchema } from "./resolve.js";
+import { isSchemaObject } from "./schema/guards.js";
 import type { JsonSchema, SchemaObject } from "./schema.js";
-import { isSchemaObject } from "./walk.js";
 
 /** The receive ceiling written into a contract whose output schema has no derivable bound: 1 MiB, to be reviewed. */
 export const DEFAULT_RECEIVE_BYTES = 1_048_576;
@@ -277,36 +276,31 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
   return report;
 }
 
-/** A definition's name and shape, or why it cannot become a contract. */
+/** How `import` words a shape problem where its reader needs other advice than a contract file's author. */
+const IMPORT_WORDING: Partial<Record<ShapeProblem["kind"], (problem: ShapeProblem) => string>> = {
+  "not-an-object": () => "not a tool definition (a JSON object)",
+  "no-output-schema": () =>
+    "no outputSchema: the tool's results cannot be gated. Write the contract by hand with the shape of the JSON the tool returns (or ask the server to declare one)",
+  "not-a-schema": (problem) => `\`${problem.key}\` is not a JSON Schema`,
+};
+
+/** A definition's name and shape (the load stage's own check), or why it cannot become a contract. */
 function checkDefinition(source: ToolSource): { name: string; definition: SchemaObject } | RefusedTool {
   const definition = source.definition;
-  if (!isSchemaObject(definition)) return { tool: source.origin, reason: "not a tool definition (a JSON object)" };
-  const name = definition.name;
-  if (typeof name !== "string" || name.length === 0 || name.length > 128) {
-    return { tool: source.origin, reason: "`name` must be a string of 1 to 128 characters" };
+  const problem = shapeProblem(definition);
+  if (problem === undefined) {
+    const tool = definition as SchemaObject & { name: string };
+    return { name: tool.name, definition: tool };
   }
-  if (definition.description !== undefined && typeof definition.description !== "string") {
-    return { tool: name, reason: "`description` must be a string" };
-  }
-  if (definition.outputSchema === undefined) {
-    return {
-      tool: name,
-      reason:
-        "no outputSchema: the tool's results cannot be gated. Write the contract by hand with the shape of the JSON the tool returns (or ask the server to declare one)",
-    };
-  }
-  for (const key of ["inputSchema", "outputSchema"] as const) {
-    const schema = definition[key];
-    if (schema !== undefined && !isSchemaObject(schema) && typeof schema !== "boolean") {
-      return { tool: name, reason: `\`${key}\` is not a JSON Schema` };
-    }
-  }
-  return { name, definition };
+  const reason = IMPORT_WORDING[problem.kind]?.(problem) ?? problem.message;
+  // Until the name is known to be one, the tool is named by where it came from.
+  const named = problem.kind !== "not-an-object" && problem.kind !== "name";
+  return { tool: named ? String((definition as SchemaObject).name) : source.origin, reason };
 }
 
 /**
- * The generator's own checks on both schemas (dialect, dialect misuse, references), and the checker's findings
- * and derived size bound for the output schema.
+ * The generator's own front stages on both schemas (dialect, dialect misuse, references), and the checker's
+ * findings and derived size bound for the output schema.
  */
 async function checkSchemas(
   definition: SchemaObject,
@@ -317,23 +311,17 @@ async function checkSchemas(
   const shown = displayPath(file);
   const reasons: string[] = [];
   let bounds: { findings: Finding[]; maxBytes: number | null } | undefined;
+  const options = { projectRoot, remotes: [], roots: [contractsFolder] };
   for (const key of ["outputSchema", "inputSchema"] as const) {
     const schema = definition[key] as JsonSchema | undefined;
     if (schema === undefined) continue;
     try {
-      const dialect = dialectOf(schema, shown, `/${key}`);
-      const misuse = dialectMisuse(schema, dialect, shown, `/${key}`);
-      if (misuse.length > 0) throw new ContractErrors(misuse);
-      const resolved = await resolveSchema(schema, dialect, file, `/${key}`, {
-        projectRoot,
-        remotes: [],
-        roots: [contractsFolder],
-      });
-      if (key === "outputSchema") bounds = checkBounds(resolved.bundled);
+      const resolved = await prepareSchema(schema, shown, file, `/${key}`, options);
+      if (key === "outputSchema") bounds = checkBounds(resolved.bundled, { dialect: resolved.dialect });
     } catch (error) {
-      if (error instanceof ContractError) reasons.push(`#${error.pointer}: ${error.message}`);
-      else if (error instanceof ContractErrors) reasons.push(...error.errors.map((e) => `#${e.pointer}: ${e.message}`));
-      else throw error;
+      const errors: ContractError[] = [];
+      collectContractErrors(errors, error);
+      reasons.push(...errors.map((e) => `#${e.pointer}: ${e.message}`));
     }
   }
   if (reasons.length > 0 || bounds === undefined) return { reasons };

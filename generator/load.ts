@@ -12,13 +12,14 @@ import { createHash } from "node:crypto";
 import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { canonicalJson } from "../runtime/json-text.js";
 import { ContractError } from "./errors.js";
 import { isInside, readBoundedText, readFailure, realFolder } from "./files.js";
 import { parsedInputHash } from "./input-hash.js";
 import { packageFile } from "./package.js";
+import { isSchemaObject } from "./schema/guards.js";
+import { canonicalJson } from "./schema/json.js";
+import { escapePointerToken } from "./schema/pointer.js";
 import type { JsonSchema, SchemaObject } from "./schema.js";
-import { isSchemaObject } from "./walk.js";
 import type { XToolgate } from "./x-toolgate.js";
 
 /** A contract file as read and shape-checked. */
@@ -96,29 +97,11 @@ export async function loadContract(
     if (error instanceof ContractError) throw error;
     throw new ContractError(shown, "", `cannot read the contract: ${readFailure(error)}`);
   }
-  const document = parseJson(text, shown);
-  if (!isSchemaObject(document)) throw new ContractError(shown, "", "a contract is a JSON object (an MCP Tool)");
-
+  const parsed = parseJson(text, shown);
+  const problem = shapeProblem(parsed);
+  if (problem !== undefined) throw new ContractError(shown, problem.pointer, problem.message);
+  const document = parsed as SchemaObject & { name: string };
   const name = document.name;
-  if (typeof name !== "string" || name.length === 0 || name.length > 128) {
-    throw new ContractError(shown, "/name", "`name` must be a string of 1 to 128 characters");
-  }
-  if (document.description !== undefined && typeof document.description !== "string") {
-    throw new ContractError(shown, "/description", "`description` must be a string");
-  }
-  if (document.outputSchema === undefined) {
-    throw new ContractError(
-      shown,
-      "",
-      "no `outputSchema`: toolgate gates results against the output schema, so a contract must declare one",
-    );
-  }
-  for (const key of ["inputSchema", "outputSchema"] as const) {
-    const schema = document[key];
-    if (schema !== undefined && !isSchemaObject(schema) && typeof schema !== "boolean") {
-      throw new ContractError(shown, `/${key}`, `\`${key}\` must be a JSON Schema (an object)`);
-    }
-  }
 
   const settings = document["x-toolgate"] ?? {};
   checkSettings(settings, shown);
@@ -137,6 +120,47 @@ export async function loadContract(
     outputSchema: document.outputSchema as JsonSchema,
     settings: settings as XToolgate,
   };
+}
+
+/** What is wrong with the shape of a tool definition, by kind, so each command can word it for its reader. */
+export interface ShapeProblem {
+  kind: "not-an-object" | "name" | "description" | "no-output-schema" | "not-a-schema";
+  /** The key at fault (`inputSchema` or `outputSchema` for `not-a-schema`). */
+  key?: string;
+  pointer: string;
+  /** How a contract file's problem is worded. */
+  message: string;
+}
+
+/**
+ * The first thing wrong with the shape of a tool definition (an MCP `Tool` as a contract holds it), or nothing.
+ * `loadContract` refuses a contract file for it and `import` refuses a server's definition.
+ */
+export function shapeProblem(document: unknown): ShapeProblem | undefined {
+  if (!isSchemaObject(document)) {
+    return { kind: "not-an-object", pointer: "", message: "a contract is a JSON object (an MCP Tool)" };
+  }
+  const name = document.name;
+  if (typeof name !== "string" || name.length === 0 || name.length > 128) {
+    return { kind: "name", pointer: "/name", message: "`name` must be a string of 1 to 128 characters" };
+  }
+  if (document.description !== undefined && typeof document.description !== "string") {
+    return { kind: "description", pointer: "/description", message: "`description` must be a string" };
+  }
+  if (document.outputSchema === undefined) {
+    return {
+      kind: "no-output-schema",
+      pointer: "",
+      message: "no `outputSchema`: toolgate gates results against the output schema, so a contract must declare one",
+    };
+  }
+  for (const key of ["inputSchema", "outputSchema"] as const) {
+    const schema = document[key];
+    if (schema !== undefined && !isSchemaObject(schema) && typeof schema !== "boolean") {
+      return { kind: "not-a-schema", key, pointer: `/${key}`, message: `\`${key}\` must be a JSON Schema (an object)` };
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -199,7 +223,7 @@ function checkSettings(settings: unknown, file: string): void {
   let message = `${error.message ?? "is invalid"}`;
   if (error.keyword === "additionalProperties") {
     const extra = String((error.params as { additionalProperty: string }).additionalProperty);
-    pointer += `/${extra.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    pointer += `/${escapePointerToken(extra)}`;
     message = `unknown key ${JSON.stringify(extra)} in \`x-toolgate\` (see schemas/x-toolgate.schema.json)`;
   } else if (error.keyword === "enum") {
     const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;

@@ -3,12 +3,13 @@
  * cross-check between the schema and the `x-toolgate` settings done.
  */
 import type { ContextBudget, FieldRule, OversizePolicy, ToolLimits } from "../runtime/types.js";
-import type { BoundsReport, Finding } from "./checks/index.js";
+import type { BoundsReport } from "./checks/index.js";
+import type { PreparedContract } from "./contract.js";
 import { ContractError } from "./errors.js";
 import type { LoadedContract } from "./load.js";
 import { camelCase, folderName, NameScope } from "./names.js";
 import type { ResolvedSchema } from "./schema.js";
-import { planView, type TypedPlan } from "./view-plan.js";
+import { planContractView, type TypedPlan } from "./view-plan.js";
 import { DEFAULTS } from "./x-toolgate.js";
 
 /** One tool, ready for the templates. */
@@ -47,15 +48,6 @@ export interface ToolModel {
   view: { plan: TypedPlan; continuation?: string | undefined; maxStringChars: number };
 }
 
-/** What the check stage found, per tool, for the summary `generate` prints. */
-export interface ToolReport {
-  file: string;
-  name: string;
-  findings: Finding[];
-  maxBytes: number;
-  derivedMaxBytes: number | null;
-}
-
 /** Names claimed in the catalog's scope. Tools are modelled in a sorted order, so suffixes are stable. */
 export function nameScopes(): { folders: NameScope; identifiers: NameScope } {
   return {
@@ -66,16 +58,14 @@ export function nameScopes(): { folders: NameScope; identifiers: NameScope } {
 
 /** Build the model of one tool. Throws {@link ContractError} when settings and schema disagree. */
 export function modelTool(
-  contract: LoadedContract,
-  result: ResolvedSchema,
-  input: ResolvedSchema | undefined,
+  prepared: PreparedContract,
   bounds: BoundsReport,
   scopes: ReturnType<typeof nameScopes>,
 ): ToolModel {
-  const settings = contract.settings;
+  const { contract, result, input, settings } = prepared;
   const file = contract.file;
 
-  const declaredBytes = settings.receive?.maxBytes;
+  const declaredBytes = settings.receive.maxBytes;
   if (declaredBytes === undefined && bounds.maxBytes === null) {
     throw new ContractError(
       file,
@@ -93,25 +83,15 @@ export function modelTool(
   }
   const maxBytes = declaredBytes ?? (bounds.maxBytes as number);
   const maxDepth =
-    settings.receive?.maxDepth ?? Math.min(bounds.maxDepth ?? DEFAULTS.maxDepthCeiling, DEFAULTS.maxDepthCeiling);
-  const timeoutMs = settings.receive?.timeoutMs ?? DEFAULTS.timeoutMs;
-
-  const unit = settings.context?.unit ?? DEFAULTS.context.unit;
-  const context: ContextBudget = {
-    unit,
-    max: settings.context?.max ?? DEFAULTS.context.max,
-    tokenizer: unit === "tokens" ? (settings.context?.tokenizer ?? DEFAULTS.context.tokenizer) : undefined,
-  };
-
-  const view = settings.view ?? {};
-  const maxStringChars = view.maxStringChars ?? DEFAULTS.maxStringChars;
-  const fieldEntries = Object.entries(settings.fields ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
-  const extraPaths: Array<readonly [string, string]> = fieldEntries.map(([path]) => [
-    path,
-    `/x-toolgate/fields/${path.replaceAll("~", "~0").replaceAll("/", "~1")}`,
-  ]);
-  if (view.continuation !== undefined) extraPaths.push([view.continuation, "/x-toolgate/view/continuation"]);
-  const plan = planView(result.bundled, view, maxStringChars, file, extraPaths);
+    settings.receive.maxDepth ?? Math.min(bounds.maxDepth ?? DEFAULTS.maxDepthCeiling, DEFAULTS.maxDepthCeiling);
+  const context: ContextBudget = { ...settings.context };
+  const fieldEntries = Object.entries(settings.fields).sort(([a], [b]) => (a < b ? -1 : 1));
+  const plan = planContractView(
+    result.bundled,
+    settings,
+    file,
+    fieldEntries.map(([path]) => path),
+  );
 
   const adapter = scopes.identifiers.claim(camelCase(contract.name));
   const typeBase = adapter.charAt(0).toUpperCase() + adapter.slice(1);
@@ -132,22 +112,22 @@ export function modelTool(
     result,
     input,
     bounds,
-    version: settings.version ?? DEFAULTS.version,
-    formats: settings.formats ?? DEFAULTS.formats,
-    limits: { maxBytes, maxDepth, timeoutMs },
+    version: settings.version,
+    formats: settings.formats,
+    limits: { maxBytes, maxDepth, timeoutMs: settings.receive.timeoutMs },
     context,
-    oversize: settings.oversize ?? [...DEFAULTS.oversize],
-    recallLimit: settings.recall?.max ?? DEFAULTS.recallMax,
-    summaryMax: settings.summarize?.max ?? Math.max(1, Math.floor(context.max * DEFAULTS.summaryShare)),
-    spillPreview: settings.spill?.preview ?? DEFAULTS.spillPreview,
-    retry: settings.retry ?? {},
+    oversize: settings.oversize,
+    recallLimit: settings.recall.max,
+    summaryMax: settings.summarize.max ?? Math.max(1, Math.floor(context.max * DEFAULTS.summaryShare)),
+    spillPreview: settings.spill.preview,
+    retry: settings.retry,
     fields: fieldEntries.map(([path, rule]) =>
       rule.kind === "text"
         ? { path, kind: "text", onInstruction: rule.onInstruction ?? "flag" }
         : { path, kind: "opaque" },
     ),
-    exposeToolError: settings.toolError?.expose ?? false,
-    toolErrorChars: settings.toolError?.maxChars ?? DEFAULTS.toolErrorChars,
-    view: { plan, continuation: view.continuation, maxStringChars },
+    exposeToolError: settings.toolError.expose,
+    toolErrorChars: settings.toolError.maxChars,
+    view: { plan, continuation: settings.view.continuation, maxStringChars: settings.view.maxStringChars },
   };
 }

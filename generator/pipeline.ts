@@ -1,20 +1,19 @@
 /**
- * The whole generator as one function: load → resolve → check → model → emit. (The CLI then writes or compares.)
+ * The whole generator as one function: the front door (load → resolve, `contract.ts`) → safety → check → model → emit. (The CLI then writes or compares.)
  * Each stage is a module of its own; this file only runs them in order and gathers every contract's errors, so one
  * run reports all of them.
  */
 import path from "node:path";
 import { checkBounds, type Finding } from "./checks/index.js";
 import { checkSchemaSafety } from "./checks/safety.js";
-import { dialectMisuse, dialectOf } from "./dialect.js";
+import { duplicateError, loadContracts, type PreparedContract, prepareContract } from "./contract.js";
 import { type EmittedFiles, emitCatalog, emitTool } from "./emit.js";
-import { type ContractError, ContractErrors, collectContractErrors, duplicateToolError } from "./errors.js";
-import { compareText, displayPath, findContracts, type LoadedContract, loadContract } from "./load.js";
+import { type ContractError, ContractErrors, collectContractErrors } from "./errors.js";
+import { compareText, displayPath, type LoadedContract } from "./load.js";
 import { modelTool, nameScopes, type ToolModel } from "./model.js";
 import { toolgateVersion } from "./package.js";
 import { inputsRead } from "./record.js";
-import { type ResolveOptions, resolveSchema } from "./resolve.js";
-import type { JsonSchema, ResolvedSchema } from "./schema.js";
+import type { ResolveOptions } from "./resolve.js";
 
 /** What `generate` needs to know. */
 export interface GenerateOptions {
@@ -63,36 +62,25 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const errors: ContractError[] = [];
   const collect = (error: unknown) => collectContractErrors(errors, error);
 
-  const contracts: LoadedContract[] = [];
-  for (const file of await findContracts(options.schemas)) {
-    try {
-      contracts.push(
-        await loadContract(file, options.schemas, [resolveOptions.projectRoot, ...(resolveOptions.roots ?? [])]),
-      );
-    } catch (error) {
-      collect(error);
-    }
-  }
-  const byName = new Map<string, LoadedContract>();
-  for (const contract of contracts) {
-    const other = byName.get(contract.name);
-    if (other !== undefined) errors.push(duplicateToolError(contract.file, contract.name, other.file));
-    byName.set(contract.name, contract);
-  }
+  const loaded = await loadContracts(options.schemas, [resolveOptions.projectRoot, ...(resolveOptions.roots ?? [])]);
+  const contracts = loaded.flatMap((entry) => (entry.contract === undefined ? [] : [entry.contract]));
+  // Every load error in file order, then every duplicate tool in file order.
+  errors.push(...loaded.flatMap((entry) => entry.errors), ...loaded.flatMap((entry) => duplicateError(entry) ?? []));
   // Names are handed out in tool-name order, so a clash is always suffixed on the same tool.
   contracts.sort((a, b) => compareText(a.name, b.name) || compareText(a.relativePath, b.relativePath));
 
   // Resolving and the safety check of every contract start at once: the pattern checker answers each pattern
   // after a round trip, and those round trips overlap. Everything after them runs in contract order, so names,
   // summaries and errors come out exactly as if each contract were handled to the end before the next.
-  const prepared = contracts.map((contract) => settle(prepare(contract, resolveOptions)));
+  const prepared = contracts.map((contract) => settle(prepareSafe(contract, resolveOptions)));
   const scopes = nameScopes();
   const tools: ToolModel[] = [];
   const summaries: ToolSummary[] = [];
   for (const [i, contract] of contracts.entries()) {
     try {
-      const { result, input } = unwrap(await (prepared[i] as Promise<Settled<PreparedContract>>));
-      const bounds = checkBounds(result.bundled, { dialect: result.dialect, formats: contract.settings.formats });
+      const ready = unwrap(await (prepared[i] as Promise<Settled<PreparedContract>>));
+      const { result, settings } = ready;
+      const bounds = checkBounds(result.bundled, { dialect: result.dialect, formats: settings.formats });
       const summary: ToolSummary = {
         tool: contract.name,
         file: contract.file,
@@ -103,7 +91,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         context: { unit: "bytes", max: 0 },
       };
       summaries.push(summary);
-      const tool = modelTool(contract, result, input, bounds, scopes);
+      const tool = modelTool(ready, bounds, scopes);
       Object.assign(summary, { folder: tool.folder, maxBytes: tool.limits.maxBytes, context: tool.context });
       tools.push(tool);
     } catch (error) {
@@ -138,27 +126,20 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
 }
 
-/** A contract's schemas, resolved and found safe to compile. */
-interface PreparedContract {
-  result: ResolvedSchema;
-  input: ResolvedSchema | undefined;
-}
-
-/** Resolve a contract's schemas and refuse what would hurt whoever runs the validator (ReDoS, absurd size). */
-async function prepare(contract: LoadedContract, options: ResolveOptions): Promise<PreparedContract> {
-  const result = await resolveOne(contract, contract.outputSchema, "/outputSchema", options);
-  const input =
-    contract.inputSchema === undefined
-      ? undefined
-      : await resolveOne(contract, contract.inputSchema, "/inputSchema", options);
-  // Before anything compiles them.
+/**
+ * A contract through the front door, then refused if it would hurt whoever runs the validator (ReDoS, absurd size):
+ * before anything compiles it.
+ */
+async function prepareSafe(contract: LoadedContract, options: ResolveOptions): Promise<PreparedContract> {
+  const prepared = await prepareContract(contract, options);
+  const { result, input } = prepared;
   const unsafe = await checkSchemaSafety({
     file: contract.file,
     schemas: input ? [result, input] : [result],
     formats: contract.settings.formats,
   });
   if (unsafe.length > 0) throw new ContractErrors(unsafe);
-  return { result, input };
+  return prepared;
 }
 
 /** A promise's outcome, held until its turn comes (a rejection waiting its turn is not an unhandled one). */
@@ -174,17 +155,4 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 function unwrap<T>(settled: Settled<T>): T {
   if (!settled.ok) throw settled.error;
   return settled.value;
-}
-
-/** Dialect, dialect misuse and references of one schema of a contract. */
-async function resolveOne(
-  contract: LoadedContract,
-  schema: JsonSchema,
-  pointer: string,
-  options: ResolveOptions,
-): Promise<ResolvedSchema> {
-  const dialect = dialectOf(schema, contract.file, pointer);
-  const misuse = dialectMisuse(schema, dialect, contract.file, pointer);
-  if (misuse.length > 0) throw new ContractErrors(misuse);
-  return resolveSchema(schema, dialect, contract.path, pointer, options);
 }

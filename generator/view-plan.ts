@@ -8,10 +8,12 @@
  */
 import { cleanText, codePointLength } from "../runtime/text.js";
 import type { ViewPlan } from "../runtime/types.js";
-import { ContractError, escapePointerToken } from "./errors.js";
+import { ContractError } from "./errors.js";
+import { isSchemaObject } from "./schema/guards.js";
+import { escapePointerToken, fragmentToPointer, pointerOf } from "./schema/pointer.js";
 import type { JsonSchema, SchemaObject } from "./schema.js";
-import { fragmentToPointer, isSchemaObject, valueAt } from "./walk.js";
-import type { XToolgate } from "./x-toolgate.js";
+import { valueAt } from "./walk.js";
+import type { AppliedSettings, XToolgate } from "./x-toolgate.js";
 
 /** A plan node with what the view type needs to know. */
 export type TypedPlan =
@@ -43,6 +45,26 @@ interface Settings {
 
 /** How deep a plan may go through recursive references before it stops planning (the rest is left out). */
 const MAX_PLAN_DEPTH = 32;
+
+/**
+ * Plan the view of a contract's result schema from its settings (defaults applied). Besides the view's own paths,
+ * the continuation field and every field rule's path must name a field of the output schema.
+ * @param fieldPaths the `fields` keys, in the order their errors are reported
+ */
+export function planContractView(
+  bundled: JsonSchema,
+  settings: AppliedSettings,
+  file: string,
+  fieldPaths: readonly string[],
+): TypedPlan {
+  const extraPaths: Array<readonly [string, string]> = fieldPaths.map((path) => [
+    path,
+    pointerOf("/x-toolgate/fields", path),
+  ]);
+  const { view } = settings;
+  if (view.continuation !== undefined) extraPaths.push([view.continuation, "/x-toolgate/view/continuation"]);
+  return planView(bundled, view, view.maxStringChars, file, extraPaths);
+}
 
 /**
  * Plan the view of a result schema.

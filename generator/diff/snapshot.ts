@@ -2,15 +2,14 @@
  * One side of a review: every contract in a folder, read the way `generate` reads it (load, dialect, resolve, view
  * plan), reduced to what a comparison needs. Nothing here depends on generated code.
  */
-
-import { dialectMisuse, dialectOf } from "../dialect.js";
-import { ContractError, ContractErrors, collectContractErrors, duplicateToolError } from "../errors.js";
-import { compareText, displayPath, findContracts, type LoadedContract, loadContract } from "../load.js";
-import { type ResolveOptions, resolveSchema } from "../resolve.js";
+import { type LoadedFile, loadContracts, type PreparedContract, prepareContract } from "../contract.js";
+import { ContractError, collectContractErrors, duplicateToolError } from "../errors.js";
+import { compareText, displayPath, type LoadedContract } from "../load.js";
+import type { ResolveOptions } from "../resolve.js";
 import { viewFields } from "../schema/view-fields.js";
 import type { Dialect, JsonSchema } from "../schema.js";
-import { planView } from "../view-plan.js";
-import { DEFAULTS } from "../x-toolgate.js";
+import { planContractView } from "../view-plan.js";
+import { applyDefaults } from "../x-toolgate.js";
 
 /** One tool as a review sees it. */
 export interface ToolSnapshot {
@@ -43,121 +42,88 @@ export async function snapshotFolder(schemas: string, given: ResolveOptions): Pr
   const options: ResolveOptions = { ...given, roots: [schemas, ...(given.roots ?? [])] };
   const tools = new Map<string, ToolSnapshot>();
   const errors: ContractError[] = [];
-  let files: string[] = [];
+  let loaded: LoadedFile[] = [];
   try {
-    files = await findContracts(schemas);
+    loaded = await loadContracts(schemas, [options.projectRoot, ...(options.roots ?? [])], (error, file) => {
+      throw tooDeep(error, displayPath(file));
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  const collect = (error: unknown): void => collectContractErrors(errors, error);
-  // A contract nested deeper than the loader serialises is refused there with a RangeError: report it as the
-  // contract's error, so one hostile file does not stop the review of the others.
-  const refuseTooDeep = (error: unknown, file: string): never => {
-    if (error instanceof RangeError) throw new ContractError(file, "", `cannot be compared: ${error.message}`);
-    throw error;
-  };
-  for (const file of files) {
-    let contract: LoadedContract;
-    try {
-      contract = await loadContract(file, schemas, [options.projectRoot, ...(options.roots ?? [])]).catch(
-        (error: unknown) => refuseTooDeep(error, displayPath(file)),
-      );
-    } catch (error) {
-      collect(error);
-      continue;
-    }
+  for (const { contract, errors: loadErrors } of loaded) {
+    errors.push(...loadErrors);
+    if (contract === undefined) continue;
+    // A tool is a duplicate of one already in the review (a contract that failed to resolve is not in it).
     const other = tools.get(contract.name);
     if (other !== undefined) {
       errors.push(duplicateToolError(contract.file, contract.name, other.file));
       continue;
     }
     try {
-      tools.set(
-        contract.name,
-        await snapshotTool(contract, options).catch((error: unknown) => refuseTooDeep(error, contract.file)),
-      );
+      const prepared = await prepareContract(contract, options);
+      tools.set(contract.name, snapshotTool(prepared));
     } catch (error) {
-      collect(error);
+      collectContractErrors(errors, tooDeep(error, contract.file));
     }
   }
   return { tools: new Map([...tools].sort(([a], [b]) => compareText(a, b))), errors };
 }
 
-/** Resolve one contract's schemas and plan its view. Throws {@link ContractError}s as `generate` would. */
-async function snapshotTool(contract: LoadedContract, options: ResolveOptions): Promise<ToolSnapshot> {
-  const resolve = async (schema: JsonSchema, pointer: string) => {
-    const dialect = dialectOf(schema, contract.file, pointer);
-    const misuse = dialectMisuse(schema, dialect, contract.file, pointer);
-    if (misuse.length > 0) throw new ContractErrors(misuse);
-    const resolved = await resolveSchema(schema, dialect, contract.path, pointer, options);
-    return { dialect, bundled: resolved.bundled };
-  };
-  const result = await resolve(contract.outputSchema, "/outputSchema");
-  const input = contract.inputSchema === undefined ? undefined : await resolve(contract.inputSchema, "/inputSchema");
-  const settings = contract.settings;
-  const view = settings.view ?? {};
-  const extraPaths: Array<readonly [string, string]> = Object.keys(settings.fields ?? {}).map((path) => [
-    path,
-    `/x-toolgate/fields/${path.replaceAll("~", "~0").replaceAll("/", "~1")}`,
-  ]);
-  if (view.continuation !== undefined) extraPaths.push([view.continuation, "/x-toolgate/view/continuation"]);
-  const plan = planView(
-    result.bundled,
-    view,
-    view.maxStringChars ?? DEFAULTS.maxStringChars,
-    contract.file,
-    extraPaths,
-  );
+/**
+ * A contract nested deeper than the stages serialise is refused there with a RangeError: it becomes the contract's
+ * error, so one hostile file does not stop the review of the others.
+ */
+function tooDeep(error: unknown, file: string): unknown {
+  return error instanceof RangeError ? new ContractError(file, "", `cannot be compared: ${error.message}`) : error;
+}
+
+/** Plan one prepared contract's view and keep what a comparison needs. Throws {@link ContractError}s as `generate` would. */
+function snapshotTool(prepared: PreparedContract): ToolSnapshot {
+  const { contract, result, input, settings } = prepared;
+  const plan = planContractView(result.bundled, settings, contract.file, Object.keys(settings.fields));
   return {
     name: contract.name,
     file: contract.relativePath,
     sha256: contract.sha256,
     document: contract.document,
-    result,
-    input,
+    result: { dialect: result.dialect, bundled: result.bundled },
+    input: input === undefined ? undefined : { dialect: input.dialect, bundled: input.bundled },
     settings: effectiveSettings(contract.settings),
-    formatsAsserted: (settings.formats ?? DEFAULTS.formats) === "assert",
+    formatsAsserted: settings.formats === "assert",
     viewFields: viewFields(plan),
   };
 }
 
 /**
- * The `x-toolgate` block with the defaults the generator applies, so that writing a default out is no change. A
- * receive bound or summary budget that the generator derives is shown as the word `"derived"`: its value follows
- * from the schema's bounds or the context budget, whose own changes are reported.
+ * The `x-toolgate` block with the defaults the generator applies ({@link applyDefaults}), so that writing a default
+ * out is no change. A receive bound or summary budget that the generator derives is shown as the word `"derived"`:
+ * its value follows from the schema's bounds or the context budget, whose own changes are reported.
  */
-export function effectiveSettings(settings: LoadedContract["settings"]): Record<string, unknown> {
-  const unit = settings.context?.unit ?? DEFAULTS.context.unit;
-  const view = settings.view ?? {};
+export function effectiveSettings(written: LoadedContract["settings"]): Record<string, unknown> {
+  const settings = applyDefaults(written);
+  const { receive, context, view } = settings;
   return {
-    version: settings.version ?? DEFAULTS.version,
-    formats: settings.formats ?? DEFAULTS.formats,
+    version: settings.version,
+    formats: settings.formats,
     receive: {
-      maxBytes: settings.receive?.maxBytes ?? "derived",
-      maxDepth: settings.receive?.maxDepth ?? "derived",
-      timeoutMs: settings.receive?.timeoutMs ?? DEFAULTS.timeoutMs,
+      maxBytes: receive.maxBytes ?? "derived",
+      maxDepth: receive.maxDepth ?? "derived",
+      timeoutMs: receive.timeoutMs,
     },
-    context: {
-      unit,
-      max: settings.context?.max ?? DEFAULTS.context.max,
-      tokenizer: unit === "tokens" ? (settings.context?.tokenizer ?? DEFAULTS.context.tokenizer) : null,
-    },
+    context: { unit: context.unit, max: context.max, tokenizer: context.tokenizer ?? null },
     view: {
-      omit: [...(view.omit ?? [])].sort(compareText),
-      arrays: view.arrays ?? {},
-      strings: view.strings ?? {},
-      maxStringChars: view.maxStringChars ?? DEFAULTS.maxStringChars,
+      omit: [...view.omit].sort(compareText),
+      arrays: view.arrays,
+      strings: view.strings,
+      maxStringChars: view.maxStringChars,
       continuation: view.continuation ?? null,
     },
-    oversize: settings.oversize ?? [...DEFAULTS.oversize],
-    summarize: { max: settings.summarize?.max ?? "derived" },
-    spill: { preview: settings.spill?.preview ?? DEFAULTS.spillPreview },
-    recall: { max: settings.recall?.max ?? DEFAULTS.recallMax },
-    retry: settings.retry ?? {},
-    fields: settings.fields ?? {},
-    toolError: {
-      expose: settings.toolError?.expose ?? false,
-      maxChars: settings.toolError?.maxChars ?? DEFAULTS.toolErrorChars,
-    },
+    oversize: settings.oversize,
+    summarize: { max: settings.summarize.max ?? "derived" },
+    spill: settings.spill,
+    recall: settings.recall,
+    retry: settings.retry,
+    fields: settings.fields,
+    toolError: settings.toolError,
   };
 }
