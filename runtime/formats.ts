@@ -321,7 +321,7 @@ const Z_ANCHOR = /[^\\]\\Z/;
 // The `regex` check. ajv-formats asks `new RegExp(str)` (no flags) whether `str` is a pattern, and V8 builds a node
 // per atom while it parses: a megabyte of `.a` cost its parser 100–150 ms, `(?=a)` repeated 66 ms. The check below
 // decides the same question by reading the pattern once, with no tree, no recursion (a pattern may nest a megabyte
-// deep) and a few bytes of state per open group. It follows the grammar `new RegExp` reads without flags, ECMA-262's
+// deep) and a few bytes of state per open lookbehind. It follows the grammar `new RegExp` reads without flags, ECMA-262's
 // Annex B.1.2 (the web-compatible patterns), as V8 11.3 (Node 20) implements it: no duplicate group names, no
 // `(?i:…)` modifiers, at most 32,767 capturing groups, `{n,m}` numbers kept at 2^31 - 1 once larger. Where V8
 // departs from the specification it follows V8, since the question is what `new RegExp` says.
@@ -339,10 +339,6 @@ const NOTHING = 0;
 const ATOM = 1;
 /** A lookbehind, which no quantifier may follow ("Invalid quantifier"). */
 const LOOKBEHIND = 2;
-
-// The groups open, innermost last.
-const GROUP = 0;
-const LOOKBEHIND_GROUP = 1;
 
 /** `readClassAtom`'s result for a class escape (`\d \D \s \S \w \W`), which never ends a range. */
 const CLASS_ESCAPE = 0x10000;
@@ -655,9 +651,12 @@ function hasNamedGroup(str: string): boolean {
  */
 export function isRegExpSource(source: string): boolean {
   const named = source.includes("\\k") && hasNamedGroup(source);
-  const open: number[] = [];
+  // How many groups are open, and the depth at which each open lookbehind started (innermost last): only a
+  // lookbehind changes what may follow its `)`, so an ordinary group costs a counter, however deep the nesting.
+  let depth = 0;
+  const lookbehinds: number[] = [];
   const names = new Set<string>();
-  const references: string[] = [];
+  const references: string[] = []; // checked at the end, when every group name is known
   let captures = 0;
   let before = NOTHING;
   let i = 0;
@@ -687,7 +686,7 @@ export function isRegExpSource(source: string): boolean {
           if (unitAt(source, i + 2) !== 0x3c) return false;
           const reference = readGroupName(source, i + 3);
           if (reference === undefined) return false;
-          if (!names.has(reference.name)) references.push(reference.name);
+          references.push(reference.name);
           before = ATOM;
           i = reference.end;
         } else {
@@ -701,7 +700,6 @@ export function isRegExpSource(source: string): boolean {
         i++;
         break;
       case OPEN: {
-        let kind = GROUP;
         if (unitAt(source, i + 1) !== 0x3f) {
           if (++captures > MAX_CAPTURES) return false;
           i++;
@@ -711,7 +709,7 @@ export function isRegExpSource(source: string): boolean {
           if (form === 0x3a || form === 0x3d || form === 0x21) {
             i += 3; // (?: (?= (?!
           } else if (form === 0x3c && (after === 0x3d || after === 0x21)) {
-            kind = LOOKBEHIND_GROUP;
+            lookbehinds.push(depth);
             i += 4;
           } else if (form === 0x3c) {
             if (++captures > MAX_CAPTURES) return false;
@@ -723,13 +721,19 @@ export function isRegExpSource(source: string): boolean {
             return false; // "Invalid group": modifiers such as (?i:…) are not in this V8
           }
         }
-        open.push(kind);
+        depth++;
         before = NOTHING;
         break;
       }
       case CLOSE:
-        if (open.length === 0) return false;
-        before = open.pop() === LOOKBEHIND_GROUP ? LOOKBEHIND : ATOM;
+        if (depth === 0) return false;
+        depth--;
+        if (lookbehinds.length > 0 && lookbehinds[lookbehinds.length - 1] === depth) {
+          lookbehinds.pop();
+          before = LOOKBEHIND;
+        } else {
+          before = ATOM;
+        }
         i++;
         break;
       case BAR:
@@ -763,7 +767,7 @@ export function isRegExpSource(source: string): boolean {
       }
     }
   }
-  if (open.length > 0) return false;
+  if (depth > 0) return false;
   for (const name of references) if (!names.has(name)) return false;
   return true;
 }

@@ -443,14 +443,15 @@ describe("the regex check: differential against new RegExp", () => {
 });
 
 describe("the regex check: the worst 1 MB patterns are decided in bounded time, as new RegExp decides them", () => {
-  const namedGroups = (() => {
-    const groups: string[] = [];
+  /** About 1 MB of units numbered from 0: each one distinct. */
+  const numbered = (unit: (index: number) => string) => {
+    const parts: string[] = [];
     for (let i = 0, size = 0; size < MB; i++) {
-      groups.push(`(?<n${i}>a)`);
-      size += groups[i]?.length ?? 0;
+      parts.push(unit(i));
+      size += parts[i]?.length ?? 0;
     }
-    return groups.join("");
-  })();
+    return parts.join("");
+  };
   // The issue's example (1 MB of `.a`, 100–150 ms for V8's parser) and its neighbours: one shape per piece of state.
   const worst: Record<string, string> = {
     ".a repeated (the issue's example)": hostile("", ".a"),
@@ -463,7 +464,12 @@ describe("the regex check: the worst 1 MB patterns are decided in bounded time, 
     classes: hostile("", "[a-z]"),
     "references to a named group": hostile("(?<n>a)", "\\k<n>"),
     "forward references": hostile("", "\\k<n>", "(?<n>a)"),
-    "distinct named groups": namedGroups,
+    "distinct named groups": numbered((i) => `(?<n${i}>a)`),
+    "distinct references to no group": `${numbered((i) => `\\k<n${i}>`)}(?<a>)`,
+    "as many named groups as allowed, each referred to": Array.from(
+      { length: 32_767 },
+      (_, i) => `(?<n${i}>a)\\k<n${(i * 7919) % 32_767}>`,
+    ).join(""),
     "one long name": `(?<${"a".repeat(MB)}>)`,
     "one long non-ASCII name": `(?<${"é".repeat(MB / 2)}>)`,
     "braced quantifiers": hostile("", "a{1}"),
