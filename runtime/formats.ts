@@ -8,9 +8,9 @@
  * in two, see {@link URI_WITHOUT_IP_LITERAL}); `url`, whose pattern backtracks quadratically (a 128 KB value took
  * 12.7 s), is a linear check with the pattern's verdicts; `date-time` and `iso-date-time` find their one separator
  * instead of splitting on every one; `regex` reads the pattern with a syntax check of its own instead of compiling
- * it (V8's parser took 100–150 ms per MB, see {@link isRegExpSource}). Every other check is linear in the string as ajv-formats writes it (each was
- * timed on hostile 1 MB strings, `test/hardening/formats.test.ts`), so no length cap is needed and none changes a
- * verdict. `test/validator/runtime-helpers.test.ts` holds every check equal to the installed ajv-formats, so an
+ * it (V8's parser took 100–150 ms per MB, see {@link isRegExpSource}). Every other check is linear in the string as
+ * ajv-formats writes it (each was timed on hostile 1 MB strings, `test/hardening/formats.test.ts`), so no length cap
+ * is needed and none changes a verdict. `test/validator/runtime-helpers.test.ts` holds every check equal to the installed ajv-formats, so an
  * upgrade that changes one fails there.
  *
  * ajv-formats is MIT licensed: Copyright (c) 2020 Evgeny Poberezkin. Permission is hereby granted, free of charge,
@@ -321,10 +321,10 @@ const Z_ANCHOR = /[^\\]\\Z/;
 // The `regex` check. ajv-formats asks `new RegExp(str)` (no flags) whether `str` is a pattern, and V8 builds a node
 // per atom while it parses: a megabyte of `.a` cost its parser 100–150 ms, `(?=a)` repeated 66 ms. The check below
 // decides the same question by reading the pattern once, with no tree, no recursion (a pattern may nest a megabyte
-// deep) and a few bytes of state per open lookbehind. It follows the grammar `new RegExp` reads without flags, ECMA-262's
-// Annex B.1.2 (the web-compatible patterns), as V8 11.3 (Node 20) implements it: no duplicate group names, no
-// `(?i:…)` modifiers, at most 32,767 capturing groups, `{n,m}` numbers kept at 2^31 - 1 once larger. Where V8
-// departs from the specification it follows V8, since the question is what `new RegExp` says.
+// deep), a counter for open groups and a stack of open lookbehinds only. It follows the grammar `new RegExp` reads
+// without flags, ECMA-262's Annex B.1.2 (the web-compatible patterns), as V8 11.3 (Node 20) implements it: no
+// duplicate group names, no `(?i:…)` modifiers, at most 32,767 capturing groups, `{n,m}` numbers kept at 2^31 - 1
+// once larger. Where V8 departs from the specification it follows V8, since the question is what `new RegExp` says.
 // `test/hardening/regex-format.test.ts` holds it equal to `new RegExp` on named cases and on random near-patterns.
 
 /** The most capturing groups V8 accepts in one pattern: the next one is "Too many captures". */
@@ -340,15 +340,15 @@ const ATOM = 1;
 /** A lookbehind, which no quantifier may follow ("Invalid quantifier"). */
 const LOOKBEHIND = 2;
 
-/** `readClassAtom`'s result for a class escape (`\d \D \s \S \w \W`), which never ends a range. */
+/** `readClassAtom`'s value for a class escape (`\d \D \s \S \w \W`): `x-\d` is then three atoms, not a range. */
 const CLASS_ESCAPE = 0x10000;
-/** `readClassAtom` returns `length * ATOM_LENGTH + value` (a value is at most 0x10000): `>>> 17` and `& 0x1ffff` read it. */
+/** `readClassAtom` returns `length * ATOM_LENGTH + value` (at most 0x10000), read back by `>>> 17` and `& 0x1ffff`. */
 const ATOM_LENGTH = 0x20000;
 /** `readNameEscape` returns `end * ESCAPE_END + code point`: a code point is below 0x110000 < 2^21. */
 const ESCAPE_END = 0x200000;
 
 // A group name is a RegExpIdentifierName, read by code point even without the `u` flag. V8 asks ICU for ID_Start
-// and ID_Continue, as `\p{…}` does: the test compares the two over every code point.
+// and ID_Continue, as `\p{…}` does: the two agreed on every code point (the test compares them on random ones).
 const ID_START_AT = /[\p{ID_Start}$_]/uy;
 const ID_CONTINUE_RUN = /[\p{ID_Continue}$\u200c\u200d]*/uy;
 const ID_START_ONLY = /^[\p{ID_Start}$_]$/u;
