@@ -10,8 +10,8 @@
  * instead of splitting on every one; `regex` reads the pattern with a syntax check of its own instead of compiling
  * it (V8's parser took 100–150 ms per MB, see {@link isRegExpSource}). Every other check is linear in the string as
  * ajv-formats writes it (each was timed on hostile 1 MB strings, `test/hardening/formats.test.ts`), so no length cap
- * is needed and none changes a verdict. `test/validator/runtime-helpers.test.ts` holds every check equal to the installed ajv-formats, so an
- * upgrade that changes one fails there.
+ * is needed and none changes a verdict. `test/validator/runtime-helpers.test.ts` holds every check equal to the
+ * installed ajv-formats, so an upgrade that changes one fails there.
  *
  * ajv-formats is MIT licensed: Copyright (c) 2020 Evgeny Poberezkin. Permission is hereby granted, free of charge,
  * to any person obtaining a copy of this software and associated documentation files (the "Software"), to deal in
