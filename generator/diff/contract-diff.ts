@@ -3,10 +3,12 @@
  * schemas (semantically, see `schema-diff/compare.ts`), the fields that reach the model view, the `x-toolgate`
  * settings with their defaults applied, dialects and MCP metadata. Every change gets a class (see `classes.ts`).
  */
-import { escapePointerToken } from "../errors.js";
-import { canonicalJson, compareText } from "../load.js";
+import { compareText } from "../load.js";
+import { isSchemaObject } from "../schema/guards.js";
+import { canonicalJson } from "../schema/json.js";
+import { escapePointerToken, fragmentToPointer, unescapePointerToken } from "../schema/pointer.js";
 import type { JsonSchema } from "../schema.js";
-import { fragmentToPointer, isSchemaObject, valueAt } from "../walk.js";
+import { valueAt } from "../walk.js";
 import { CHANGE_CLASSES, type ChangeClass, classify, type SchemaRole } from "./classes.js";
 import { compareSchemas } from "./schema-diff/compare.js";
 import type { Snapshot, ToolSnapshot } from "./snapshot.js";
@@ -323,10 +325,7 @@ function diffSettings(
   if (canonical(before ?? null) === canonical(after ?? null) && (before === undefined) === (after === undefined))
     return;
   // Keys below `x-toolgate` may be result paths (`/hits/*/snippet`): shown unescaped, they read as the contract has them.
-  const tokens = pointer
-    .split("/")
-    .slice(2)
-    .map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const tokens = pointer.split("/").slice(2).map(unescapePointerToken);
   const top = tokens[0] ?? "";
   const name = Object.hasOwn(SETTING_NAMES, top) ? (SETTING_NAMES[top] as string) : top;
   const exposes = pointer === "/x-toolgate/toolError/expose" && after === true;
@@ -383,7 +382,7 @@ export function fieldPointer(bundled: JsonSchema, path: string, prefix: string):
   let candidates: Array<{ schema: unknown; at: string }> = [{ schema: bundled, at: "" }];
   const tokens = path === "" ? [] : path.slice(1).split("/");
   for (const token of tokens) {
-    const name = token.replaceAll("~1", "/").replaceAll("~0", "~");
+    const name = unescapePointerToken(token);
     const next: Array<{ schema: unknown; at: string }> = [];
     const queue = [...candidates];
     const seen = new Set<string>();

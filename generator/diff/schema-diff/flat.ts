@@ -2,9 +2,10 @@
  * A flattened schema (see `flatten.ts`) and what it says: its types, the values its `enum`/`const` allow, its tuple,
  * the subschema behind a keyword, whether it accepts anything. Every keyword rule asks these.
  */
-import { canonicalJson } from "../../load.js";
+
+import { isSchemaObject } from "../../schema/guards.js";
+import { canonicalJson } from "../../schema/json.js";
 import type { JsonSchema } from "../../schema.js";
-import { isSchemaObject } from "../../walk.js";
 
 /** A subschema and its JSON pointer in its bundled schema. */
 export interface Located {

@@ -4,9 +4,11 @@
  * A part whose keyword clashes with one already merged (or whose scoped keyword would then see other declarations)
  * stays apart, to be compared as an `allOf` branch of its own.
  */
-import { escapePointerToken } from "../../errors.js";
+
+import { isSchemaObject } from "../../schema/guards.js";
+import { escapePointerToken, fragmentToPointer } from "../../schema/pointer.js";
 import type { JsonSchema, SchemaObject } from "../../schema.js";
-import { fragmentToPointer, isSchemaObject, valueAt } from "../../walk.js";
+import { valueAt } from "../../walk.js";
 import { ANNOTATIONS, canonical, covers, type Flat, type Located, STRUCTURAL, typeSet } from "./flat.js";
 
 /** Schema objects merged into one flat at the most: a longer chain of `$ref`s and `allOf`s is left as it is. */

@@ -3,8 +3,8 @@
  * branches that could not be merged into the schema, and `not` (with the direction turned round).
  */
 
+import { isSchemaObject } from "../../../schema/guards.js";
 import type { JsonSchema } from "../../../schema.js";
-import { isSchemaObject } from "../../../walk.js";
 import { canonical, covers, type Flat, JSON_TYPES, type Located, typeSet, valueSet } from "../flat.js";
 import { type KeywordRule, optional } from "../rule.js";
 

@@ -2,9 +2,10 @@
  * Dependencies between properties: `dependentRequired` and `dependentSchemas`, and draft-07's `dependencies` (an
  * array of names is the one, a schema the other).
  */
-import { escapePointerToken } from "../../../errors.js";
+
 import { compareText } from "../../../load.js";
-import { isSchemaObject } from "../../../walk.js";
+import { isSchemaObject } from "../../../schema/guards.js";
+import { escapePointerToken } from "../../../schema/pointer.js";
 import { acceptsAnything, type Flat, type Located } from "../flat.js";
 import type { Comparison, KeywordRule } from "../rule.js";
 

@@ -3,10 +3,11 @@
  * side says of an undeclared one), the schema of other properties (`additionalProperties`, else
  * `unevaluatedProperties`), `patternProperties` by pattern, and `propertyNames`.
  */
-import { escapePointerToken } from "../../../errors.js";
+
 import { compareText } from "../../../load.js";
+import { isSchemaObject } from "../../../schema/guards.js";
+import { escapePointerToken } from "../../../schema/pointer.js";
 import type { JsonSchema } from "../../../schema.js";
-import { isSchemaObject } from "../../../walk.js";
 import type { Direction } from "../../classes.js";
 import { acceptsAnything, appliesInPlace, type Flat, type Located, subschema } from "../flat.js";
 import type { Row } from "../rows.js";

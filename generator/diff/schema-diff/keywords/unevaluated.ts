@@ -3,8 +3,8 @@
  * meaning depends on the subschemas around it.
  */
 import { compareText } from "../../../load.js";
+import { isSchemaObject } from "../../../schema/guards.js";
 import type { SchemaObject } from "../../../schema.js";
-import { isSchemaObject } from "../../../walk.js";
 import { acceptsAnything, appliesInPlace, canonical, type Flat, type Located, subschema, tuple } from "../flat.js";
 import type { Comparison, KeywordRule } from "../rule.js";
 
