@@ -8,23 +8,16 @@
  * folder toolgate will not write into (a symbolic link on the way).
  * A user's mistake is reported as `file#pointer: message`, never as a stack trace.
  *
- * Everything printed goes through {@link terminalLines}: tool names, file names, pointers and messages come from
- * contracts, and a control character in them is shown as its `\uXXXX` escape, never sent to the terminal. Output to
- * a closed pipe (`toolgate generate | head -1`) is dropped quietly and the run goes on.
+ * Everything printed goes through the terminal-safe console of `console.ts`; the config is read by `config.ts`.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { configFolders, readConfig } from "./config.js";
+import { type Console, reportUsage, stdio, terminalConsole, UsageError } from "./console.js";
 import { DIFF_HELP, runDiff } from "./diff/command.js";
 import { ContractError } from "./errors.js";
-import {
-  MAX_CONFIG_BYTES,
-  readBoundedText,
-  readFailure,
-  terminalLines,
-  terminalText,
-  UnsafeOutputError,
-} from "./files.js";
+import { terminalText, UnsafeOutputError } from "./files.js";
 import { generatorChangedSince, rememberRun } from "./freshness.js";
 import { runImport } from "./import.js";
 import { toolgateVersion } from "./package.js";
@@ -58,52 +51,16 @@ Exit codes: 0 all is well, 1 contract errors or stale output (--check), 2 usage 
 with a symbolic link in it (toolgate never writes through a link).
 `;
 
-/** Where output goes; tests pass their own. */
-export interface Console {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
-/** Streams whose reader went away (EPIPE): what is still printed to them is dropped, and the run goes on. */
-const closed = new WeakSet<NodeJS.WriteStream>();
-
-/** Write a line to a standard stream, unless its reader has gone. */
-function writeLine(stream: NodeJS.WriteStream, line: string): void {
-  if (closed.has(stream)) return;
-  if (stream.listenerCount("error") === 0) {
-    stream.on("error", (error: NodeJS.ErrnoException) => {
-      // `toolgate generate | head -1`: the reader closed the pipe. Nothing more can be shown there, and a stack
-      // trace for it would be noise; any other error of the stream is a real fault.
-      if (error.code !== "EPIPE") throw error;
-      closed.add(stream);
-    });
-  }
-  stream.write(`${line}\n`);
-}
-
-const stdio: Console = {
-  out: (line) => writeLine(process.stdout, line),
-  err: (line) => writeLine(process.stderr, line),
-};
-
-/** A console whose every line is made safe for a terminal ({@link terminalLines}). */
-function cleaned(io: Console): Console {
-  return { out: (line) => io.out(terminalLines(line)), err: (line) => io.err(terminalLines(line)) };
-}
-
-class UsageError extends Error {}
+/** Where output goes (re-exported for callers of {@link main}). */
+export type { Console };
 
 /** Run the CLI with the given arguments; resolves to the exit code. */
 export async function main(argv: readonly string[], console: Console = stdio): Promise<number> {
-  const io = cleaned(console);
+  const io = terminalConsole(console);
   try {
     return await run(argv, io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`toolgate: ${error.message}`);
-      io.err("Run `toolgate --help` for usage.");
-      return 2;
-    }
+    if (error instanceof UsageError) return reportUsage(io, error);
     if (error instanceof ContractError) {
       io.err(`error ${errorLine(error)}`);
       return 1;
@@ -141,12 +98,11 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
   if (command !== "generate") throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
 
-  const config = await readConfig();
+  const config = await readConfig(process.cwd());
   const schemas = path.resolve(values.schemas ?? config.schemas ?? "schemas");
   const out = path.resolve(values.out ?? config.out ?? "generated");
   if (!existsSync(schemas)) throw new UsageError(`no contracts folder at ${schemas}`);
-  const remotes = Object.entries(config.refs ?? {}).map(([prefix, folder]) => [prefix, path.resolve(folder)] as const);
-  const roots = (config.roots ?? []).map((folder) => path.resolve(folder));
+  const { remotes, roots } = configFolders(config, process.cwd());
 
   // Roots decide which references are read, so a note for other roots is another question.
   const key = { schemas, out, options: roots.length === 0 ? remotes : { remotes, roots } };
@@ -204,46 +160,6 @@ function parseCommandLine(argv: readonly string[]) {
       version: { type: "boolean", short: "v" },
     },
   });
-}
-
-/** What `toolgate.config.json` may say. */
-interface Config {
-  schemas?: string;
-  out?: string;
-  refs?: Record<string, string>;
-  /** Folders besides the working directory that local references may read. */
-  roots?: string[];
-}
-
-/** `toolgate.config.json` in the working directory, if there is one (read bounded: a regular file of 1 MiB at most). */
-async function readConfig(): Promise<Config> {
-  const file = path.resolve("toolgate.config.json");
-  if (!existsSync(file)) return {};
-  let text: string;
-  try {
-    text = await readBoundedText(file, MAX_CONFIG_BYTES);
-  } catch (error) {
-    throw new ContractError("toolgate.config.json", "", `cannot read the config: ${readFailure(error)}`);
-  }
-  let config: unknown;
-  try {
-    config = JSON.parse(text);
-  } catch (error) {
-    throw new ContractError("toolgate.config.json", "", `invalid JSON: ${(error as Error).message}`);
-  }
-  if (typeof config !== "object" || config === null || Array.isArray(config)) {
-    throw new ContractError("toolgate.config.json", "", "the config is a JSON object");
-  }
-  const known = new Set(["schemas", "out", "refs", "roots"]);
-  for (const key of Object.keys(config)) {
-    if (!known.has(key))
-      throw new ContractError("toolgate.config.json", `/${key}`, `unknown key ${JSON.stringify(key)}`);
-  }
-  const { roots } = config as { roots?: unknown };
-  if (roots !== undefined && !(Array.isArray(roots) && roots.every((root) => typeof root === "string"))) {
-    throw new ContractError("toolgate.config.json", "/roots", "`roots` is an array of folder paths");
-  }
-  return config as Config;
 }
 
 /** A contract error as one terminal line: every part of it may quote the contract. */

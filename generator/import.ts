@@ -34,6 +34,7 @@ import { lstat, stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { checkBounds, type Finding } from "./checks/index.js";
+import { type Console, reportUsage, UsageError } from "./console.js";
 import { prepareSchema } from "./contract.js";
 import { type ContractError, collectContractErrors } from "./errors.js";
 import { checkWritablePath, readBoundedText, readFailure, UnsafeOutputError, writeFileInside } from "./files.js";
@@ -394,11 +395,8 @@ function boundedText(text: string, max = 200): string {
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
-/** Where the CLI prints. */
-export interface ImportConsole {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+/** Where the CLI prints: its console. */
+export type ImportConsole = Console;
 
 const USAGE = `Usage:
   toolgate import FILE... [--out DIR] [--force]
@@ -470,10 +468,9 @@ function parseImportArgs(argv: readonly string[]) {
   });
 }
 
+/** A usage error of `import`: the message, then the command's usage. */
 function usage(io: ImportConsole, message: string): number {
-  io.err(`toolgate: ${message}`);
-  io.err(USAGE);
-  return 2;
+  return reportUsage(io, new UsageError(message, USAGE));
 }
 
 /** The report: one line per tool, its unbounded fields, then the refusals and the totals. */

@@ -6,10 +6,11 @@
  * Exit codes: 0 no change of a class named by `--fail-on`; 1 such a change, or a contract that cannot be read;
  * 2 a usage error (an unknown option, class or format, a side that is neither a folder nor a revision).
  */
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { MAX_CONFIG_BYTES, readBoundedText, readFailure } from "../files.js";
+import { type Config, configFolders, readConfig } from "../config.js";
+import { type Console, isParseArgsError, reportUsage, UsageError } from "../console.js";
+import { ContractError } from "../errors.js";
 import { CHANGE_CLASSES, type ChangeClass, isChangeClass } from "./classes.js";
 import { diffSnapshots } from "./contract-diff.js";
 import { buildReport, type DiffReport, reportJson, reportMarkdown } from "./report.js";
@@ -22,11 +23,8 @@ export const DIFF_HELP = `  toolgate diff [--base REV|DIR] [--head REV|DIR] [--s
       each change with its tool, JSON pointer, before, after and class: ${CHANGE_CLASSES.join(", ")}.
       --fail-on breaking,exposure exits 1 when a change of a listed class occurs.`;
 
-/** Where the report goes; the same shape as the CLI's console. */
-export interface DiffConsole {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+/** Where the report goes: the CLI's console. */
+export type DiffConsole = Console;
 
 /** The options of `toolgate diff`, as parsed. */
 export interface DiffOptions {
@@ -46,9 +44,6 @@ export interface DiffOptions {
   cwd: string;
 }
 
-/** A mistake on the command line: reported in one line, exit 2. */
-class DiffUsageError extends Error {}
-
 /**
  * Run `toolgate diff` with the arguments after the command name; resolves to the exit code.
  * @param cwd the working directory (the process's own by default)
@@ -64,11 +59,9 @@ export async function runDiff(argv: readonly string[], io: DiffConsole, cwd = pr
   try {
     options = await parseDiffArguments(argv, cwd);
   } catch (error) {
-    const parseError = String((error as NodeJS.ErrnoException).code ?? "").startsWith("ERR_PARSE_ARGS");
-    if (!(error instanceof DiffUsageError) && !parseError) throw error;
-    io.err(`toolgate: ${(error as Error).message}`);
-    io.err("Run `toolgate --help` for usage.");
-    return 2;
+    if (isParseArgsError(error)) return reportUsage(io, new UsageError(error.message));
+    if (!(error instanceof UsageError)) throw error;
+    return reportUsage(io, error);
   }
   let report: DiffReport;
   try {
@@ -126,60 +119,39 @@ export async function parseDiffArguments(argv: readonly string[], cwd: string): 
       "fail-on": { type: "string" },
     },
   });
-  if (positionals.length > 0) throw new DiffUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const format = values.format ?? "markdown";
   if (format !== "markdown" && format !== "json")
-    throw new DiffUsageError(`--format must be markdown or json, not ${JSON.stringify(format)}`);
+    throw new UsageError(`--format must be markdown or json, not ${JSON.stringify(format)}`);
   const failOn: ChangeClass[] = [];
   for (const word of (values["fail-on"] ?? "")
     .split(",")
     .map((w) => w.trim())
     .filter((w) => w !== "")) {
     if (!isChangeClass(word))
-      throw new DiffUsageError(
-        `--fail-on: unknown class ${JSON.stringify(word)} (classes: ${CHANGE_CLASSES.join(", ")})`,
-      );
+      throw new UsageError(`--fail-on: unknown class ${JSON.stringify(word)} (classes: ${CHANGE_CLASSES.join(", ")})`);
     if (!failOn.includes(word)) failOn.push(word);
   }
-  const config = await readConfig(cwd);
+  const config = await configOf(cwd);
+  const { remotes, roots } = configFolders(config, cwd);
   return {
     base: values.base ?? "HEAD",
     head: values.head,
     schemas: path.resolve(cwd, values.schemas ?? config.schemas ?? "schemas"),
     format,
     failOn,
-    remotes: Object.entries(config.refs ?? {}).map(([prefix, folder]) => [prefix, path.resolve(cwd, folder)] as const),
-    roots: (config.roots ?? []).map((folder) => path.resolve(cwd, folder)),
+    remotes,
+    roots,
     cwd,
   };
 }
 
-/** The keys of `toolgate.config.json` that `diff` reads; `generate` validates the file as a whole. */
-async function readConfig(cwd: string): Promise<{ schemas?: string; refs?: Record<string, string>; roots?: string[] }> {
-  const file = path.join(cwd, "toolgate.config.json");
-  if (!existsSync(file)) return {};
-  let text: string;
+/** `toolgate.config.json` in `cwd`; a broken one is a usage error of `diff` (exit 2), named by file and pointer. */
+async function configOf(cwd: string): Promise<Config> {
   try {
-    text = await readBoundedText(file, MAX_CONFIG_BYTES);
+    return await readConfig(cwd);
   } catch (error) {
-    throw new DiffUsageError(`toolgate.config.json: cannot read the config: ${readFailure(error)}`);
+    if (!(error instanceof ContractError)) throw error;
+    throw new UsageError(`${error.file}${error.pointer === "" ? "" : `#${error.pointer}`}: ${error.message}`);
   }
-  let config: unknown;
-  try {
-    config = JSON.parse(text);
-  } catch (error) {
-    throw new DiffUsageError(`toolgate.config.json: invalid JSON: ${(error as Error).message}`);
-  }
-  if (typeof config !== "object" || config === null || Array.isArray(config))
-    throw new DiffUsageError("toolgate.config.json: the config is a JSON object");
-  const { schemas, refs, roots } = config as { schemas?: unknown; refs?: unknown; roots?: unknown };
-  const out: { schemas?: string; refs?: Record<string, string>; roots?: string[] } = {};
-  if (typeof schemas === "string") out.schemas = schemas;
-  if (Array.isArray(roots)) out.roots = roots.filter((root): root is string => typeof root === "string");
-  if (typeof refs === "object" && refs !== null && !Array.isArray(refs)) {
-    out.refs = Object.fromEntries(
-      Object.entries(refs).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
-    );
-  }
-  return out;
 }
