@@ -2,7 +2,7 @@
  * The validator stage: each contract schema becomes a precompiled standalone Ajv validator, emitted as real ESM
  * that needs no schema compilation, no `eval` and no `require` at run time.
  *
- * `emitValidators` either returns the module body or refuses: a schema using a feature Ajv validates wrongly
+ * `compileValidators` either returns each validator's code, for `assembleModule`, or refuses: a schema using a feature Ajv validates wrongly
  * (see `unsupported.ts`), or one Ajv cannot compile, yields refusals naming the keyword and its pointer. Refusals
  * are judged on the schema as written; what Ajv compiles has nullable `anyOf` pairs folded into a nullable `type`
  * where that keeps every verdict (see `nullable-fold.ts`).
@@ -11,7 +11,7 @@ import standaloneModule from "ajv/dist/standalone/index.js";
 import { pointerOf } from "../errors.js";
 import type { ResolvedSchema } from "../schema.js";
 import { compilerFor, type FormatMode } from "./compiler.js";
-import { assembleModule, assertExportName, exportedAs, type StandaloneValidator } from "./esm-module.js";
+import { assertExportName, exportedAs, type StandaloneValidator } from "./esm-module.js";
 import { foldNullable } from "./nullable-fold.js";
 import { exponentialRecursion } from "./recursion-cost.js";
 import { SchemaIndex } from "./schema-index.js";
@@ -36,13 +36,6 @@ export interface Refusal {
   /** JSON pointer inside the contract file: the schema's pointer plus the pointer inside the schema. */
   pointer: string;
   reason: string;
-}
-
-/** One ESM module body (no header) exporting each requested validator; or the reasons the generator must refuse. */
-export function emitValidators(requests: ValidatorRequest[]): { code: string } | { refusals: Refusal[] } {
-  const compiled = compileValidators(requests);
-  if ("refusals" in compiled) return compiled;
-  return { code: assembleModule(compiled.validators) };
 }
 
 /**

@@ -10,7 +10,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compilerFor, type FormatMode } from "../../generator/validator/compiler.js";
-import { emitValidators, type ValidatorRequest } from "../../generator/validator/index.js";
+import type { ValidatorRequest } from "../../generator/validator/index.js";
+import { emitValidators } from "../validator/emit-module.js";
 import { loadGroups, REPO_ROOT, runtimeBuilt, type SuiteGroup, suiteFiles, WORK_DIR, writeModule } from "./suite.js";
 
 /** Counts for one suite file. */

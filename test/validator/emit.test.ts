@@ -5,7 +5,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { JsonSchema, ResolvedSchema } from "../../generator/schema.js";
 import { assertNoRequire } from "../../generator/validator/esm-module.js";
-import { emitValidators, type ValidatorRequest } from "../../generator/validator/index.js";
+import type { ValidatorRequest } from "../../generator/validator/index.js";
+import { emitValidators } from "./emit-module.js";
 import { ensureRuntimeBuilt, generatedValidator, importModule, resolved } from "./load.js";
 
 beforeAll(ensureRuntimeBuilt);

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Dialect, JsonSchema, ResolvedSchema } from "../../generator/schema.js";
-import { emitValidators, type FormatMode } from "../../generator/validator/index.js";
+import type { FormatMode } from "../../generator/validator/index.js";
+import { emitValidators } from "./emit-module.js";
 
 /** The repository root. */
 export const REPO_ROOT = resolve(import.meta.dirname, "../..");

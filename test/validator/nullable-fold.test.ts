@@ -10,10 +10,10 @@ import { describe, expect, it } from "vitest";
 import { generate } from "../../generator/pipeline.js";
 import type { Dialect, JsonSchema, ResolvedSchema } from "../../generator/schema.js";
 import { compilerFor } from "../../generator/validator/compiler.js";
-import { emitValidators } from "../../generator/validator/index.js";
 import { foldNullable } from "../../generator/validator/nullable-fold.js";
 import { SchemaIndex } from "../../generator/validator/schema-index.js";
 import { findUnsupportedFeatures } from "../../generator/validator/unsupported.js";
+import { emitValidators } from "./emit-module.js";
 import { resolved } from "./load.js";
 
 /** Fuzz runs; `TOOLGATE_FUZZ_RUNS=20000` searches harder, `TOOLGATE_FUZZ_SEED` elsewhere. */

@@ -9,7 +9,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Dialect, JsonSchema } from "../../generator/schema.js";
 import { createCompiler } from "../../generator/validator/compiler.js";
-import { emitValidators } from "../../generator/validator/index.js";
+import { emitValidators } from "./emit-module.js";
 import { ensureRuntimeBuilt, generatedValidator, resolved } from "./load.js";
 
 beforeAll(ensureRuntimeBuilt);
