@@ -10,7 +10,7 @@ import { escapePointerToken, fragmentToPointer, unescapePointerToken } from "../
 import type { JsonSchema } from "../schema.js";
 import { valueAt } from "../walk.js";
 import { CHANGE_CLASSES, type ChangeClass, classify, type SchemaRole } from "./classes.js";
-import { compareSchemas } from "./schema-diff/compare.js";
+import { compareSchemas, type SchemaVersion } from "./schema-diff/compare.js";
 import type { Snapshot, ToolSnapshot } from "./snapshot.js";
 
 /** Canonical JSON text at any depth (iterative): two values are the same JSON exactly when their texts are. */
@@ -118,13 +118,53 @@ export function diffSnapshots(base: Snapshot, head: Snapshot): ContractChange[] 
   return changes;
 }
 
+/** Records one change of the tool being compared. */
+type Add = (change: Omit<ContractChange, "tool">) => void;
+
 /** The changes of one tool present on both sides. */
 export function diffTool(before: ToolSnapshot, after: ToolSnapshot): ContractChange[] {
   const tool = after.name;
   const out: ContractChange[] = [];
-  const add = (change: Omit<ContractChange, "tool">) => out.push({ tool, ...change });
+  const add: Add = (change) => out.push({ tool, ...change });
+  documentChanges(before.document, after.document, add);
+  dialectChanges(before, after, add);
+  diffSettings(before.settings, after.settings, "/x-toolgate", add);
+  viewChanges(before, after, add);
+  const side = (snapshot: ToolSnapshot, schema: JsonSchema) => ({
+    schema,
+    formatsAsserted: snapshot.formatsAsserted,
+  });
+  schemaChanges(side(before, before.result.bundled), side(after, after.result.bundled), "result", add);
+  if (before.input === undefined && after.input !== undefined)
+    add({
+      class: "breaking",
+      kind: "input-schema-added",
+      area: "arguments",
+      pointer: "/inputSchema",
+      path: "",
+      summary: "input schema added: arguments are now checked",
+    });
+  if (before.input !== undefined && after.input === undefined)
+    add({
+      class: "loosened",
+      kind: "input-schema-removed",
+      area: "arguments",
+      pointer: "/inputSchema",
+      path: "",
+      summary: "input schema removed: arguments are no longer checked",
+    });
+  if (before.input !== undefined && after.input !== undefined)
+    schemaChanges(side(before, before.input.bundled), side(after, after.input.bundled), "arguments", add);
+  return out;
+}
 
-  const [db, da] = [before.document.description, after.document.description];
+/** The tool's description, its MCP annotations (hint by hint) and any other member of the Tool object. */
+function documentChanges(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+  add: Add,
+): void {
+  const [db, da] = [before.description, after.description];
   if (db !== da)
     add(
       withValues(
@@ -139,31 +179,11 @@ export function diffTool(before: ToolSnapshot, after: ToolSnapshot): ContractCha
         da,
       ),
     );
-  for (const key of [...new Set([...Object.keys(before.document), ...Object.keys(after.document)])].sort(compareText)) {
+  for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort(compareText)) {
     if (CONTRACT_KEYS.has(key)) continue;
-    const [x, y] = [own(before.document, key), own(after.document, key)];
+    const [x, y] = [own(before, key), own(after, key)];
     if (key === "annotations" && (isSchemaObject(x) || isSchemaObject(y))) {
-      const [hx, hy] = [isSchemaObject(x) ? x : {}, isSchemaObject(y) ? y : {}];
-      for (const hint of [...new Set([...Object.keys(hx), ...Object.keys(hy)])].sort(compareText)) {
-        if (
-          canonical(own(hx, hint) ?? null) === canonical(own(hy, hint) ?? null) &&
-          Object.hasOwn(hx, hint) === Object.hasOwn(hy, hint)
-        )
-          continue;
-        add(
-          withValues(
-            {
-              class: "settings",
-              kind: "mcp-annotation-changed",
-              area: "tool",
-              pointer: `/annotations/${escapePointerToken(hint)}`,
-              summary: `MCP annotation ${hint} changed`,
-            },
-            own(hx, hint),
-            own(hy, hint),
-          ),
-        );
-      }
+      annotationChanges(isSchemaObject(x) ? x : {}, isSchemaObject(y) ? y : {}, add);
       continue;
     }
     if (canonical(x ?? null) === canonical(y ?? null) && (x === undefined) === (y === undefined)) continue;
@@ -181,33 +201,47 @@ export function diffTool(before: ToolSnapshot, after: ToolSnapshot): ContractCha
       ),
     );
   }
+}
 
-  if (before.result.dialect !== after.result.dialect) {
-    add({
-      class: "settings",
-      kind: "dialect-changed",
-      area: "settings",
-      pointer: "/outputSchema/$schema",
-      summary: "result schema dialect changed",
-      before: before.result.dialect,
-      after: after.result.dialect,
-    });
+/** The MCP annotations (`readOnlyHint`, …), hint by hint: they are settings a host acts on. */
+function annotationChanges(hx: Record<string, unknown>, hy: Record<string, unknown>, add: Add): void {
+  for (const hint of [...new Set([...Object.keys(hx), ...Object.keys(hy)])].sort(compareText)) {
+    if (
+      canonical(own(hx, hint) ?? null) === canonical(own(hy, hint) ?? null) &&
+      Object.hasOwn(hx, hint) === Object.hasOwn(hy, hint)
+    )
+      continue;
+    add(
+      withValues(
+        {
+          class: "settings",
+          kind: "mcp-annotation-changed",
+          area: "tool",
+          pointer: `/annotations/${escapePointerToken(hint)}`,
+          summary: `MCP annotation ${hint} changed`,
+        },
+        own(hx, hint),
+        own(hy, hint),
+      ),
+    );
   }
-  const [ib, ia] = [before.input?.dialect, after.input?.dialect];
-  if (ib !== undefined && ia !== undefined && ib !== ia) {
-    add({
-      class: "settings",
-      kind: "dialect-changed",
-      area: "settings",
-      pointer: "/inputSchema/$schema",
-      summary: "input schema dialect changed",
-      before: ib,
-      after: ia,
-    });
+}
+
+/** The dialect of the result schema, and of the input schema where both versions have one. */
+function dialectChanges(before: ToolSnapshot, after: ToolSnapshot, add: Add): void {
+  const sides = [
+    { pointer: "/outputSchema/$schema", summary: "result schema dialect changed", of: (s: ToolSnapshot) => s.result },
+    { pointer: "/inputSchema/$schema", summary: "input schema dialect changed", of: (s: ToolSnapshot) => s.input },
+  ];
+  for (const { pointer, summary, of } of sides) {
+    const [x, y] = [of(before)?.dialect, of(after)?.dialect];
+    if (x !== undefined && y !== undefined && x !== y)
+      add({ class: "settings", kind: "dialect-changed", area: "settings", pointer, summary, before: x, after: y });
   }
+}
 
-  diffSettings(before.settings, after.settings, "/x-toolgate", add);
-
+/** Fields that newly reach the model view (an exposure), and fields that leave it. */
+function viewChanges(before: ToolSnapshot, after: ToolSnapshot, add: Add): void {
   const views = [
     {
       from: after,
@@ -233,62 +267,12 @@ export function diffTool(before: ToolSnapshot, after: ToolSnapshot): ContractCha
       add({ class: view.class, kind: view.kind, area: "view", pointer, path, summary: view.summary });
     }
   }
-
-  schemaChanges(
-    before.result.bundled,
-    after.result.bundled,
-    before.formatsAsserted,
-    after.formatsAsserted,
-    "result",
-    add,
-  );
-  if (before.input !== undefined || after.input !== undefined) {
-    if (before.input === undefined)
-      add({
-        class: "breaking",
-        kind: "input-schema-added",
-        area: "arguments",
-        pointer: "/inputSchema",
-        path: "",
-        summary: "input schema added: arguments are now checked",
-      });
-    if (after.input === undefined)
-      add({
-        class: "loosened",
-        kind: "input-schema-removed",
-        area: "arguments",
-        pointer: "/inputSchema",
-        path: "",
-        summary: "input schema removed: arguments are no longer checked",
-      });
-    if (before.input !== undefined && after.input !== undefined) {
-      schemaChanges(
-        before.input.bundled,
-        after.input.bundled,
-        before.formatsAsserted,
-        after.formatsAsserted,
-        "arguments",
-        add,
-      );
-    }
-  }
-  return out;
 }
 
 /** Semantic changes of one schema, classed for its role. */
-function schemaChanges(
-  before: JsonSchema,
-  after: JsonSchema,
-  assertedBefore: boolean,
-  assertedAfter: boolean,
-  role: SchemaRole,
-  add: (change: Omit<ContractChange, "tool">) => void,
-): void {
+function schemaChanges(before: SchemaVersion, after: SchemaVersion, role: SchemaRole, add: Add): void {
   const prefix = role === "result" ? "/outputSchema" : "/inputSchema";
-  for (const change of compareSchemas(
-    { schema: before, formatsAsserted: assertedBefore },
-    { schema: after, formatsAsserted: assertedAfter },
-  )) {
+  for (const change of compareSchemas(before, after)) {
     add(
       withValues(
         {
@@ -310,12 +294,7 @@ function schemaChanges(
  * Leaf by leaf comparison of the effective settings. Objects are compared key by key; lists as a whole (the order of
  * an oversize policy chain matters; `omit` is sorted beforehand).
  */
-function diffSettings(
-  before: unknown,
-  after: unknown,
-  pointer: string,
-  add: (change: Omit<ContractChange, "tool">) => void,
-): void {
+function diffSettings(before: unknown, after: unknown, pointer: string, add: Add): void {
   if (isSchemaObject(before) && isSchemaObject(after)) {
     for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort(compareText)) {
       diffSettings(own(before, key), own(after, key), `${pointer}/${escapePointerToken(key)}`, add);
