@@ -154,12 +154,7 @@ class SchemaComparison {
       return;
     }
     const inPlace = pair.unevaluated || hasUnevaluated(b) || hasUnevaluated(a);
-    const rows = new Rows(
-      this.changes,
-      { path: pair.path, flipped: pair.flipped, exclusive: pair.exclusive, inPlace },
-      b,
-      a,
-    );
+    const rows = this.#rows(pair, b, a, inPlace);
     const comparison: Comparison = {
       before: b,
       after: a,
@@ -170,21 +165,21 @@ class SchemaComparison {
       formatsAsserted: { before: this.before.formatsAsserted, after: this.after.formatsAsserted },
       add: (row) => rows.add(row),
       child: (before, after, path, options) =>
-        children.push(childPair(pair, key, inPlace, before, after, path, options)),
+        children.push(childPair(pair, { key, inPlace }, { before, after, path, ...options })),
       flatten: (schema, side) => flatten(schema, this[side].schema),
     };
     for (const rule of KEYWORD_RULES) rule.compare(comparison);
     compareAnnotations(comparison, COMPARED);
   }
 
+  /** The recorder of one pair's changes, which turns each for where the pair sits. */
+  #rows(pair: Pair, b: Flat, a: Flat, inPlace: boolean): Rows {
+    return new Rows(this.changes, { path: pair.path, flipped: pair.flipped, exclusive: pair.exclusive, inPlace }, b, a);
+  }
+
   /** A pair compared as a whole: nested too deep to follow, or one side accepts no value at all. */
   #compareWhole(pair: Pair, b: Flat, a: Flat): void {
-    const rows = new Rows(
-      this.changes,
-      { path: pair.path, flipped: pair.flipped, exclusive: pair.exclusive, inPlace: false },
-      b,
-      a,
-    );
+    const rows = this.#rows(pair, b, a, false);
     if (pair.depth > MAX_DEPTH) {
       if (canonical(pair.before.schema) !== canonical(pair.after.schema)) {
         const summary = "schema nested too deeply to compare: changed";
@@ -203,28 +198,31 @@ class SchemaComparison {
   }
 }
 
-/** The pair of two subschemas below `parent`, reached at instance location `path`. */
-function childPair(
-  parent: Pair,
-  key: string,
-  enclosing: boolean,
-  before: Located,
-  after: Located,
-  path: string,
-  options: ChildOptions = {},
-): Pair {
+/** Two subschemas below a pair, where a rule found them. */
+interface Child extends ChildOptions {
+  before: Located;
+  after: Located;
+  /** Their instance location. */
+  path: string;
+}
+
+/**
+ * The pair of two subschemas below `parent`.
+ * @param via the parent's key (for the cycle check) and whether it sits under an `unevaluated*` keyword
+ */
+function childPair(parent: Pair, via: { key: string; inPlace: boolean }, child: Child): Pair {
   // Only an applicator in place (same instance location) is seen by the enclosing `unevaluated*`.
-  const unevaluated = path === parent.path && enclosing;
+  const unevaluated = child.path === parent.path && via.inPlace;
   return {
-    before,
-    after,
-    path,
-    flipped: options.flipped ?? parent.flipped,
+    before: child.before,
+    after: child.after,
+    path: child.path,
+    flipped: child.flipped ?? parent.flipped,
     // An in-place applicator under `unevaluated*` counts only while it passes: narrowing it can drop what it
     // evaluated and so refuse more, or (in Ajv) accept more. Every change in it goes both ways.
-    exclusive: parent.exclusive || options.exclusive === true || unevaluated,
+    exclusive: parent.exclusive || child.exclusive === true || unevaluated,
     depth: parent.depth + 1,
     unevaluated,
-    ancestors: { key, parent: parent.ancestors },
+    ancestors: { key: via.key, parent: parent.ancestors },
   };
 }
