@@ -10,8 +10,8 @@ import {
   openTelemetrySink,
   setDefaultSink,
   transportFailure,
-} from "../../runtime/index.js";
-import { goodRecord, recordTool } from "./fixture.js";
+} from "../../../runtime/index.js";
+import { goodRecord, recordTool } from "../fixture.js";
 
 beforeEach(() => {
   gateCounters.reset();

@@ -16,7 +16,7 @@ import {
   Turn,
   toModelContent,
   type ViewPlan,
-} from "../../runtime/index.js";
+} from "../../../runtime/index.js";
 import {
   admitCollecting,
   expectNoLeak,
@@ -24,7 +24,7 @@ import {
   type RecordInput,
   type RecordResult,
   recordTool,
-} from "./fixture.js";
+} from "../fixture.js";
 
 /** A record whose view (5 items of long labels) is far over a 300-byte budget. */
 function bigRecord(marker = "label", items = 40): string {

@@ -13,7 +13,7 @@ import {
   toModelContent,
   transportFailure,
   type ViewPlan,
-} from "../../runtime/index.js";
+} from "../../../runtime/index.js";
 import {
   admitCollecting,
   compile,
@@ -23,7 +23,7 @@ import {
   type RecordResult,
   recordSpec,
   recordTool,
-} from "./fixture.js";
+} from "../fixture.js";
 
 const encoder = new TextEncoder();
 

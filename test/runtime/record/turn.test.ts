@@ -2,8 +2,8 @@
  * A Turn's record after a mix of complete, partial, failed and absent calls.
  */
 import { describe, expect, it } from "vitest";
-import { defineTool, describeUnread, Turn, toModelContent, transportFailure } from "../../runtime/index.js";
-import { goodRecord, recordSpec } from "./fixture.js";
+import { defineTool, describeUnread, Turn, toModelContent, transportFailure } from "../../../runtime/index.js";
+import { goodRecord, recordSpec } from "../fixture.js";
 
 describe("Turn", () => {
   it("records each tool's contribution, the reasons, and the context used", async () => {

@@ -3,7 +3,7 @@
  * ceiling plus one chunk. The "1 GiB" sources here produce their bytes lazily, so the tests stay cheap.
  */
 import { describe, expect, it } from "vitest";
-import { admitCollecting, expectNoLeak, goodRecord, recordTool } from "./fixture.js";
+import { admitCollecting, expectNoLeak, goodRecord, recordTool } from "../fixture.js";
 
 const GIB = 2 ** 30;
 const MIB = 2 ** 20;
