@@ -6,8 +6,9 @@
  * `items` array (draft-07's tuple form) would otherwise validate nothing at all.
  */
 import { ContractError } from "./errors.js";
+import { isSchemaObject } from "./schema/guards.js";
 import type { Dialect, JsonSchema } from "./schema.js";
-import { isSchemaObject, subschemas } from "./walk.js";
+import { subschemas } from "./walk.js";
 
 const DIALECTS: ReadonlyArray<[RegExp, Dialect]> = [
   [/^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/, "2020-12"],

@@ -18,12 +18,14 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse as parseDocument } from "@apidevtools/json-schema-ref-parser";
-import { ContractError, escapePointerToken } from "./errors.js";
+import { ContractError } from "./errors.js";
 import { isInside, readBoundedFile, readFailure, realFolder } from "./files.js";
 import { inputHashOf } from "./input-hash.js";
 import { displayPath } from "./load.js";
+import { isSchemaObject } from "./schema/guards.js";
+import { escapePointerToken, fragmentToPointer } from "./schema/pointer.js";
 import type { Dialect, JsonSchema, ResolvedSchema, SchemaObject } from "./schema.js";
-import { children, fragmentToPointer, isSchemaObject, valueAt } from "./walk.js";
+import { children, valueAt } from "./walk.js";
 
 /** How references that leave the contract file are found. */
 export interface ResolveOptions {

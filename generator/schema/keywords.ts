@@ -33,46 +33,15 @@ export const MAP = [
   "dependencies",
 ] as const;
 
-/** Keywords whose value is one subschema, by dialect. */
+/** Keywords whose value is one subschema, by dialect: 2019-09 has them all. */
 export const SINGLE_SUBSCHEMA: Record<Dialect, readonly string[]> = {
-  "2020-12": [
-    "additionalProperties",
-    "contains",
-    "contentSchema",
-    "else",
-    "if",
-    "items",
-    "not",
-    "propertyNames",
-    "then",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-  ],
-  "2019-09": [
-    "additionalItems",
-    "additionalProperties",
-    "contains",
-    "contentSchema",
-    "else",
-    "if",
-    "items",
-    "not",
-    "propertyNames",
-    "then",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-  ],
-  "draft-07": [
-    "additionalItems",
-    "additionalProperties",
-    "contains",
-    "else",
-    "if",
-    "items",
-    "not",
-    "propertyNames",
-    "then",
-  ],
+  // `additionalItems` became `items` (with `prefixItems` for the tuple).
+  "2020-12": SINGLE.filter((keyword) => keyword !== "additionalItems"),
+  "2019-09": SINGLE,
+  // `contentSchema` and the `unevaluated*` keywords came with 2019-09.
+  "draft-07": SINGLE.filter(
+    (keyword) => keyword !== "contentSchema" && keyword !== "unevaluatedItems" && keyword !== "unevaluatedProperties",
+  ),
 };
 
 /** Keywords whose value is an array of subschemas, by dialect (`items` in its tuple form before 2020-12). */

@@ -10,10 +10,11 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { normalizeId } from "ajv/dist/compile/resolve.js";
 import addFormats from "ajv-formats";
 import { formatValidators } from "../../runtime/formats.js";
+import { isSchemaObject } from "../schema/guards.js";
 import type { Dialect, JsonSchema, ResolvedSchema } from "../schema.js";
 import { enumKeyword } from "./enum.js";
 import { multipleOfKeyword } from "./multiple-of.js";
-import { isSchemaObject, SchemaIndex } from "./schema-index.js";
+import { SchemaIndex } from "./schema-index.js";
 import { uniqueItemsKeyword } from "./unique-items.js";
 
 /** Whether `format` only annotates (the 2020-12 default, section 7.2.1) or is checked. */

@@ -8,7 +8,7 @@
  * where that keeps every verdict (see `nullable-fold.ts`).
  */
 import standaloneModule from "ajv/dist/standalone/index.js";
-import { pointerOf } from "../errors.js";
+import { pointerOf } from "../schema/pointer.js";
 import type { ResolvedSchema } from "../schema.js";
 import { compilerFor, type FormatMode } from "./compiler.js";
 import { assertExportName, exportedAs, type StandaloneValidator } from "./esm-module.js";

@@ -34,9 +34,10 @@
  * Error locations change where a fold applies: a value that fails the folded type reports `type` at `…/type`
  * instead of `anyOf` at `…/anyOf`, and one that fails a keyword of A reports it without the `/anyOf/<i>` step.
  */
-import { escapePointerToken } from "../errors.js";
+import { isSchemaObject } from "../schema/guards.js";
+import { escapePointerToken } from "../schema/pointer.js";
 import type { Dialect, JsonSchema, ResolvedSchema, SchemaObject } from "../schema.js";
-import { childSchemas, isSchemaObject, SchemaIndex, withoutFragment } from "./schema-index.js";
+import { childSchemas, SchemaIndex, withoutFragment } from "./schema-index.js";
 import { findUnsupportedFeatures } from "./unsupported.js";
 
 /** Keywords that never change a verdict (2020-12 meta-data vocabulary, and `$comment`). */

@@ -24,9 +24,10 @@
  * reading is conservative in two places, both rare in tool schemas: `then` and `else` count as if both applied, and
  * `unevaluatedProperties`/`unevaluatedItems` as if they applied to every child their own node does not name.
  */
-import { escapePointerToken } from "../errors.js";
+import { isSchemaObject } from "../schema/guards.js";
+import { escapePointerToken } from "../schema/pointer.js";
 import type { JsonSchema, SchemaObject } from "../schema.js";
-import { isSchemaObject, type SchemaIndex, type SchemaNode } from "./schema-index.js";
+import type { SchemaIndex, SchemaNode } from "./schema-index.js";
 import type { UnsupportedFeature } from "./unsupported.js";
 
 /** Subschemas of one strongly connected part that the product check examines; past it only multi-edges are. */

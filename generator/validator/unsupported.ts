@@ -25,10 +25,11 @@
  * Ajv with a direct reading of the spec on generated schemas.
  */
 import { fullFormats } from "ajv-formats/dist/formats.js";
-import { pointerOf } from "../errors.js";
+import { isSchemaObject } from "../schema/guards.js";
+import { pointerOf } from "../schema/pointer.js";
 import type { SchemaObject } from "../schema.js";
 import { readsEvaluatedLocations } from "./compiler.js";
-import { isSchemaObject, type SchemaIndex, type SchemaNode, withoutFragment } from "./schema-index.js";
+import { type SchemaIndex, type SchemaNode, withoutFragment } from "./schema-index.js";
 
 /** A feature that makes the generated validator wrong, located in its document. */
 export interface UnsupportedFeature {
