@@ -12,9 +12,8 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { configFolders, readConfig } from "./config.js";
-import { type Console, reportUsage, stdio, terminalConsole, UsageError } from "./console.js";
+import { type Console, parseCommandArgs, reportUsage, stdio, terminalConsole, UsageError } from "./console.js";
 import { DIFF_HELP, runDiff } from "./diff/command.js";
 import { ContractError } from "./errors.js";
 import { terminalText, UnsafeOutputError } from "./files.js";
@@ -148,17 +147,12 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
 }
 
 function parseCommandLine(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      schemas: { type: "string" },
-      out: { type: "string" },
-      check: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
-    },
+  return parseCommandArgs(argv, {
+    schemas: { type: "string" },
+    out: { type: "string" },
+    check: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+    version: { type: "boolean", short: "v" },
   });
 }
 

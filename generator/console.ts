@@ -6,6 +6,7 @@
  * contracts, and a control character in them is shown as its `\uXXXX` escape, never sent to the terminal. Output to
  * a closed pipe (`toolgate generate | head -1`) is dropped quietly and the run goes on.
  */
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { terminalLines } from "./files.js";
 
 /** Where output goes; tests pass their own. */
@@ -66,4 +67,20 @@ export function reportUsage(io: Console, error: UsageError): number {
 /** Whether `parseArgs` refused the arguments (an unknown option, a missing value): a usage error too. */
 export function isParseArgsError(error: unknown): error is Error {
   return String((error as NodeJS.ErrnoException | undefined)?.code ?? "").startsWith("ERR_PARSE_ARGS");
+}
+
+/** The options a command takes, as `parseArgs` describes them. */
+export type CommandOptions = NonNullable<ParseArgsConfig["options"]>;
+
+/** What {@link parseCommandArgs} returns for a command's options. */
+export type ParsedCommand<T extends CommandOptions> = ReturnType<
+  typeof parseArgs<{ args: string[]; allowPositionals: true; strict: true; options: T }>
+>;
+
+/**
+ * A command's arguments: positionals allowed, every option known (an unknown one is a `parseArgs` error, which
+ * {@link isParseArgsError} recognises).
+ */
+export function parseCommandArgs<T extends CommandOptions>(argv: readonly string[], options: T): ParsedCommand<T> {
+  return parseArgs({ args: [...argv], allowPositionals: true as const, strict: true as const, options });
 }

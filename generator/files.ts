@@ -10,7 +10,7 @@
  *   with `lstat` first, so a link anywhere below it is refused before anything is written.
  */
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { lstat, mkdir, open, realpath, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -108,6 +108,16 @@ export class UnsafeOutputError extends Error {
   override readonly name = "UnsafeOutputError";
 }
 
+/** What `lstat` says of a path (a link itself, not its target), or undefined when nothing is there. */
+export async function lstatIfAny(file: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
 /**
  * Check that writing `relative` below `root` passes through no symbolic link: `root` itself and every existing
  * component below it must be a real folder, and the target, when it exists, a regular file.
@@ -121,13 +131,8 @@ export async function checkWritablePath(root: string, relative: string): Promise
   let current = root;
   for (let i = -1; i < parts.length; i++) {
     if (i >= 0) current = path.join(current, parts[i] as string);
-    let stats: import("node:fs").Stats;
-    try {
-      stats = await lstat(current);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw error;
-    }
+    const stats = await lstatIfAny(current);
+    if (stats === undefined) return;
     const last = i === parts.length - 1;
     if (stats.isSymbolicLink()) {
       throw new UnsafeOutputError(

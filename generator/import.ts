@@ -32,9 +32,8 @@
 import { existsSync } from "node:fs";
 import { lstat, stat } from "node:fs/promises";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { checkBounds, type Finding } from "./checks/index.js";
-import { type Console, reportUsage, UsageError } from "./console.js";
+import { type Console, parseCommandArgs, reportUsage, UsageError } from "./console.js";
 import { prepareSchema } from "./contract.js";
 import { type ContractError, collectContractErrors } from "./errors.js";
 import { checkWritablePath, readBoundedText, readFailure, UnsafeOutputError, writeFileInside } from "./files.js";
@@ -455,16 +454,11 @@ export async function runImport(argv: readonly string[], io: ImportConsole): Pro
 }
 
 function parseImportArgs(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      out: { type: "string" },
-      stdio: { type: "string" },
-      force: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
+  return parseCommandArgs(argv, {
+    out: { type: "string" },
+    stdio: { type: "string" },
+    force: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
   });
 }
 

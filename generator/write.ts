@@ -13,7 +13,7 @@ import { constants } from "node:fs";
 import { lstat, open, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { EmittedFiles } from "./emit.js";
-import { checkWritablePath, UnsafeOutputError, writeFileInside } from "./files.js";
+import { checkWritablePath, lstatIfAny, UnsafeOutputError, writeFileInside } from "./files.js";
 
 /** How the output folder differs from what the contracts produce. */
 export interface Staleness {
@@ -60,13 +60,8 @@ export async function writeOutput(outDir: string, files: EmittedFiles): Promise<
  * given, and a link would put the files wherever it points. The user passes the real folder instead.
  */
 export async function checkOutputFolder(outDir: string): Promise<void> {
-  let stats: import("node:fs").Stats;
-  try {
-    stats = await lstat(outDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
-  }
+  const stats = await lstatIfAny(outDir);
+  if (stats === undefined) return;
   if (stats.isSymbolicLink()) {
     throw new UnsafeOutputError(
       `the output folder ${outDir} is a symbolic link: toolgate never writes through a link; pass the folder it points to as --out`,

@@ -7,9 +7,8 @@
  * 2 a usage error (an unknown option, class or format, a side that is neither a folder nor a revision).
  */
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { type Config, configFolders, readConfig } from "../config.js";
-import { type Console, isParseArgsError, reportUsage, UsageError } from "../console.js";
+import { type Console, isParseArgsError, parseCommandArgs, reportUsage, UsageError } from "../console.js";
 import { ContractError } from "../errors.js";
 import { CHANGE_CLASSES, type ChangeClass, isChangeClass } from "./classes.js";
 import { diffSnapshots } from "./contract-diff.js";
@@ -107,17 +106,12 @@ export async function reviewContracts(options: DiffOptions): Promise<DiffReport>
 
 /** Parse the arguments of `toolgate diff`, with `toolgate.config.json` (in `cwd`) for the folders. */
 export async function parseDiffArguments(argv: readonly string[], cwd: string): Promise<DiffOptions> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      base: { type: "string" },
-      head: { type: "string" },
-      schemas: { type: "string" },
-      format: { type: "string" },
-      "fail-on": { type: "string" },
-    },
+  const { values, positionals } = parseCommandArgs(argv, {
+    base: { type: "string" },
+    head: { type: "string" },
+    schemas: { type: "string" },
+    format: { type: "string" },
+    "fail-on": { type: "string" },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const format = values.format ?? "markdown";

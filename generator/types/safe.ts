@@ -100,38 +100,41 @@ function keyOf(schema: SafeSchema): string {
 
 /** The union of `members`: nested unions flattened, `never` dropped, `unknown` absorbing, duplicates dropped. */
 export function unionOf(members: SafeSchema[]): SafeSchema {
-  const flat: SafeSchema[] = [];
-  const seen = new Set<string>();
-  const add = (member: SafeSchema): void => {
-    if (member.kind === "union" && member.description === undefined && !member.deprecated) {
-      member.members.forEach(add);
-    } else if (!isNever(member) && !seen.has(keyOf(member))) {
-      seen.add(keyOf(member));
-      flat.push(member);
-    }
-  };
-  members.forEach(add);
-  if (flat.some(isUnknown)) return UNKNOWN;
-  if (flat.length === 0) return NEVER;
-  return flat.length === 1 ? (flat[0] as SafeSchema) : { kind: "union", members: flat };
+  return combined("union", members, { neutral: isNever, absorbing: isUnknown, empty: NEVER, absorbed: UNKNOWN });
 }
 
 /** The intersection of `members`: nested intersections flattened, `unknown` dropped, `never` absorbing. */
 export function intersectionOf(members: SafeSchema[]): SafeSchema {
+  return combined("intersection", members, { neutral: isUnknown, absorbing: isNever, empty: UNKNOWN, absorbed: NEVER });
+}
+
+/** What a union or an intersection drops, what swallows it whole, and what it is with no members or swallowed. */
+interface Algebra {
+  neutral: (member: SafeSchema) => boolean;
+  absorbing: (member: SafeSchema) => boolean;
+  empty: SafeSchema;
+  absorbed: SafeSchema;
+}
+
+/**
+ * Members of the same kind without annotations flattened into one, neutral members and duplicates dropped; an
+ * absorbing member stands for the whole, and one member for itself.
+ */
+function combined(kind: "union" | "intersection", members: SafeSchema[], algebra: Algebra): SafeSchema {
   const flat: SafeSchema[] = [];
   const seen = new Set<string>();
   const add = (member: SafeSchema): void => {
-    if (member.kind === "intersection" && member.description === undefined && !member.deprecated) {
+    if (member.kind === kind && member.description === undefined && !member.deprecated) {
       member.members.forEach(add);
-    } else if (!isUnknown(member) && !seen.has(keyOf(member))) {
+    } else if (!algebra.neutral(member) && !seen.has(keyOf(member))) {
       seen.add(keyOf(member));
       flat.push(member);
     }
   };
   members.forEach(add);
-  if (flat.some(isNever)) return NEVER;
-  if (flat.length === 0) return UNKNOWN;
-  return flat.length === 1 ? (flat[0] as SafeSchema) : { kind: "intersection", members: flat };
+  if (flat.some(algebra.absorbing)) return algebra.absorbed;
+  if (flat.length === 0) return algebra.empty;
+  return flat.length === 1 ? (flat[0] as SafeSchema) : { kind, members: flat };
 }
 
 /** `schema` with JSDoc annotations added (a copy; the argument is not changed). */
