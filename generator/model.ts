@@ -2,7 +2,7 @@
  * The model stage: everything the templates need to know about one tool, with every default applied and every
  * cross-check between the schema and the `x-toolgate` settings done.
  */
-import type { ContextBudget, FieldRule, OversizePolicy, ToolLimits } from "../runtime/types.js";
+import type { ContextBudget, ToolSpec } from "../runtime/types.js";
 import type { BoundsReport } from "./checks/index.js";
 import type { PreparedContract } from "./contract.js";
 import { ContractError } from "./errors.js";
@@ -12,8 +12,22 @@ import type { ResolvedSchema } from "./schema.js";
 import { planContractView, type TypedPlan } from "./view-plan.js";
 import { DEFAULTS } from "./x-toolgate.js";
 
+/** The gate's settings of a tool, as its generated `ToolSpec` carries them. */
+type SpecSettings = Pick<
+  ToolSpec<unknown, unknown>,
+  | "limits"
+  | "context"
+  | "oversize"
+  | "recallLimit"
+  | "summaryMax"
+  | "spillPreview"
+  | "retry"
+  | "fields"
+  | "exposeToolError"
+>;
+
 /** One tool, ready for the templates. */
-export interface ToolModel {
+export interface ToolModel extends SpecSettings {
   contract: LoadedContract;
   /** The tool's name as the contract gives it (hostile text: only ever written as a literal). */
   name: string;
@@ -35,15 +49,6 @@ export interface ToolModel {
   bounds: BoundsReport;
   version: string;
   formats: "annotate" | "assert";
-  limits: ToolLimits;
-  context: ContextBudget;
-  oversize: OversizePolicy[];
-  recallLimit: number;
-  summaryMax: number;
-  spillPreview: number;
-  retry: LoadedContract["settings"]["retry"] & {};
-  fields: FieldRule[];
-  exposeToolError: boolean;
   toolErrorChars: number;
   view: { plan: TypedPlan; continuation?: string | undefined; maxStringChars: number };
 }
