@@ -46,6 +46,3 @@ export function collectContractErrors(errors: ContractError[], thrown: unknown):
 export function duplicateToolError(file: string, tool: string, definedIn: string): ContractError {
   return new ContractError(file, "/name", `the tool ${JSON.stringify(tool)} is already defined in ${definedIn}`);
 }
-
-/** Re-exported from the schema base, where every pointer is written and read. */
-export { escapePointerToken, pointerOf } from "./schema/pointer.js";

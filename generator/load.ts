@@ -51,9 +51,6 @@ async function insideSome(real: string, folders: readonly string[]): Promise<boo
   return false;
 }
 
-/** Canonical JSON (keys sorted, no white space), shared with the runtime so both hash the same text. */
-export { canonicalJson };
-
 /** The suffix that marks a contract file. */
 export const CONTRACT_SUFFIX = ".tool.json";
 

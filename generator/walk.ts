@@ -5,7 +5,7 @@
  */
 import { isSchema, isSchemaObject } from "./schema/guards.js";
 import { LIST, MAP, SINGLE } from "./schema/keywords.js";
-import { fragmentToPointer, pointerOf, pointerTokens } from "./schema/pointer.js";
+import { pointerOf, pointerTokens } from "./schema/pointer.js";
 import type { JsonSchema, SchemaObject } from "./schema.js";
 
 /** One subschema met by {@link subschemas}. */
@@ -18,9 +18,6 @@ export interface Visit {
   /** Number of schema levels above this one. */
   depth: number;
 }
-
-/** Re-exported: the walks' callers read schemas with the same guard and pointers. */
-export { fragmentToPointer, isSchemaObject };
 
 /** The direct subschemas of one schema object, with the pointer tokens that lead to each. */
 export function* children(schema: SchemaObject): Generator<{ tokens: string[]; keyword: string; schema: JsonSchema }> {

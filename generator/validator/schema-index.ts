@@ -25,9 +25,6 @@ export interface SchemaNode {
   keywords: readonly string[];
 }
 
-/** Re-exported for the validator's modules, which read schemas through this index. */
-export { isSchemaObject };
-
 /** The direct subschemas of one schema object in a dialect, each with the keyword tokens leading to it. */
 export function* childSchemas(
   schema: SchemaObject,

@@ -5,8 +5,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { isSchemaObject } from "../../generator/schema/guards.js";
 import type { Dialect, JsonSchema, ResolvedSchema } from "../../generator/schema.js";
-import { isSchemaObject, resolveUri, SchemaIndex, withoutFragment } from "../../generator/validator/schema-index.js";
+import { resolveUri, SchemaIndex, withoutFragment } from "../../generator/validator/schema-index.js";
 
 /** The repository root. */
 export const REPO_ROOT = resolve(import.meta.dirname, "../..");

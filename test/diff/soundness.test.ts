@@ -14,8 +14,9 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareSchemas } from "../../generator/diff/schema-diff/compare.js";
+import { isSchemaObject } from "../../generator/schema/guards.js";
 import type { JsonSchema, SchemaObject } from "../../generator/schema.js";
-import { isSchemaObject, subschemas } from "../../generator/walk.js";
+import { subschemas } from "../../generator/walk.js";
 
 const SUITE = fileURLToPath(
   new URL("../../../shared/corpus/json-schema-test-suite/tests/draft2020-12/", import.meta.url),

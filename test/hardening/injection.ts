@@ -4,7 +4,7 @@
  * NUL…). Shared by the injection test and the test that runs generated code with code generation from strings
  * forbidden.
  */
-import { escapePointerToken } from "../../generator/errors.js";
+import { escapePointerToken } from "../../generator/schema/pointer.js";
 
 /** One hostile text per row: `[label, text]`. */
 export const HOSTILE_ROWS: ReadonlyArray<readonly [string, string]> = [

@@ -8,8 +8,9 @@
  * not (what the model sees of a failure, the events).
  */
 import fc from "fast-check";
+import { isSchemaObject } from "../../generator/schema/guards.js";
 import type { JsonSchema, SchemaObject } from "../../generator/schema.js";
-import { isSchemaObject, valueAt } from "../../generator/walk.js";
+import { valueAt } from "../../generator/walk.js";
 import { promptHostileRaw } from "./hostile-raw.js";
 
 /** Planted in generated strings and keys: found anywhere in a failure's model content or events, it leaked. */

@@ -9,8 +9,8 @@ import { mkdir, mkdtemp, readdir, readFile, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { canonicalJson } from "../../generator/load.js";
 import { generate } from "../../generator/pipeline.js";
+import { canonicalJson } from "../../generator/schema/json.js";
 import { writeOutput } from "../../generator/write.js";
 import type { ValidateFunction } from "../../runtime/types.js";
 

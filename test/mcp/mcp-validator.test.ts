@@ -4,7 +4,7 @@ import path from "node:path";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../generator/load.js";
+import { canonicalJson } from "../../generator/schema/json.js";
 import { isTransportFailure } from "../../runtime/failure.js";
 import {
   type McpValidator,
