@@ -244,14 +244,12 @@ else {
 seen0 = composites0;
 item0 = func27(item0, identities0);
 }
-if(seen0.has(item0)){
 j0 = seen0.get(item0);
+if(j0 !== undefined){
 valid5 = false;
 break outer0;
 }
-else {
 seen0.set(item0, i1);
-}
 }
 if(!valid5){
 validate20.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0}}];

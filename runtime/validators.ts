@@ -79,22 +79,77 @@ export function jsonKey(value: unknown, identities: Map<unknown, number> = new M
 }
 
 function keyText(value: unknown, depth: number, identities: Map<unknown, number>): string {
-  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "string") return quote(value);
   if (typeof value !== "object" || value === null) return scalarText(value, identities);
+  return compositeText(value, depth, identities);
+}
+
+/** {@link keyText} for an array's item or an object's member: numbers, the commonest, are written first and inline. */
+function memberText(value: unknown, depth: number, identities: Map<unknown, number>): string {
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string") return quote(value);
+  if (typeof value === "object" && value !== null) return compositeText(value, depth, identities);
+  return scalarText(value, identities);
+}
+
+/**
+ * The text of an array or object. The first member is written before the loop so the loop does not test for a
+ * comma: this runs once per composite item and level.
+ */
+function compositeText(value: object, depth: number, identities: Map<unknown, number>): string {
   if (depth >= RECURSION_LIMIT) return deepKeyText(value, identities);
   if (Array.isArray(value)) {
-    let text = "[";
-    for (let i = 0; i < value.length; i++) text += (i > 0 ? "," : "") + keyText(value[i], depth + 1, identities);
+    const count = value.length;
+    if (count === 0) return "[]";
+    let text = `[${memberText(value[0], depth + 1, identities)}`;
+    for (let i = 1; i < count; i++) text += `,${memberText(value[i], depth + 1, identities)}`;
     return `${text}]`;
   }
   const keys = sortedKeys(value);
-  let text = "{";
-  for (let i = 0; i < keys.length; i++) {
+  const count = keys.length;
+  if (count === 0) return "{}";
+  const record = value as Record<string, unknown>;
+  const first = keys[0] as string;
+  let text = `{${quotedKey(first)}${memberText(record[first], depth + 1, identities)}`;
+  for (let i = 1; i < count; i++) {
     const key = keys[i] as string;
-    const member = keyText((value as Record<string, unknown>)[key], depth + 1, identities);
-    text += `${i > 0 ? "," : ""}${JSON.stringify(key)}:${member}`;
+    text += `,${quotedKey(key)}${memberText(record[key], depth + 1, identities)}`;
   }
   return `${text}}`;
+}
+
+/**
+ * `text` as JSON writes it. Most strings need no escape, and checking that is cheaper than calling JSON.stringify;
+ * any quote, backslash, control character or surrogate (which JSON.stringify escapes when it stands alone) is left
+ * to JSON.stringify, so the text is JSON.stringify's in every case.
+ */
+function quote(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x20 || unit === 0x22 || unit === 0x5c || (unit >= 0xd800 && unit <= 0xdfff)) {
+      return JSON.stringify(text);
+    }
+  }
+  return `"${text}"`;
+}
+
+/** Keys at most this long are kept quoted in {@link quotedKeys}; longer ones are rare and would hold memory. */
+const QUOTED_KEY_LENGTH = 64;
+/** How many quoted keys {@link quotedKeys} holds before it starts over, so hostile payloads cannot grow it. */
+const QUOTED_KEYS_LIMIT = 4096;
+/** Object keys already quoted, each with its colon: the same few keys recur in every item of an array. */
+let quotedKeys = new Map<string, string>();
+
+/** A key as {@link compositeText} writes it: quoted, then a colon. */
+function quotedKey(key: string): string {
+  let text = quotedKeys.get(key);
+  if (text !== undefined) return text;
+  text = `${quote(key)}:`;
+  if (key.length <= QUOTED_KEY_LENGTH) {
+    if (quotedKeys.size >= QUOTED_KEYS_LIMIT) quotedKeys = new Map();
+    quotedKeys.set(key, text);
+  }
+  return text;
 }
 
 /** An object's own enumerable keys in code unit order (most parsed objects are small or in order already). */

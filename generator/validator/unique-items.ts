@@ -53,14 +53,10 @@ export const uniqueItemsKeyword: CodeKeywordDefinition = {
         () => gen.assign(seen, scalars),
         () => gen.assign(seen, composites).assign(item, _`${keyOf}(${item}, ${identities})`),
       );
-      gen.if(
-        _`${seen}.has(${item})`,
-        () => {
-          gen.assign(j, _`${seen}.get(${item})`);
-          gen.assign(valid, false).break(outer);
-        },
-        () => gen.code(_`${seen}.set(${item}, ${i})`),
-      );
+      // One lookup per item: `get` answers both whether the item was seen and where (indexes are never undefined).
+      gen.assign(j, _`${seen}.get(${item})`);
+      gen.if(_`${j} !== undefined`, () => gen.assign(valid, false).break(outer));
+      gen.code(_`${seen}.set(${item}, ${i})`);
     });
     cxt.pass(valid);
   },
