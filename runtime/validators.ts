@@ -226,6 +226,86 @@ function deepKeyText(value: object, identities: Map<unknown, number>): string {
   return parts.join("");
 }
 
+/**
+ * Probes past one per item that {@link firstDuplicate}'s table allows before it files the rest of the items in a
+ * `Map`: enough for any fair run of collisions, and a bound on items crafted to share hashes.
+ */
+const PROBE_ALLOWANCE = 8;
+
+/**
+ * The pair of items `uniqueItems` reports, `[i, j]` with `i < j` and the items equal as JSON Schema compares them,
+ * or `undefined` when all items differ. Items are read from last to first and `i` is the first one found whose
+ * equal was read already (`j`, the last of its equals): the pair Ajv's pairwise check reports.
+ *
+ * Scalars are filed in a `Map` (SameValueZero, so 0 and -0 alike, NaN equal to NaN, `"__proto__"` a string like any
+ * other), objects and arrays by their {@link jsonKey} text. A `Map` of a million fresh strings costs more than
+ * writing them, so the texts go in an open-addressed table of item indexes, hashed with a seed drawn per call: items
+ * cannot be made to collide in advance, and should they collide anyway past {@link PROBE_ALLOWANCE}, the remaining
+ * items go to a `Map`, so the check stays linear whatever it is given.
+ */
+export function firstDuplicate(items: readonly unknown[]): [number, number] | undefined {
+  const identities = new Map<unknown, number>();
+  const scalars = new Map<unknown, number>();
+  let table: Int32Array | undefined;
+  let mask = 0;
+  let texts: string[] = [];
+  let spilled: Map<string, number> | undefined;
+  let probes = 0;
+  const seed = (Math.random() * 0x100000000) | 0;
+  for (let i = items.length; i--; ) {
+    const item = items[i];
+    if (item === null || typeof item !== "object") {
+      const j = scalars.get(item);
+      if (j !== undefined) return [i, j];
+      scalars.set(item, i);
+      continue;
+    }
+    const text = jsonKey(item, identities);
+    if (spilled !== undefined) {
+      const j = spilled.get(text);
+      if (j !== undefined) return [i, j];
+      spilled.set(text, i);
+      continue;
+    }
+    if (table === undefined) {
+      let size = 16;
+      while (size < 2 * (i + 1)) size *= 2;
+      table = new Int32Array(size);
+      mask = size - 1;
+      texts = new Array<string>(i + 1);
+    }
+    let slot = textHash(text, seed) & mask;
+    for (let filed = table[slot] as number; filed !== 0; filed = table[slot] as number) {
+      if (texts[filed - 1] === text) return [i, filed - 1];
+      slot = (slot + 1) & mask;
+      probes++;
+    }
+    table[slot] = i + 1;
+    texts[i] = text;
+    if (probes > PROBE_ALLOWANCE * (items.length - i) + 64) spilled = spill(texts, i);
+  }
+  return undefined;
+}
+
+/** The texts {@link firstDuplicate} filed in its table so far (items `from` onward), in a `Map` instead. */
+function spill(texts: readonly string[], from: number): Map<string, number> {
+  const filed = new Map<string, number>();
+  for (let i = from; i < texts.length; i++) {
+    const text = texts[i];
+    if (text !== undefined) filed.set(text, i);
+  }
+  return filed;
+}
+
+/** A 32-bit hash of `text` (FNV-1a over code units, mixed at the end), varied by `seed`. */
+function textHash(text: string, seed: number): number {
+  let hash = seed ^ 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  hash ^= hash >>> 15;
+  hash = Math.imul(hash, 0x2c1b3c6d);
+  return hash ^ (hash >>> 12);
+}
+
 /** Each long enum's allowed values, filed for lookup the first time it is asked (see {@link inEnum}). */
 const enumLookups = new WeakMap<readonly unknown[], { scalars: Set<unknown>; composites: Set<string> }>();
 

@@ -27,6 +27,7 @@ const RUNTIME_REPLACEMENTS: ReadonlyMap<string, RuntimeImport> = new Map([
   ['require("ajv/dist/runtime/equal").default', { module: VALIDATORS_MODULE, name: "jsonEqual" }],
   ['require("ajv/dist/runtime/ucs2length").default', { module: VALIDATORS_MODULE, name: "codePointLength" }],
   ['require("toolgate/runtime/validators").jsonKey', { module: VALIDATORS_MODULE, name: "jsonKey" }],
+  ['require("toolgate/runtime/validators").firstDuplicate', { module: VALIDATORS_MODULE, name: "firstDuplicate" }],
   ['require("toolgate/runtime/validators").inEnum', { module: VALIDATORS_MODULE, name: "inEnum" }],
   ['require("ajv-formats/dist/formats").fullFormats', { module: FORMATS_MODULE, name: "formatValidators" }],
 ]);

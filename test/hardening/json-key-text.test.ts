@@ -2,11 +2,12 @@
  * `jsonKey` writes its text by hand for speed (issue 12, class 5: `uniqueItems` under 50 ms per 1 MB): strings and
  * keys are quoted without JSON.stringify when nothing needs escaping, and recurring keys are kept quoted in a bounded
  * cache. These tests hold the text to canonical JSON whatever the strings hold and however the cache is filled, so
- * the shortcuts can never make two different items share a key or one item have two.
+ * the shortcuts can never make two different items share a key or one item have two. `firstDuplicate`, which files
+ * those keys in a table of its own instead of a `Map`, is held to the pairwise answer.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonKey } from "../../runtime/validators.js";
+import { firstDuplicate, jsonKey } from "../../runtime/validators.js";
 
 /**
  * Canonical JSON of a parsed value: JSON.stringify's text, objects with their keys in code unit order. Written out by
@@ -72,5 +73,47 @@ describe("jsonKey's text", () => {
     expect(new Set(keys).size).toBe(keys.length - 2);
     // Integer-like keys, which objects hold in numeric order, are still written in code unit order.
     expect(jsonKey(JSON.parse('{"9":0,"10":1,"b":2,"a":3}'))).toBe('{"10":1,"9":0,"a":3,"b":2}');
+  });
+});
+
+/** The pair `uniqueItems` reports, found pairwise: the last item with an equal one after it, and the last such one. */
+function pairwise(items: readonly unknown[]): [number, number] | undefined {
+  const same = (a: unknown, b: unknown) =>
+    a === null || typeof a !== "object" || b === null || typeof b !== "object"
+      ? a === b || (Number.isNaN(a) && Number.isNaN(b))
+      : jsonKey(a) === jsonKey(b);
+  for (let i = items.length - 1; i >= 0; i--) {
+    for (let j = items.length - 1; j > i; j--) if (same(items[i], items[j])) return [i, j];
+  }
+  return undefined;
+}
+
+describe("firstDuplicate", () => {
+  it("reports the pair the pairwise check reports, or none (property)", () => {
+    // Invariant: firstDuplicate(items) deep-equals pairwise(items) for arrays of parsed JSON values, with and
+    // without repeats.
+    const item = fc.jsonValue({ maxDepth: 3 });
+    const items = fc.oneof(
+      fc.array(item, { maxLength: 30 }),
+      fc.array(fc.constantFrom<unknown>(1, -0, 0, "1", [1], [1.0], { a: 1 }, { b: [] }, "__proto__", null), {
+        maxLength: 12,
+      }),
+    );
+    fc.assert(
+      fc.property(items, (values) => {
+        const parsed = JSON.parse(JSON.stringify(values)) as unknown[];
+        expect(firstDuplicate(parsed)).toEqual(pairwise(parsed));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("finds the repeat among many distinct objects and arrays, wherever it is", () => {
+    const objects = Array.from({ length: 50_000 }, (_, i) => ({ a: i }));
+    expect(firstDuplicate(objects)).toBeUndefined();
+    expect(firstDuplicate([...objects, { a: 7 }])).toEqual([7, 50_000]);
+    const arrays = Array.from({ length: 50_000 }, (_, i) => [[i]]);
+    expect(firstDuplicate([[[49_999]], ...arrays])).toEqual([0, 50_000]);
+    expect(firstDuplicate([NaN, 1, NaN])).toEqual([0, 2]);
   });
 });

@@ -41,7 +41,7 @@ describe("the emitted module", () => {
     expect(imports).toEqual(["toolgate/runtime/formats", "toolgate/runtime/validators"]);
     expect(
       code.startsWith(
-        'import { formatValidators } from "toolgate/runtime/formats";\nimport { codePointLength, jsonKey } from "toolgate/runtime/validators";\n',
+        'import { formatValidators } from "toolgate/runtime/formats";\nimport { codePointLength, firstDuplicate } from "toolgate/runtime/validators";\n',
       ),
     ).toBe(true);
     expect(() => assertNoRequire(code)).not.toThrow();
