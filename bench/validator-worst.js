@@ -13,7 +13,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { judgePattern } from "../dist/generator/checks/safety.js";
-import { formatValidators } from "../dist/runtime/formats.js";
+import { URI_REFERENCE } from "../dist/runtime/formats.js";
 import { generateContracts } from "./lib/corpus.js";
 import { interleave, perCall, summarize } from "./lib/stats.js";
 
@@ -40,6 +40,12 @@ const FORMAT_PAYLOADS = {
   "url (@ splits)": ["url", hostile("http://", "@a.b1/", "")],
   uri: hostile("http://a", "AAAA", " "),
   "uri-reference": hostile("http://a", "a-a.", "\n"),
+  "uri-reference (% without hex)": ["uri-reference", hostile("a:/", "~", "%")],
+  "uri-reference (bracket in the query)": ["uri-reference", hostile("a:/", "AAAA", "?[")],
+  "uri-reference (scheme-like run before an IP literal)": ["uri-reference", hostile("", "a", "@[::1]")],
+  "uri-reference (long IPvFuture literal)": ["uri-reference", hostile("//[v1.", "a", "/]")],
+  "uri (bracket after the userinfo)": ["uri", hostile("http://", "~", "@[")],
+  "uri (% without hex)": ["uri", hostile("http://a", "a-a.", "%")],
   "uri-template": hostile("{", "a", " "),
   email: hostile("//", "a.", ""),
   hostname: hostile("", "a.", "!"),
@@ -96,7 +102,7 @@ const PATTERNS = [
   { pattern: "^(?:[a-z0-9._~-]|%[0-9a-f]{2})*$", value: hostile("", "a", "%") },
   {
     // ajv-formats' uri-reference pattern, as a contract's pattern: long alternations over overlapping classes.
-    pattern: formatValidators["uri-reference"].source,
+    pattern: URI_REFERENCE.source,
     value: hostile("http://a", "a-a.", "\n"),
   },
 ];

@@ -7,6 +7,8 @@
  * - A format name no validator knows asserts nothing, so under `assert` it is a contract error naming the file and
  *   the pointer, with the nearest known name suggested; as an annotation it is fine.
  */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { fullFormats } from "ajv-formats/dist/formats.js";
@@ -14,6 +16,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nearestFormat } from "../../generator/checks/safety.js";
 import { formatValidators } from "../../runtime/formats.js";
+import { SUITE_ROOT } from "../conformance/suite.js";
 import { contractErrors, generateInto, importGenerated, writeContracts } from "./scratch.js";
 
 /** A bounded contract whose result holds one asserted string of the given format. */
@@ -39,6 +42,21 @@ const theirs = (name: string): Check => {
   if (check instanceof RegExp) return (value) => check.test(value);
   return typeof check === "function" ? (check as Check) : (check as { validate: Check }).validate;
 };
+
+/** Every string the JSON Schema Test Suite's format tests hold, of every draft. */
+function suiteFormatStrings(): string[] {
+  const strings = new Set<string>();
+  for (const draft of readdirSync(join(SUITE_ROOT, "tests"))) {
+    const folder = join(SUITE_ROOT, "tests", draft, "optional", "format");
+    if (!existsSync(folder)) continue;
+    for (const file of readdirSync(folder).filter((f) => f.endsWith(".json"))) {
+      const groups = JSON.parse(readFileSync(join(folder, file), "utf8")) as Array<{ tests: Array<{ data: unknown }> }>;
+      for (const group of groups)
+        for (const test of group.tests) if (typeof test.data === "string") strings.add(test.data);
+    }
+  }
+  return [...strings];
+}
 
 /** Milliseconds one call takes. */
 function timed(run: () => unknown): number {
@@ -156,6 +174,111 @@ describe("url: ajv-formats' pattern, decided in linear time", () => {
       { numRuns: 3000 },
     );
   });
+});
+
+describe("uri and uri-reference: ajv-formats' patterns, decided in one pass", () => {
+  // Pieces that make every part of the patterns and their edges: schemes (and near-schemes), slashes, userinfo,
+  // IP literals (IPv6, IPv4-mapped, IPvFuture, broken ones), ports, "%" with and without hex digits, each
+  // character of the admitted set, "?" and "#" (one, two, in the wrong order), brackets out of place, and
+  // characters no part admits: controls, white space, non-ASCII letters the `i` flag must not fold (ſ, K).
+  const piece = fc.constantFrom(
+    ...["a", "Z", "1", "0", "v", "V", "f", "g", ".", "-", "+", "~", "!", "$", "&", "'", '"', "(", ")", "*", ","],
+    ...[";", "=", ":", "::", "@", "/", "//", "?", "#", "%", "%2f", "%A0", "%G1", "%a", "[", "]", ":80", ":"],
+    ...["[::1]", "[v1.x]", "[V1a.b:c]", "[1:2:3:4:5:6:7:8]", "[::ffff:1.2.3.4]", "[::1", "::1]", "[]", "[v.]"],
+    ...["1.2.3.4", "256.1.1.1", "é", "ſ", "\u212a", " ", "\n", "\u0000", "{", "}", "\\", "^", "`", "|", "<"],
+    ...["😀", "\ud800", "http:", "http://", "HTTP://", "a+b:", "urn:", "1a:", "user:pw@", "//@"],
+  );
+  const uriLike = fc.array(piece, { maxLength: 14 }).map((pieces) => pieces.join(""));
+  const authority = fc
+    .tuple(
+      fc.constantFrom("", "a:", "http:", "1:", "a b:"),
+      fc.constantFrom("/", "//", "///", ""),
+      fc.constantFrom("", "@", "u@", "u:p@", "u%41@", 'u"@', "u/@", "a@b@", "%4@"),
+      fc.oneof(
+        fc.ipV6().map((ip) => `[${ip}]`),
+        fc.constantFrom("[v1.a]", "[::1", "[::g]", "[]"),
+        fc.domain(),
+      ),
+      fc.constantFrom("", ":", ":80", ":8a", "/p", "/[", "?q", "#f", "#f#", "?]", "/%"),
+    )
+    .map((parts) => parts.join(""));
+  const strings = fc.oneof(
+    uriLike,
+    uriLike,
+    authority,
+    fc.string({ maxLength: 20 }),
+    fc.webUrl({ withQueryParameters: true, withFragments: true }),
+  );
+
+  it.each(["uri", "uri-reference"])(
+    "%s gives ajv-formats' verdict (property: the same boolean for every string)",
+    (name) => {
+      // Invariant: for every generated string, the one-pass check and ajv-formats' check agree.
+      const check = ours(name);
+      const reference = theirs(name);
+      fc.assert(
+        fc.property(strings, (value) => {
+          expect(check(value), JSON.stringify(value)).toBe(reference(value));
+        }),
+        { numRuns: 40_000 },
+      );
+    },
+  );
+
+  it.each(["uri", "uri-reference"])(
+    "%s gives ajv-formats' verdict on the JSON Schema Test Suite's format strings",
+    (name) => {
+      const values = suiteFormatStrings();
+      expect(values.length).toBeGreaterThan(300);
+      for (const value of values) expect(ours(name)(value), JSON.stringify(value)).toBe(theirs(name)(value));
+    },
+  );
+
+  it.each([
+    ["a relative path with a colon after the first segment", "a/b:c", "uri-reference", true],
+    ["an empty host before a path that holds a colon", "//a:b", "uri-reference", true],
+    ["a quote, which only uri-reference admits", 'a:b"c', "uri-reference", true],
+    ["a quote in uri", 'a:b"c', "uri", false],
+    ["a second fragment mark", "a:b#c#d", "uri", false],
+    ["a scheme and nothing else", "a:", "uri", false],
+    ["a scheme, then only a query", "a:?q", "uri", false],
+    ["a % without two hex digits", "a:b%4g", "uri", false],
+    ["an IP literal with userinfo and port", "http://u:p@[::1]:80/x?y#z", "uri", true],
+    ["an IP literal after one slash", "a:/[v1.x]", "uri", true],
+    ["an IP literal in the path", "a:/b/[::1]", "uri", false],
+    ["an IP literal with a quote in the userinfo", '//u"@[::1]', "uri-reference", false],
+    ["a bracket in the query", "a:b?[x]", "uri", false],
+    ["a long s, which the i flag folds only under u", "httpſ://a", "uri", false],
+  ])("%s: %s is %s under %s, as ajv-formats says", (_label, value, name, valid) => {
+    expect(theirs(name)(value)).toBe(valid);
+    expect(ours(name)(value)).toBe(valid);
+  });
+
+  // The issue's shape for uri-reference (a megabyte of path characters with one the pattern refuses at the end),
+  // and the neighbours that cost the patterns most: a "%" without hex digits, a bracket where no IP literal may be,
+  // a long scheme-like run before an IP literal, a long IPvFuture literal, and valid megabytes.
+  const shapes: Array<[string, string, boolean]> = [
+    ["uri-reference", hostile("http://a", "a-a.", "\n"), false],
+    ["uri-reference", hostile("a:/", "~", "%"), false],
+    ["uri-reference", hostile("a:/", "AAAA", "?["), false],
+    ["uri-reference", hostile("", "a", "@[::1]"), false],
+    ["uri-reference", hostile("//", "a", "@[::1]/x"), true],
+    ["uri-reference", hostile("//[v1.", "a", "]/"), true],
+    ["uri-reference", hostile("http://", "a.", "#["), false],
+    ["uri", hostile("http://a", "a-a.", "\n"), false],
+    ["uri", hostile("http://", "~", "@["), false],
+    ["uri", hostile("", "a", ":x"), true],
+    ["uri", hostile("a:/", "a", "/"), true],
+  ];
+  it.each(shapes.map(([name, value, valid], i) => [i, name, value, valid] as const))(
+    "hostile shape %i (%s) is decided in one pass, well within 2 s, as ajv-formats decides it",
+    (_i, name, value, valid) => {
+      let verdict: boolean | undefined;
+      expect(timed(() => (verdict = ours(name)(value)))).toBeLessThan(2000);
+      expect(verdict).toBe(valid);
+      expect(theirs(name)(value)).toBe(valid);
+    },
+  );
 });
 
 describe("date-time and iso-date-time: one separator, found without splitting", () => {

@@ -107,7 +107,7 @@ describe("the uri check", () => {
 });
 
 /** Formats whose ajv-formats pattern the runtime decides with a linear check instead (see runtime/formats.ts). */
-const LINEAR_REWRITES: ReadonlySet<string> = new Set(["url"]);
+const LINEAR_REWRITES: ReadonlySet<string> = new Set(["url", "uri-reference"]);
 
 describe("formatValidators", () => {
   const upstream = fullFormats as Record<string, unknown>;
