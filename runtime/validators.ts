@@ -239,16 +239,18 @@ const PROBE_ALLOWANCE = 8;
  *
  * Scalars are filed in a `Map` (SameValueZero, so 0 and -0 alike, NaN equal to NaN, `"__proto__"` a string like any
  * other), objects and arrays by their {@link jsonKey} text. A `Map` of a million fresh strings costs more than
- * writing them, so the texts go in an open-addressed table of item indexes, hashed with a seed drawn per call: items
+ * writing them, so the texts' hashes go in an open-addressed table of item indexes, with a seed drawn per call: items
  * cannot be made to collide in advance, and should they collide anyway past {@link PROBE_ALLOWANCE}, the remaining
  * items go to a `Map`, so the check stays linear whatever it is given.
  */
 export function firstDuplicate(items: readonly unknown[]): [number, number] | undefined {
   const identities = new Map<unknown, number>();
   const scalars = new Map<unknown, number>();
-  let table: Int32Array | undefined;
+  // Slots hold an item's index plus one (0 is empty) and, beside it, its text's hash. Texts are not kept: holding a
+  // million young strings costs the garbage collector more than writing again the rare one whose hash matches.
+  let slots: Int32Array | undefined;
+  let hashes: Int32Array | undefined;
   let mask = 0;
-  let texts: string[] = [];
   let spilled: Map<string, number> | undefined;
   let probes = 0;
   const seed = (Math.random() * 0x100000000) | 0;
@@ -267,32 +269,33 @@ export function firstDuplicate(items: readonly unknown[]): [number, number] | un
       spilled.set(text, i);
       continue;
     }
-    if (table === undefined) {
+    if (slots === undefined || hashes === undefined) {
       let size = 16;
       while (size < 2 * (i + 1)) size *= 2;
-      table = new Int32Array(size);
+      slots = new Int32Array(size);
+      hashes = new Int32Array(size);
       mask = size - 1;
-      texts = new Array<string>(i + 1);
     }
-    let slot = textHash(text, seed) & mask;
-    for (let filed = table[slot] as number; filed !== 0; filed = table[slot] as number) {
-      if (texts[filed - 1] === text) return [i, filed - 1];
+    const hash = textHash(text, seed);
+    let slot = hash & mask;
+    for (let filed = slots[slot] as number; filed !== 0; filed = slots[slot] as number) {
+      if (hashes[slot] === hash && jsonKey(items[filed - 1], identities) === text) return [i, filed - 1];
       slot = (slot + 1) & mask;
       probes++;
     }
-    table[slot] = i + 1;
-    texts[i] = text;
-    if (probes > PROBE_ALLOWANCE * (items.length - i) + 64) spilled = spill(texts, i);
+    slots[slot] = i + 1;
+    hashes[slot] = hash;
+    if (probes > PROBE_ALLOWANCE * (items.length - i) + 64) spilled = spill(items, i, identities);
   }
   return undefined;
 }
 
-/** The texts {@link firstDuplicate} filed in its table so far (items `from` onward), in a `Map` instead. */
-function spill(texts: readonly string[], from: number): Map<string, number> {
+/** The objects and arrays {@link firstDuplicate} filed in its table so far (items `from` onward), in a `Map`. */
+function spill(items: readonly unknown[], from: number, identities: Map<unknown, number>): Map<string, number> {
   const filed = new Map<string, number>();
-  for (let i = from; i < texts.length; i++) {
-    const text = texts[i];
-    if (text !== undefined) filed.set(text, i);
+  for (let i = from; i < items.length; i++) {
+    const item = items[i];
+    if (item !== null && typeof item === "object") filed.set(jsonKey(item, identities), i);
   }
   return filed;
 }
