@@ -136,3 +136,19 @@ export function writeModule(name: string, code: string): string {
 export function runtimeBuilt(): boolean {
   return existsSync(join(REPO_ROOT, "dist/runtime/validators.js"));
 }
+
+/** Every string the official suite's format tests hold (`optional/format`, every draft), as check inputs. */
+export function suiteFormatStrings(): string[] {
+  const root = join(SUITE_ROOT, "tests");
+  const strings = new Set<string>();
+  for (const draft of readdirSync(root)) {
+    const folder = join(root, draft, "optional", "format");
+    if (!existsSync(folder)) continue;
+    for (const file of readdirSync(folder).filter((f) => f.endsWith(".json"))) {
+      const groups = JSON.parse(readFileSync(join(folder, file), "utf8")) as Array<{ tests: Array<{ data: unknown }> }>;
+      for (const group of groups)
+        for (const test of group.tests) if (typeof test.data === "string") strings.add(test.data);
+    }
+  }
+  return [...strings];
+}

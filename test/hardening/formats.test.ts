@@ -1,14 +1,3 @@
-/**
- * Formats under `"formats": "assert"` (issue 12, classes 5 and 15).
- *
- * - Every format check decides a 1 MB hostile string in bounded time. ajv-formats' `url` pattern backtracks
- *   quadratically (128 KB took 12.7 s); the runtime decides it with a linear check that gives the pattern's verdict on
- *   every string, and `date-time` no longer splits a megabyte of separators into a million strings.
- * - A format name no validator knows asserts nothing, so under `assert` it is a contract error naming the file and
- *   the pointer, with the nearest known name suggested; as an annotation it is fine.
- */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { fullFormats } from "ajv-formats/dist/formats.js";
@@ -16,7 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nearestFormat } from "../../generator/checks/safety.js";
 import { formatValidators } from "../../runtime/formats.js";
-import { SUITE_ROOT } from "../conformance/suite.js";
+import { suiteFormatStrings } from "../conformance/suite.js";
 import { contractErrors, generateInto, importGenerated, writeContracts } from "./scratch.js";
 
 /** A bounded contract whose result holds one asserted string of the given format. */
@@ -42,21 +31,6 @@ const theirs = (name: string): Check => {
   if (check instanceof RegExp) return (value) => check.test(value);
   return typeof check === "function" ? (check as Check) : (check as { validate: Check }).validate;
 };
-
-/** Every string the JSON Schema Test Suite's format tests hold, of every draft. */
-function suiteFormatStrings(): string[] {
-  const strings = new Set<string>();
-  for (const draft of readdirSync(join(SUITE_ROOT, "tests"))) {
-    const folder = join(SUITE_ROOT, "tests", draft, "optional", "format");
-    if (!existsSync(folder)) continue;
-    for (const file of readdirSync(folder).filter((f) => f.endsWith(".json"))) {
-      const groups = JSON.parse(readFileSync(join(folder, file), "utf8")) as Array<{ tests: Array<{ data: unknown }> }>;
-      for (const group of groups)
-        for (const test of group.tests) if (typeof test.data === "string") strings.add(test.data);
-    }
-  }
-  return [...strings];
-}
 
 /** Milliseconds one call takes. */
 function timed(run: () => unknown): number {

@@ -1,14 +1,14 @@
 /**
  * The run-time helpers generated validators import from `toolgate/runtime` in place of Ajv's modules.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatValidators, URI, URI_WITHOUT_IP_LITERAL } from "../../runtime/formats.js";
 import { jsonEqual } from "../../runtime/validators.js";
-import { REPO_ROOT, SUITE_ROOT } from "../conformance/suite.js";
+import { REPO_ROOT, suiteFormatStrings } from "../conformance/suite.js";
 
 describe("jsonEqual", () => {
   it.each([
@@ -46,22 +46,6 @@ describe("jsonEqual", () => {
     expect(jsonEqual(deep(1), deep(2))).toBe(false);
   });
 });
-
-/** Every string the official suite's format tests hold, as check inputs. */
-function suiteFormatStrings(): string[] {
-  const root = join(SUITE_ROOT, "tests");
-  const strings = new Set<string>();
-  for (const draft of readdirSync(root)) {
-    const folder = join(root, draft, "optional", "format");
-    if (!existsSync(folder)) continue;
-    for (const file of readdirSync(folder).filter((f) => f.endsWith(".json"))) {
-      const groups = JSON.parse(readFileSync(join(folder, file), "utf8")) as Array<{ tests: Array<{ data: unknown }> }>;
-      for (const group of groups)
-        for (const test of group.tests) if (typeof test.data === "string") strings.add(test.data);
-    }
-  }
-  return [...strings];
-}
 
 describe("the uri check", () => {
   it('splits ajv-formats\' pattern exactly at its IP-literal host, the one place it admits "["', () => {
