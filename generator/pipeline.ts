@@ -6,14 +6,14 @@
 import path from "node:path";
 import { checkBounds, type Finding } from "./checks/index.js";
 import { checkSchemaSafety } from "./checks/safety.js";
-import { duplicateError, loadContracts, type PreparedContract, prepareContract } from "./contract.js";
-import { type EmittedFiles, emitCatalog, emitTool } from "./emit.js";
-import { type ContractError, ContractErrors, collectContractErrors } from "./errors.js";
-import { compareText, displayPath, type LoadedContract } from "./load.js";
-import { modelTool, nameScopes, type ToolModel } from "./model.js";
+import { type ContractError, ContractErrors, collectContractErrors } from "./contract/errors.js";
+import { duplicateError, loadContracts, type PreparedContract, prepareContract } from "./contract/index.js";
+import { compareText, displayPath, type LoadedContract } from "./contract/load.js";
+import type { ResolveOptions } from "./contract/resolve.js";
+import { type EmittedFiles, emitCatalog, emitTool } from "./emit/index.js";
+import { inputsRead } from "./lock/record.js";
+import { modelTool, nameScopes, type ToolModel } from "./model/index.js";
 import { toolgateVersion } from "./package.js";
-import { inputsRead } from "./record.js";
-import type { ResolveOptions } from "./resolve.js";
 
 /** What `generate` needs to know. */
 export interface GenerateOptions {

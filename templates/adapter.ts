@@ -2,7 +2,7 @@
  * `adapter.ts`: the typed adapter users call on every tool result, `<tool>.admit(raw, ctx?)`, and on every call's
  * arguments, `<tool>.checkInput(args)`. All behaviour lives in `toolgate/runtime`; this file only describes the tool.
  */
-import type { ToolModel } from "../generator/model.js";
+import type { ToolModel } from "../generator/model/index.js";
 import { type Code, ident, jsdoc, type Literal, literalBlock, own, ts } from "./code.js";
 
 /** The tool's spec as data: everything but the functions, which are imported from the sibling modules. */

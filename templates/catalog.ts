@@ -1,7 +1,7 @@
 /**
  * `index.ts`: the catalog of every generated tool, its adapter, contract version and hash.
  */
-import type { ToolModel } from "../generator/model.js";
+import type { ToolModel } from "../generator/model/index.js";
 import { type Code, ident, join, literal, propertyKey, quote, ts } from "./code.js";
 
 /** The `index.ts` module: one import per tool, the adapters and types re-exported, and the catalog. */

@@ -2,14 +2,14 @@
  * `toolgate.lock.json`: per tool, what a review of a contract change needs to read. Keys sorted, no dates.
  */
 import { createHash } from "node:crypto";
-import type { ToolModel } from "../generator/model.js";
+import type { ToolModel } from "../generator/model/index.js";
+import { viewFields } from "../generator/model/view-fields.js";
 import { canonicalJson, defineOwn, sortedJson } from "../generator/schema/json.js";
-import { viewFields } from "../generator/schema/view-fields.js";
 
 /**
  * The lock file's text: pretty JSON with sorted keys, ending in a newline.
  *
- * @param record what the run that wrote the lock saw (`generator/record.ts`), under the key `record`; a lock
+ * @param record what the run that wrote the lock saw (`generator/lock/record.ts`), under the key `record`; a lock
  *   without one is still a lock, only `--check` cannot answer from it.
  */
 export function lockFile(tools: readonly ToolModel[], version: string, source: string, record?: object): string {

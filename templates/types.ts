@@ -1,7 +1,7 @@
 /**
  * `types.ts`: the tool's result type, its input type where it has an input schema, and its typed outcome.
  */
-import type { ToolModel } from "../generator/model.js";
+import type { ToolModel } from "../generator/model/index.js";
 import { type Code, ident, own, ts } from "./code.js";
 
 /** The `types.ts` module of one tool, around the declarations the types stage produced. */

@@ -7,7 +7,7 @@
  * result validator from there and holds its own input validator. `validators.js` also exports `outputValidators`,
  * what an MCP client needs, so that client loads no adapter and no gate.
  */
-import type { ToolModel } from "../generator/model.js";
+import type { ToolModel } from "../generator/model/index.js";
 import { type Code, ident, join, jsdoc, own, quote, ts } from "./code.js";
 
 /** The `validate.d.ts` module of one tool: each validator is a type guard for its type. */

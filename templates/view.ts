@@ -2,8 +2,8 @@
  * `view.ts`: the bounded, model-facing type of a tool's result, the plan that makes it, and the function that builds it.
  */
 
-import type { ToolModel } from "../generator/model.js";
-import { runtimePlan, type TypedPlan } from "../generator/view-plan.js";
+import type { ToolModel } from "../generator/model/index.js";
+import { runtimePlan, type TypedPlan } from "../generator/model/view-plan.js";
 import { type Code, ident, join, literalBlock, own, quote, ts, typeKey } from "./code.js";
 
 /** The TypeScript type of a view made by `plan`. */

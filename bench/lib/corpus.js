@@ -9,8 +9,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { writeOutput } from "../../dist/generator/emit/write.js";
 import { generate } from "../../dist/generator/pipeline.js";
-import { writeOutput } from "../../dist/generator/write.js";
 
 /** Where the corpus lives, relative to the repository root. */
 export const CORPUS = path.resolve("..", "shared", "corpus", "mcp-tools");

@@ -11,7 +11,7 @@
 
 import { isSchema, isSchemaObject } from "../schema/guards.js";
 import { pointerOf } from "../schema/pointer.js";
-import type { Dialect, JsonSchema } from "../schema.js";
+import type { Dialect, JsonSchema } from "../schema/shapes.js";
 import { collectEvaluators, type Evaluators } from "./evaluators.js";
 import {
   anyValueFinding,

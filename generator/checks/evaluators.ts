@@ -6,7 +6,7 @@
 
 import { isSchema, isSchemaObject } from "../schema/guards.js";
 import { pointerOf } from "../schema/pointer.js";
-import type { SchemaObject } from "../schema.js";
+import type { SchemaObject } from "../schema/shapes.js";
 import { type Located, type LocatedSchema, patternEntries } from "./schema-reading.js";
 
 /** The subschemas that may evaluate items or properties in place (annotations seen by `unevaluated*`). */

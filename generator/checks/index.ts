@@ -16,10 +16,11 @@
  * it to a schema, `schema-reading.ts` and `evaluators.ts` what the walker asks of a schema object, `findings.ts` the
  * messages, and `pattern-bounds.ts` the reader that bounds a `pattern`. `safety.ts`, beside them, is the safety stage.
  */
-import type { Dialect, JsonSchema } from "../schema.js";
+import { dialectNamed } from "../schema/dialects.js";
+import { isSchemaObject } from "../schema/guards.js";
+import type { Dialect, JsonSchema } from "../schema/shapes.js";
 import { BoundsWalker } from "./bounds-walk.js";
 import { type Finding, noValidValue, sortFindings } from "./findings.js";
-import { dialectOf } from "./schema-reading.js";
 import { collapse } from "./size.js";
 
 export type { Finding, FindingKind } from "./findings.js";
@@ -76,7 +77,7 @@ export interface CheckOptions {
  * reported as `nesting-unbounded`.
  */
 export function checkBounds(schema: JsonSchema, options: CheckOptions = {}): BoundsReport {
-  const walker = new BoundsWalker(schema, options.dialect ?? dialectOf(schema), options.formats ?? "annotate");
+  const walker = new BoundsWalker(schema, options.dialect ?? declaredDialect(schema), options.formats ?? "annotate");
   const bound = walker.evaluate("", schema);
   const extent = collapse(bound);
   if (extent === undefined) {
@@ -87,4 +88,9 @@ export function checkBounds(schema: JsonSchema, options: CheckOptions = {}): Bou
     maxBytes: Number.isFinite(extent.bytes.n) ? extent.bytes.n : null,
     maxDepth: Number.isFinite(extent.depth.n) ? extent.depth.n : null,
   };
+}
+
+/** The dialect a bundled schema declares at its root; 2020-12 when it declares none (MCP's rule). */
+function declaredDialect(schema: JsonSchema): Dialect {
+  return (isSchemaObject(schema) ? dialectNamed(schema.$schema) : undefined) ?? "2020-12";
 }

@@ -15,14 +15,14 @@
  */
 import { fileURLToPath } from "node:url";
 import type { Diagnostics } from "recheck";
-import { ContractError } from "../errors.js";
-import { displayPath } from "../load.js";
+import { ContractError } from "../contract/errors.js";
+import { displayPath } from "../contract/load.js";
 import { isSchemaObject } from "../schema/guards.js";
 import { canonicalJson } from "../schema/json.js";
 import { escapePointerToken } from "../schema/pointer.js";
-import type { JsonSchema, ResolvedSchema } from "../schema.js";
+import type { JsonSchema, ResolvedSchema } from "../schema/shapes.js";
+import { subschemas } from "../schema/walk.js";
 import { ASSERTABLE_FORMATS, DEFINED_FORMATS } from "../validator/unsupported.js";
-import { subschemas } from "../walk.js";
 
 /**
  * The bounds a contract schema must stay within. The largest real schema in the test corpus (SchemaStore's

@@ -6,8 +6,8 @@
 
 import { isSchema, isSchemaObject } from "../schema/guards.js";
 import { pointerOf, pointerTokens } from "../schema/pointer.js";
-import type { Dialect, JsonSchema, SchemaObject } from "../schema.js";
-import { valueAt } from "../walk.js";
+import type { Dialect, JsonSchema, SchemaObject } from "../schema/shapes.js";
+import { valueAt } from "../schema/walk.js";
 import type { JsonType } from "./size.js";
 
 /** A schema object that applies at some pointer. */
@@ -59,14 +59,6 @@ export function isCount(value: unknown): value is number {
 /** Whether the schema at `outer` contains the one at `inner` (pointer prefix by whole reference tokens). */
 export function containsPointer(outer: string, inner: string): boolean {
   return outer === "" || inner === outer || inner.startsWith(`${outer}/`);
-}
-
-/** The dialect a bundled schema declares at its root. */
-export function dialectOf(schema: JsonSchema): Dialect {
-  if (!isSchemaObject(schema) || typeof schema.$schema !== "string") return "2020-12";
-  if (/draft-0[4-7]/.test(schema.$schema)) return "draft-07";
-  if (schema.$schema.includes("2019-09")) return "2019-09";
-  return "2020-12";
 }
 
 /** Whether the `type` keyword admits the JSON type (`integer` values are numbers). */

@@ -7,9 +7,9 @@
  * 2 a usage error (an unknown option, class or format, a side that is neither a folder nor a revision).
  */
 import path from "node:path";
-import { type Config, configFolders, readConfig } from "../config.js";
-import { type Console, isParseArgsError, parseCommandArgs, reportUsage, UsageError } from "../console.js";
-import { ContractError } from "../errors.js";
+import { type Config, configFolders, readConfig } from "../cli/config.js";
+import { type Console, isParseArgsError, parseCommandArgs, reportUsage, UsageError } from "../cli/console.js";
+import { ContractError } from "../contract/errors.js";
 import { CHANGE_CLASSES, type ChangeClass, isChangeClass } from "./classes.js";
 import { diffSnapshots } from "./contract-diff.js";
 import { buildReport, type DiffReport, reportJson, reportMarkdown } from "./report.js";

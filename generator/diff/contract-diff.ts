@@ -3,12 +3,12 @@
  * schemas (semantically, see `schema-diff/compare.ts`), the fields that reach the model view, the `x-toolgate`
  * settings with their defaults applied, dialects and MCP metadata. Every change gets a class (see `classes.ts`).
  */
-import { compareText } from "../load.js";
+import { compareText } from "../contract/load.js";
 import { isSchemaObject } from "../schema/guards.js";
 import { canonicalJson } from "../schema/json.js";
 import { escapePointerToken, fragmentToPointer, unescapePointerToken } from "../schema/pointer.js";
-import type { JsonSchema } from "../schema.js";
-import { valueAt } from "../walk.js";
+import type { JsonSchema } from "../schema/shapes.js";
+import { valueAt } from "../schema/walk.js";
 import { CHANGE_CLASSES, type ChangeClass, classify, type SchemaRole } from "./classes.js";
 import { compareSchemas, type SchemaVersion } from "./schema-diff/compare.js";
 import type { Snapshot, ToolSnapshot } from "./snapshot.js";

@@ -3,7 +3,7 @@
  * machines. Everything shown from a contract is untrusted text: in Markdown it goes into code spans with `|` escaped
  * and line breaks written as `\n`, so a hostile description cannot break the table or inject markup.
  */
-import type { ContractError } from "../errors.js";
+import type { ContractError } from "../contract/errors.js";
 import { CHANGE_CLASSES, type ChangeClass } from "./classes.js";
 import type { ContractChange } from "./contract-diff.js";
 

@@ -2,14 +2,15 @@
  * One side of a review: every contract in a folder, read the way `generate` reads it (load, dialect, resolve, view
  * plan), reduced to what a comparison needs. Nothing here depends on generated code.
  */
-import { type LoadedFile, loadContracts, type PreparedContract, prepareContract } from "../contract.js";
-import { ContractError, collectContractErrors, duplicateToolError } from "../errors.js";
-import { compareText, displayPath, type LoadedContract } from "../load.js";
-import type { ResolveOptions } from "../resolve.js";
-import { viewFields } from "../schema/view-fields.js";
-import type { Dialect, JsonSchema } from "../schema.js";
-import { planContractView } from "../view-plan.js";
-import { applyDefaults } from "../x-toolgate.js";
+
+import { ContractError, collectContractErrors, duplicateToolError } from "../contract/errors.js";
+import { type LoadedFile, loadContracts, type PreparedContract, prepareContract } from "../contract/index.js";
+import { compareText, displayPath, type LoadedContract } from "../contract/load.js";
+import type { ResolveOptions } from "../contract/resolve.js";
+import { applyDefaults } from "../contract/x-toolgate.js";
+import { viewFields } from "../model/view-fields.js";
+import { planContractView } from "../model/view-plan.js";
+import type { Dialect, JsonSchema } from "../schema/shapes.js";
 
 /** One tool as a review sees it. */
 export interface ToolSnapshot {

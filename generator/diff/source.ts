@@ -17,8 +17,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import type { ResolveOptions } from "../contract/resolve.js";
 import { MAX_INPUT_BYTES } from "../files.js";
-import type { ResolveOptions } from "../resolve.js";
 
 const run = promisify(execFile);
 

@@ -2,7 +2,7 @@
  * Type guards for parsed JSON and schemas. A contract is hostile input: every stage asks these before it reads a
  * keyword's value.
  */
-import type { JsonSchema, SchemaObject } from "../schema.js";
+import type { JsonSchema, SchemaObject } from "./shapes.js";
 
 /** Whether a value is a schema object (not a boolean schema, not an array, not null): a JSON object. */
 export function isSchemaObject(value: unknown): value is SchemaObject {

@@ -2,7 +2,7 @@
  * Keyword tables: which keywords hold subschemas, in every dialect together (for walks that must not miss one) and by
  * dialect (for the validator's index, which resolves references the way the dialect does).
  */
-import type { Dialect } from "../schema.js";
+import type { Dialect } from "./shapes.js";
 
 /** Keywords whose value is one subschema (2020-12, 2019-09 and draft-07 together). */
 export const SINGLE = [

@@ -11,7 +11,7 @@
  * precise as the printer allows: tuples for `prefixItems`, literal types for `const`/`enum`, named types for
  * referenced `$defs`, closed objects for `additionalProperties: false` and plain `unevaluatedProperties: false`.
  */
-import type { Dialect, JsonSchema } from "../schema.js";
+import type { Dialect, JsonSchema } from "../schema/shapes.js";
 import { RequestLowering, type Unit } from "./lower.js";
 import { NameRegistry } from "./names.js";
 import { breakAliasCycles, KeyPlaceholders, printUnits } from "./print.js";

@@ -8,12 +8,14 @@
  * numeric/string/size bounds, `format`, `uniqueItems`). `$dynamicRef`/`$recursiveRef` and references this stage
  * cannot follow become `unknown`.
  */
+
+import { dialectNamed } from "../schema/dialects.js";
 import { isSchemaObject } from "../schema/guards.js";
 import { LIST, MAP, SINGLE } from "../schema/keywords.js";
 import { fragmentToPointer, pointerTokens } from "../schema/pointer.js";
-import type { Dialect, JsonSchema, SchemaObject } from "../schema.js";
+import type { Dialect, JsonSchema, SchemaObject } from "../schema/shapes.js";
 import { type NameRegistry, pascalCase } from "./names.js";
-import { dialectOfUri, normalizeSchema } from "./rules.js";
+import { normalizeSchema } from "./rules.js";
 import {
   annotated,
   coverage,
@@ -108,7 +110,7 @@ export class RequestLowering {
   constructor(root: JsonSchema, rootName: string, dialect: Dialect, registry: NameRegistry) {
     this.#root = root;
     this.#rootName = rootName;
-    this.#dialect = dialectOfUri(isSchemaObject(root) ? root.$schema : undefined, dialect);
+    this.#dialect = dialectNamed(isSchemaObject(root) ? root.$schema : undefined) ?? dialect;
     this.#registry = registry;
     this.#findTargets(root, this.#dialect);
   }
@@ -137,7 +139,7 @@ export class RequestLowering {
     const visit = (node: unknown, inherited: Dialect): void => {
       if (!isSchemaObject(node) || seen.has(node)) return;
       seen.add(node);
-      const here = dialectOfUri(node.$schema, inherited);
+      const here = dialectNamed(node.$schema) ?? inherited;
       if (typeof node.$ref === "string") {
         const tokens = refTokens(node.$ref);
         const target = tokens && valueAt(this.#root, tokens);
@@ -161,10 +163,10 @@ export class RequestLowering {
       let inherited = this.#dialect;
       let node: unknown = this.#root;
       for (const token of info.tokens) {
-        if (isSchemaObject(node)) inherited = dialectOfUri(node.$schema, inherited);
+        if (isSchemaObject(node)) inherited = dialectNamed(node.$schema) ?? inherited;
         node = Array.isArray(node) ? node[Number(token)] : isSchemaObject(node) ? node[token] : undefined;
       }
-      info.dialect = dialectOfUri((target as SchemaObject).$schema, inherited);
+      info.dialect = dialectNamed((target as SchemaObject).$schema) ?? inherited;
     }
   }
 
@@ -207,7 +209,7 @@ export class RequestLowering {
     if (memo !== undefined) return memo;
     if (this.#typeSetsInProgress.has(schema)) return ALL_TYPES;
     this.#typeSetsInProgress.add(schema);
-    const here = dialectOfUri(schema.$schema, dialect);
+    const here = dialectNamed(schema.$schema) ?? dialect;
     const node = normalizeSchema(schema, here);
     const set = ownTypeSet(node) & this.#applicatorTypeSet(node, here);
     this.#typeSetsInProgress.delete(schema);
@@ -255,7 +257,7 @@ export class RequestLowering {
   }
 
   #lowerObject(schema: SchemaObject, dialect: Dialect, within: TypeSet): SafeSchema {
-    const here = dialectOfUri(schema.$schema, dialect);
+    const here = dialectNamed(schema.$schema) ?? dialect;
     const node = normalizeSchema(schema, here);
     const description = typeof node.description === "string" ? commentText(node.description) : undefined;
     const deprecated = node.deprecated === true;

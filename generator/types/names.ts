@@ -1,4 +1,4 @@
-import { RESERVED_WORDS } from "../names.js";
+import { RESERVED_WORDS } from "../model/names.js";
 
 /**
  * Type names: the requested root names are used exactly; every other name is derived from a `$defs` key (or a

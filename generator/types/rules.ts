@@ -4,7 +4,7 @@
  * mutates its input. They run on one node at a time (children are rewritten when the lowering reaches them), so
  * `#/…` pointers into the original document keep working.
  */
-import type { Dialect, SchemaObject } from "../schema.js";
+import type { Dialect, SchemaObject } from "../schema/shapes.js";
 
 /** A pre-pass rule: `(schema object, dialect in effect) → schema object`. */
 export type Rule = (schema: SchemaObject, dialect: Dialect) => SchemaObject;
@@ -108,13 +108,4 @@ export const RULES: readonly Rule[] = [
 /** One schema object in the vocabulary the lowering reads. */
 export function normalizeSchema(schema: SchemaObject, dialect: Dialect): SchemaObject {
   return RULES.reduce((current, rule) => rule(current, dialect), schema);
-}
-
-/** The dialect a `$schema` URI names, or `inherited` when it names none toolgate knows. */
-export function dialectOfUri(uri: unknown, inherited: Dialect): Dialect {
-  if (typeof uri !== "string") return inherited;
-  if (uri.includes("/draft/2020-12/")) return "2020-12";
-  if (uri.includes("/draft/2019-09/")) return "2019-09";
-  if (/\/draft-0[3-7]\/schema/.test(uri)) return "draft-07";
-  return inherited;
 }

@@ -11,7 +11,7 @@ import { normalizeId } from "ajv/dist/compile/resolve.js";
 import addFormats from "ajv-formats";
 import { formatValidators } from "../../runtime/formats.js";
 import { isSchemaObject } from "../schema/guards.js";
-import type { Dialect, JsonSchema, ResolvedSchema } from "../schema.js";
+import type { Dialect, JsonSchema, ResolvedSchema } from "../schema/shapes.js";
 import { enumKeyword } from "./enum.js";
 import { multipleOfKeyword } from "./multiple-of.js";
 import { SchemaIndex } from "./schema-index.js";

@@ -9,7 +9,7 @@
  * compiled by different Ajv instances (whose local names overlap: `validate10`, `schema31`, …) share one module.
  */
 import { ts } from "ts-morph";
-import { RESERVED_WORDS } from "../names.js";
+import { RESERVED_WORDS } from "../model/names.js";
 
 /** The entry every generated validator imports its helpers from: no other part of the runtime comes with it. */
 export const VALIDATORS_MODULE = "toolgate/runtime/validators";

@@ -9,7 +9,7 @@
  */
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { pointerOf } from "../schema/pointer.js";
-import type { ResolvedSchema } from "../schema.js";
+import type { ResolvedSchema } from "../schema/shapes.js";
 import { compilerFor, type FormatMode } from "./compiler.js";
 import { assertExportName, exportedAs, type StandaloneValidator } from "./esm-module.js";
 import { foldNullable } from "./nullable-fold.js";

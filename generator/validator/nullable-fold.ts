@@ -36,7 +36,7 @@
  */
 import { isSchemaObject } from "../schema/guards.js";
 import { escapePointerToken } from "../schema/pointer.js";
-import type { Dialect, JsonSchema, ResolvedSchema, SchemaObject } from "../schema.js";
+import type { Dialect, JsonSchema, ResolvedSchema, SchemaObject } from "../schema/shapes.js";
 import { childSchemas, SchemaIndex, withoutFragment } from "./schema-index.js";
 import { findUnsupportedFeatures } from "./unsupported.js";
 

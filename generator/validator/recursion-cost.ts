@@ -24,11 +24,11 @@
  * reading is conservative in two places, both rare in tool schemas: `then` and `else` count as if both applied, and
  * `unevaluatedProperties`/`unevaluatedItems` as if they applied to every child their own node does not name.
  */
+
 import { isSchemaObject } from "../schema/guards.js";
 import { escapePointerToken } from "../schema/pointer.js";
-import type { JsonSchema, SchemaObject } from "../schema.js";
-import type { SchemaIndex, SchemaNode } from "./schema-index.js";
-import type { UnsupportedFeature } from "./unsupported.js";
+import type { JsonSchema, SchemaObject } from "../schema/shapes.js";
+import type { SchemaIndex, SchemaNode, UnsupportedFeature } from "./schema-index.js";
 
 /** Subschemas of one strongly connected part that the product check examines; past it only multi-edges are. */
 const PRODUCT_LIMIT = 400;

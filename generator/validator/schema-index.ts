@@ -8,7 +8,7 @@
 import { isSchema, isSchemaObject } from "../schema/guards.js";
 import { SINGLE_SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP } from "../schema/keywords.js";
 import { escapePointerToken, pointerTokens } from "../schema/pointer.js";
-import type { Dialect, JsonSchema, ResolvedSchema, SchemaObject } from "../schema.js";
+import type { Dialect, JsonSchema, ResolvedSchema, SchemaObject } from "../schema/shapes.js";
 
 /** One subschema and where it sits. */
 export interface SchemaNode {
@@ -183,4 +183,12 @@ export class SchemaIndex {
       if (typeof anchor === "string") this.byAnchor.set(`${node.resource}#${anchor}`, node);
     }
   }
+}
+
+/** A feature that makes the generated validator wrong, located in its document. */
+export interface UnsupportedFeature {
+  node: SchemaNode;
+  /** Pointer tokens from the node to the offending keyword or entry. */
+  tokens: readonly string[];
+  reason: string;
 }

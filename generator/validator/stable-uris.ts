@@ -7,7 +7,7 @@
  * `file:///home/me/project/schemas/a.tool.json` becomes `file:///schemas/a.tool.json` when a referenced file sits
  * in `/home/me/project/shared/`. Relative references between the files resolve exactly as before.
  */
-import type { JsonSchema, ResolvedSchema } from "../schema.js";
+import type { JsonSchema, ResolvedSchema } from "../schema/shapes.js";
 
 const FILE_SCHEME = "file://";
 

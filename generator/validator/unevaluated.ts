@@ -4,12 +4,12 @@
  * branches evaluated, compares a count that may be `true` or unset), and where `patternProperties` after a run-time
  * record makes its code throw. Each names the keyword and the structural condition, never a particular schema.
  */
+
 import { isSchemaObject } from "../schema/guards.js";
 import { pointerOf } from "../schema/pointer.js";
-import type { SchemaObject } from "../schema.js";
+import type { SchemaObject } from "../schema/shapes.js";
 import { readsEvaluatedLocations } from "./compiler.js";
-import type { SchemaIndex, SchemaNode } from "./schema-index.js";
-import type { UnsupportedFeature } from "./unsupported.js";
+import type { SchemaIndex, SchemaNode, UnsupportedFeature } from "./schema-index.js";
 
 /** The property name Ajv drops from `properties` (and the like): such an entry evaluates nothing in Ajv. */
 export const PROTOTYPE_NAME = "__proto__";

@@ -21,22 +21,16 @@
  * - `contains` beside a tuple: skipped for arrays shorter than the tuple.
  * - draft-07 keywords beside `$ref`: ignored by the spec, applied by Ajv.
  *
- * The suite shows the first of these; `test/validator/unevaluated.property.test.ts` found the rest, by comparing
+ * The suite shows the first of these; `test/generator/validator/unevaluated.property.test.ts` found the rest, by comparing
  * Ajv with a direct reading of the spec on generated schemas.
  */
+
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { isSchemaObject } from "../schema/guards.js";
-import type { SchemaObject } from "../schema.js";
+import type { SchemaObject } from "../schema/shapes.js";
+import type { UnsupportedFeature } from "./schema-index.js";
 import { type SchemaIndex, type SchemaNode, withoutFragment } from "./schema-index.js";
 import { PROTOTYPE_NAME, patternPropertiesAfterBranches, unevaluatedLocations } from "./unevaluated.js";
-
-/** A feature that makes the generated validator wrong, located in its document. */
-export interface UnsupportedFeature {
-  node: SchemaNode;
-  /** Pointer tokens from the node to the offending keyword or entry. */
-  tokens: readonly string[];
-  reason: string;
-}
 
 /** Every feature of the schema (and of the documents it references) that Ajv would validate wrongly. */
 export function findUnsupportedFeatures(index: SchemaIndex): UnsupportedFeature[] {

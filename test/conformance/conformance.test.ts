@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compilerFor, type FormatMode } from "../../generator/validator/compiler.js";
 import type { ValidatorRequest } from "../../generator/validator/index.js";
-import { emitValidators } from "../validator/emit-module.js";
+import { ensureBuilt } from "../build.js";
+import { emitValidators } from "../generator/validator/emit-module.js";
 import { loadGroups, REPO_ROOT, runtimeBuilt, type SuiteGroup, suiteFiles, WORK_DIR, writeModule } from "./suite.js";
 
 /** Counts for one suite file. */
@@ -150,18 +151,11 @@ function cpuSeconds(): number {
   return Math.round((user + system) / 100_000) / 10;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   // Generated modules import `toolgate/runtime`, which resolves to the built `dist/runtime/index.js`.
-  try {
-    execFileSync(join(REPO_ROOT, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json"], {
-      cwd: REPO_ROOT,
-      stdio: "pipe",
-    });
-  } catch {
-    // Type errors elsewhere in the tree still emit JavaScript; only a missing runtime stops the suite.
-  }
+  await ensureBuilt();
   if (!runtimeBuilt()) throw new Error("dist/runtime/validators.js is missing: run `npm run build`");
-});
+}, 180_000);
 
 function writeResults(): void {
   writeFileSync(

@@ -2,12 +2,12 @@
  * Renders `test/conformance/REPORT.md` from the counts the conformance test writes to
  * `.tmp/conformance/results.json`. Run from the repository root after `vitest run test/conformance`
  * (`npm run conformance` does both). When they exist, it adds the types soundness harness's counts
- * (`.tmp/conformance/types.json`, written by `test/types/soundness.test.ts`) and the SchemaStore counts
+ * (`.tmp/conformance/types.json`, written by `test/generator/types/soundness.test.ts`) and the SchemaStore counts
  * (`.tmp/conformance/schemastore.json`, written by `test/conformance/schemastore.test.ts`).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SoundnessReport, SourceCounts, SuiteFileTypes } from "../types/suite.js";
+import type { SoundnessReport, SourceCounts, SuiteFileTypes } from "../generator/types/suite.js";
 
 /** `npm run` starts scripts in the package root. */
 const REPO_ROOT = process.cwd();
@@ -123,7 +123,7 @@ function renderTypes(types: SoundnessReport): string[] {
     "",
     "## Types",
     "",
-    "The types soundness harness (`test/types/suite.ts`, run by `npx vitest run test/types/soundness.test.ts`, part",
+    "The types soundness harness (`test/generator/types/suite.ts`, run by `npx vitest run test/generator/types/soundness.test.ts`, part",
     "of `npm test`) emits declarations for every schema below and type-checks, in one program, every instance the",
     "validator accepts as `const v: T = <value>`: a type error there is an unsound type. Instances the validator",
     "rejects are checked too; the type rejecting them as well is precision, not a requirement.",
@@ -260,7 +260,7 @@ export function renderReport(results: Results, ajvVersion: string, extras: Repor
     "suite's verdict on every case and agree with Ajv compiling the same schema at run time, or refused with a reason.",
     "Refusals come from feature detection (`generator/validator/unsupported.ts`) or from Ajv failing to compile.",
     "The detection rules name shapes Ajv validates wrongly, several found beyond the suite by comparing Ajv with a",
-    "direct reading of the spec on generated schemas (`test/validator/unevaluated.property.test.ts`). A group refused",
+    "direct reading of the spec on generated schemas (`test/generator/validator/unevaluated.property.test.ts`). A group refused",
     "by such a rule may still be one whose particular cases run-time Ajv happens to get right: the column",
     '"refused though run-time Ajv is right on them" counts those.',
     "",

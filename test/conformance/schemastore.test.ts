@@ -12,8 +12,8 @@ import { pathToFileURL } from "node:url";
 import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { writeOutput } from "../../generator/emit/write.js";
 import { generate } from "../../generator/pipeline.js";
-import { writeOutput } from "../../generator/write.js";
 
 const STORE = path.resolve("..", "shared", "corpus", "schemastore");
 const WORK = path.resolve(".tmp", "schemastore");

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { isSchemaObject } from "../../generator/schema/guards.js";
-import type { Dialect, JsonSchema, ResolvedSchema } from "../../generator/schema.js";
+import type { Dialect, JsonSchema, ResolvedSchema } from "../../generator/schema/shapes.js";
 import { resolveUri, SchemaIndex, withoutFragment } from "../../generator/validator/schema-index.js";
 
 /** The repository root. */

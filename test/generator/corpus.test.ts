@@ -10,9 +10,9 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ContractError } from "../../generator/errors.js";
+import type { ContractError } from "../../generator/contract/errors.js";
+import { writeOutput } from "../../generator/emit/write.js";
 import { generate } from "../../generator/pipeline.js";
-import { writeOutput } from "../../generator/write.js";
 
 const CORPUS = path.resolve("..", "shared", "corpus", "mcp-tools");
 const WORK = path.resolve(".tmp", "corpus");

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.js";
+import { main } from "../../generator/cli/main.js";
 
 const quiet = { out: () => {}, err: (line: string) => console.error(line) };
 

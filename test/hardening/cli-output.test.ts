@@ -13,8 +13,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.js";
+import { main } from "../../generator/cli/main.js";
 import { terminalText } from "../../generator/files.js";
+import { ensureBuilt } from "../build.js";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
 const UNSAFE = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
@@ -102,21 +103,8 @@ describe("contract text reaches the terminal escaped", () => {
   });
 });
 
-/** Build `dist/` when it is older than the CLI's sources: the pipe test runs the real `bin/toolgate.js`. */
-async function ensureCliBuilt(): Promise<void> {
-  const built = path.join(REPO, "dist/generator/cli.js");
-  const sources = ["generator/cli.ts", "generator/files.ts"].map((f) => statSync(path.join(REPO, f)).mtimeMs);
-  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources)) return;
-  await promisify(execFile)(path.join(REPO, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json"], {
-    cwd: REPO,
-  }).catch((error: unknown) => {
-    // Type errors elsewhere do not stop tsc from emitting; only a missing output is fatal.
-    if (!existsSync(built)) throw error;
-  });
-}
-
 describe("a closed pipe", () => {
-  beforeAll(ensureCliBuilt, 180_000);
+  beforeAll(ensureBuilt, 180_000);
 
   it("`toolgate generate | head -1` ends without a stack trace, and the files are still written", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "toolgate-epipe-"));

@@ -12,13 +12,13 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { SchemaObject } from "../../generator/schema.js";
+import type { SchemaObject } from "../../generator/schema/shapes.js";
 import { compilerFor, type FormatMode } from "../../generator/validator/compiler.js";
 import type { ValidatorRequest } from "../../generator/validator/index.js";
 import { loadGroups, type SuiteGroup, suiteFiles } from "../conformance/suite.js";
+import { emitValidators } from "../generator/validator/emit-module.js";
+import { generatedValidator, resolved } from "../generator/validator/load.js";
 import { ensureRuntimeBuilt } from "../mcp/fixture-catalog.js";
-import { emitValidators } from "../validator/emit-module.js";
-import { generatedValidator, resolved } from "../validator/load.js";
 import { mutatedValue, type ValueMutation } from "./payloads.js";
 import { SCRATCH } from "./scratch.js";
 

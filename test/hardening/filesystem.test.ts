@@ -17,7 +17,7 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, symlink, truncate, writeFi
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.js";
+import { main } from "../../generator/cli/main.js";
 import { runDiff } from "../../generator/diff/command.js";
 import { MAX_INPUT_BYTES, readBoundedFile } from "../../generator/files.js";
 

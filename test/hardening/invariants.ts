@@ -17,8 +17,8 @@ import { Ajv, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { isSchemaObject } from "../../generator/schema/guards.js";
-import type { JsonSchema, SchemaObject } from "../../generator/schema.js";
-import { subschemas, valueAt } from "../../generator/walk.js";
+import type { JsonSchema, SchemaObject } from "../../generator/schema/shapes.js";
+import { subschemas, valueAt } from "../../generator/schema/walk.js";
 import {
   FAILURE_CODES,
   type GateEvent,

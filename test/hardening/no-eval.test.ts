@@ -16,7 +16,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { build } from "esbuild";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { JsonSchema } from "../../generator/schema.js";
+import type { JsonSchema } from "../../generator/schema/shapes.js";
 import { MemorySpillStore, toModelContent } from "../../runtime/index.js";
 import { HOSTILE_ROWS, hostileContract, hostileInstances } from "./injection.js";
 import { payloadArbitrary } from "./payloads.js";

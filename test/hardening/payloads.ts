@@ -9,8 +9,8 @@
  */
 import fc from "fast-check";
 import { isSchemaObject } from "../../generator/schema/guards.js";
-import type { JsonSchema, SchemaObject } from "../../generator/schema.js";
-import { valueAt } from "../../generator/walk.js";
+import type { JsonSchema, SchemaObject } from "../../generator/schema/shapes.js";
+import { valueAt } from "../../generator/schema/walk.js";
 import { promptHostileRaw } from "./hostile-raw.js";
 
 /** Planted in generated strings and keys: found anywhere in a failure's model content or events, it leaked. */

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkSchemaSafety, judgePattern, SCHEMA_LIMITS, schemaSizeProblems } from "../../generator/checks/safety.js";
-import type { JsonSchema, ResolvedSchema } from "../../generator/schema.js";
+import type { JsonSchema, ResolvedSchema } from "../../generator/schema/shapes.js";
 import { contractErrors, generateInto, importGenerated, REPO, writeContracts } from "./scratch.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/hardening");

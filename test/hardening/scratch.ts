@@ -6,9 +6,9 @@ import { execFileSync } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { ContractError } from "../../generator/errors.js";
+import type { ContractError } from "../../generator/contract/errors.js";
+import { writeOutput } from "../../generator/emit/write.js";
 import { type GenerateResult, generate } from "../../generator/pipeline.js";
-import { writeOutput } from "../../generator/write.js";
 import type { ToolAdapter } from "../../runtime/index.js";
 import { ensureRuntimeBuilt } from "../mcp/fixture-catalog.js";
 

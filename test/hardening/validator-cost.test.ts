@@ -10,10 +10,10 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { JsonSchema } from "../../generator/schema.js";
+import type { JsonSchema } from "../../generator/schema/shapes.js";
 import { jsonEqual, jsonKey } from "../../runtime/validators.js";
-import { emitValidators } from "../validator/emit-module.js";
-import { type GeneratedValidator, generatedValidator, resolved } from "../validator/load.js";
+import { emitValidators } from "../generator/validator/emit-module.js";
+import { type GeneratedValidator, generatedValidator, resolved } from "../generator/validator/load.js";
 
 /** Milliseconds one call takes. */
 function timed(run: () => unknown): number {

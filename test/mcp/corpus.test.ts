@@ -7,9 +7,9 @@ import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { Project, ts } from "ts-morph";
 import { beforeAll, describe, expect, it } from "vitest";
-import { importTools, readToolFiles } from "../../generator/import.js";
+import { writeOutput } from "../../generator/emit/write.js";
+import { importTools, readToolFiles } from "../../generator/mcp/import.js";
 import { generate } from "../../generator/pipeline.js";
-import { writeOutput } from "../../generator/write.js";
 import { ensureRuntimeBuilt, repo, scratchFolder } from "./fixture-catalog.js";
 
 const corpus = path.join(repo, "../shared/corpus/mcp-tools");

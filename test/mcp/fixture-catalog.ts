@@ -9,9 +9,12 @@ import { mkdir, mkdtemp, readdir, readFile, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+
+export { ensureBuilt as ensureRuntimeBuilt } from "../build.js";
+
+import { writeOutput } from "../../generator/emit/write.js";
 import { generate } from "../../generator/pipeline.js";
 import { canonicalJson } from "../../generator/schema/json.js";
-import { writeOutput } from "../../generator/write.js";
 import type { ValidateFunction } from "../../runtime/types.js";
 
 /** The repository root. */
@@ -58,47 +61,4 @@ export async function generateCatalog(contracts: string, out: string): Promise<F
   }
   const index = await import(pathToFileURL(path.join(out, "index.ts")).href);
   return { dir: out, index, outputValidators, tools };
-}
-
-/**
- * Make sure `dist/` (what `toolgate/runtime` resolves to) is at least as new as `runtime/`: generated adapters run
- * against it. `npm test` builds first; this covers running one test folder on its own.
- */
-export async function ensureRuntimeBuilt(): Promise<void> {
-  if (await runtimeIsBuilt()) return;
-  // Test files run in parallel processes: one builds while the others wait, so no two compilers write dist/ at once.
-  const lock = path.join(repo, ".tmp", "mcp-build.lock");
-  await mkdir(path.dirname(lock), { recursive: true });
-  for (let waited = 0; ; waited += 200) {
-    try {
-      await mkdir(lock);
-      break;
-    } catch {
-      if (waited > 180_000) throw new Error(`waited too long for ${lock}: remove it if no build is running`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  try {
-    if (await runtimeIsBuilt()) return;
-    const built = path.join(repo, "dist/runtime/index.js");
-    const tsc = path.join(repo, "node_modules/.bin/tsc");
-    await promisify(execFile)(tsc, ["-p", "tsconfig.build.json"], { cwd: repo }).catch((error: unknown) => {
-      // Type errors elsewhere in the project do not stop tsc from emitting; only a missing output is fatal.
-      if (!existsSync(built)) throw error;
-    });
-  } finally {
-    await rmdir(lock);
-  }
-}
-
-/** Whether every runtime module has a compiled file in dist/ at least as new as the newest runtime source. */
-async function runtimeIsBuilt(): Promise<boolean> {
-  const built = path.join(repo, "dist/runtime/index.js");
-  // The runtime has subfolders (gate, stages, policies, record): every source in them counts.
-  const sources = (await readdir(path.join(repo, "runtime"), { recursive: true })).filter((name) =>
-    name.endsWith(".ts"),
-  );
-  const newest = Math.max(...sources.map((name) => statSync(path.join(repo, "runtime", name)).mtimeMs));
-  const missing = sources.some((name) => !existsSync(path.join(repo, "dist/runtime", name.replace(/\.ts$/, ".js"))));
-  return !missing && existsSync(built) && statSync(built).mtimeMs >= newest;
 }

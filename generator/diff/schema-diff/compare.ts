@@ -12,7 +12,7 @@
  *
  * The walk is iterative (a hostile contract may nest deeper than the call stack allows) and stops at a `$ref` cycle.
  */
-import type { JsonSchema } from "../../schema.js";
+import type { JsonSchema } from "../../schema/shapes.js";
 import { canonical, type Flat, hasUnevaluated, type Located } from "./flat.js";
 import { flatten } from "./flatten.js";
 import { compareAnnotations } from "./keywords/annotations.js";

@@ -5,7 +5,7 @@
 
 import { isSchemaObject } from "../../schema/guards.js";
 import { canonicalJson } from "../../schema/json.js";
-import type { JsonSchema } from "../../schema.js";
+import type { JsonSchema } from "../../schema/shapes.js";
 
 /** A subschema and its JSON pointer in its bundled schema. */
 export interface Located {

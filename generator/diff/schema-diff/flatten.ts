@@ -7,8 +7,8 @@
 
 import { isSchemaObject } from "../../schema/guards.js";
 import { escapePointerToken, fragmentToPointer } from "../../schema/pointer.js";
-import type { JsonSchema, SchemaObject } from "../../schema.js";
-import { valueAt } from "../../walk.js";
+import type { JsonSchema, SchemaObject } from "../../schema/shapes.js";
+import { valueAt } from "../../schema/walk.js";
 import { ANNOTATIONS, canonical, covers, type Flat, type Located, STRUCTURAL, typeSet } from "./flat.js";
 
 /** Schema objects merged into one flat at the most: a longer chain of `$ref`s and `allOf`s is left as it is. */

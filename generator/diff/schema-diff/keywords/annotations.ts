@@ -1,5 +1,5 @@
 /** Every keyword no rule compares by meaning: descriptions, examples, unknown keywords. */
-import { compareText } from "../../../load.js";
+import { compareText } from "../../../contract/load.js";
 import { canonical } from "../flat.js";
 import { type Comparison, keywordChanged } from "../rule.js";
 

@@ -4,7 +4,7 @@
  */
 
 import { isSchemaObject } from "../../../schema/guards.js";
-import type { JsonSchema } from "../../../schema.js";
+import type { JsonSchema } from "../../../schema/shapes.js";
 import { canonical, covers, type Flat, JSON_TYPES, type Located, typeSet, valueSet } from "../flat.js";
 import { type KeywordRule, optional } from "../rule.js";
 

@@ -3,7 +3,7 @@
  * array of names is the one, a schema the other).
  */
 
-import { compareText } from "../../../load.js";
+import { compareText } from "../../../contract/load.js";
 import { isSchemaObject } from "../../../schema/guards.js";
 import { escapePointerToken } from "../../../schema/pointer.js";
 import { acceptsAnything, type Flat, type Located } from "../flat.js";

@@ -1,5 +1,5 @@
 /** `enum` and `const`: the values a schema allows, compared as sets of JSON values (of the types it allows). */
-import { compareText } from "../../../load.js";
+import { compareText } from "../../../contract/load.js";
 import { type Flat, valueSet } from "../flat.js";
 import type { KeywordRule } from "../rule.js";
 

@@ -4,10 +4,10 @@
  * `unevaluatedProperties`), `patternProperties` by pattern, and `propertyNames`.
  */
 
-import { compareText } from "../../../load.js";
+import { compareText } from "../../../contract/load.js";
 import { isSchemaObject } from "../../../schema/guards.js";
 import { escapePointerToken } from "../../../schema/pointer.js";
-import type { JsonSchema } from "../../../schema.js";
+import type { JsonSchema } from "../../../schema/shapes.js";
 import type { Direction } from "../../classes.js";
 import { acceptsAnything, appliesInPlace, type Flat, type Located, subschema } from "../flat.js";
 import type { Row } from "../rows.js";

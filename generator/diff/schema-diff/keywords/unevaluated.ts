@@ -2,9 +2,9 @@
  * `unevaluatedProperties`/`unevaluatedItems`, and what a schema evaluates for them: the one pair of keywords whose
  * meaning depends on the subschemas around it.
  */
-import { compareText } from "../../../load.js";
+import { compareText } from "../../../contract/load.js";
 import { isSchemaObject } from "../../../schema/guards.js";
-import type { SchemaObject } from "../../../schema.js";
+import type { SchemaObject } from "../../../schema/shapes.js";
 import { acceptsAnything, appliesInPlace, canonical, type Flat, type Located, subschema, tuple } from "../flat.js";
 import type { Comparison, KeywordRule } from "../rule.js";
 

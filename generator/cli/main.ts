@@ -1,0 +1,183 @@
+/**
+ * The `toolgate` command line.
+ *
+ *   toolgate generate [--schemas DIR] [--out DIR] [--check]
+ *   toolgate --help | --version
+ *
+ * Exit codes: 0 all is well; 1 contract errors, or stale output under `--check`; 2 a usage error, or an output
+ * folder toolgate will not write into (a symbolic link on the way).
+ * A user's mistake is reported as `file#pointer: message`, never as a stack trace.
+ *
+ * Everything printed goes through the terminal-safe console of `console.ts`; the config is read by `config.ts`.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { ContractError } from "../contract/errors.js";
+import { DIFF_HELP, runDiff } from "../diff/command.js";
+import { compareOutput, generatedFiles, writeOutput } from "../emit/write.js";
+import { terminalText, UnsafeOutputError } from "../files.js";
+import { generatorChangedSince, rememberRun } from "../lock/freshness.js";
+import { recordedFresh } from "../lock/record.js";
+import { runImport } from "../mcp/import.js";
+import { toolgateVersion } from "../package.js";
+import type { ToolSummary } from "../pipeline.js";
+import { configFolders, readConfig } from "./config.js";
+import { type Console, parseCommandArgs, reportUsage, stdio, terminalConsole, UsageError } from "./console.js";
+
+const HELP = `toolgate: typed, precompiled, bounded adapters for AI tool results
+
+Usage:
+  toolgate generate [--schemas DIR] [--out DIR] [--check]
+      Read every *.tool.json contract in DIR (default schemas/) and write the adapters to --out
+      (default generated/). With --check, write nothing: exit 1 and name every stale or missing file.
+  toolgate import FILE... [--out DIR] [--force]
+  toolgate import --stdio "COMMAND ARGS" [--out DIR] [--force]
+      Turn MCP tool definitions (a tools/list result, a JSON-RPC response, an array of tools or one tool; or a
+      server started over stdio, every page) into contracts in DIR (default schemas/), and list every unbounded
+      field to bound. Tools without an outputSchema are refused. An existing contract is only replaced with
+      --force, which keeps its x-toolgate block. Exit 1 when any tool was refused.
+${DIFF_HELP}
+  toolgate --help       this text
+  toolgate --version    the version
+
+Defaults may be set in toolgate.config.json in the working directory:
+  { "schemas": "schemas", "out": "generated", "refs": { "https://example.com/schemas/": "vendor/schemas" },
+    "roots": ["../shared-schemas"] }
+"refs" maps URI prefixes of referenced schemas to local folders: a network URI is never fetched.
+"roots" names folders besides the working directory that a local $ref may read; a $ref anywhere else is an error.
+
+Exit codes: 0 all is well, 1 contract errors or stale output (--check), 2 usage error or an output folder
+with a symbolic link in it (toolgate never writes through a link).
+`;
+
+/** Where output goes (re-exported for callers of {@link main}). */
+export type { Console };
+
+/** Run the CLI with the given arguments; resolves to the exit code. */
+export async function main(argv: readonly string[], console: Console = stdio): Promise<number> {
+  const io = terminalConsole(console);
+  try {
+    return await run(argv, io);
+  } catch (error) {
+    if (error instanceof UsageError) return reportUsage(io, error);
+    if (error instanceof ContractError) {
+      io.err(`error ${errorLine(error)}`);
+      return 1;
+    }
+    if (error instanceof UnsafeOutputError) {
+      io.err(`toolgate: ${terminalText(error.message)}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+async function run(argv: readonly string[], io: Console): Promise<number> {
+  // `import` has options of its own (--stdio, --force), so it parses its own arguments.
+  if (argv[0] === "import") return runImport(argv.slice(1), io);
+  // So does `diff` (--base, --head, --format, --fail-on).
+  if (argv[0] === "diff") return runDiff(argv.slice(1), io);
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(HELP);
+    return 0;
+  }
+  if (values.version) {
+    io.out(toolgateVersion());
+    return 0;
+  }
+  const [command, ...rest] = positionals;
+  if (command === undefined) throw new UsageError("no command given");
+  if (command !== "generate") throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
+
+  const config = await readConfig(process.cwd());
+  const schemas = path.resolve(values.schemas ?? config.schemas ?? "schemas");
+  const out = path.resolve(values.out ?? config.out ?? "generated");
+  if (!existsSync(schemas)) throw new UsageError(`no contracts folder at ${schemas}`);
+  const { remotes, roots } = configFolders(config, process.cwd());
+
+  // Roots decide which references are read, so a note for other roots is another question.
+  const key = { schemas, out, options: roots.length === 0 ? remotes : { remotes, roots } };
+  const where = path.relative(process.cwd(), out) || ".";
+  if (
+    values.check &&
+    (await recordedFresh({ schemas, out, remotes, roots }, () => generatedFiles(out))) &&
+    !(await generatorChangedSince(key))
+  ) {
+    io.out(`${where}/ is up to date (as its lock records: the same contracts, files and generator).`);
+    return 0;
+  }
+  // The pipeline (Ajv, json-schema-to-typescript, the TypeScript parser) loads only when there is work to do.
+  const { generate } = await import("../pipeline.js");
+  const result = await generate({ schemas, remotes, roots });
+  printSummary(result.tools, io);
+  if (!result.ok) {
+    for (const error of result.errors) io.err(`error ${errorLine(error)}`);
+    io.err(`${result.errors.length} contract error${result.errors.length === 1 ? "" : "s"}: nothing written.`);
+    return 1;
+  }
+  if (values.check) {
+    const stale = await compareOutput(out, result.files);
+    const names = [
+      ...stale.changed.map((f) => `stale    ${where}/${f}`),
+      ...stale.missing.map((f) => `missing  ${where}/${f}`),
+      ...stale.extra.map((f) => `extra    ${where}/${f} (no contract produces it)`),
+    ];
+    if (names.length === 0) {
+      await rememberRun(key);
+      io.out(`${where}/ is up to date (${result.files.size} files).`);
+      return 0;
+    }
+    for (const line of names) io.err(line);
+    io.err(`${names.length} file${names.length === 1 ? "" : "s"} out of date: run \`toolgate generate\`.`);
+    return 1;
+  }
+  const changes = await writeOutput(out, result.files);
+  await rememberRun(key);
+  const touched = changes.changed.length + changes.missing.length + changes.extra.length;
+  io.out(`${result.files.size} files in ${where}/, ${touched} changed.`);
+  return 0;
+}
+
+function parseCommandLine(argv: readonly string[]) {
+  return parseCommandArgs(argv, {
+    schemas: { type: "string" },
+    out: { type: "string" },
+    check: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+    version: { type: "boolean", short: "v" },
+  });
+}
+
+/** A contract error as one terminal line: every part of it may quote the contract. */
+function errorLine(error: ContractError): string {
+  return `${terminalText(error.file)}#${terminalText(error.pointer)}: ${terminalText(error.message)}`;
+}
+
+/** One line per tool, then its checker findings. */
+function printSummary(tools: readonly ToolSummary[], io: Console): void {
+  for (const tool of tools) {
+    const budget = `${tool.context.max} ${tool.context.unit}`;
+    const derived =
+      tool.derivedMaxBytes === null ? "unbounded schema" : `largest valid result ${tool.derivedMaxBytes} B`;
+    const findings =
+      tool.findings.length === 0
+        ? "fully bounded"
+        : `${tool.findings.length} finding${tool.findings.length === 1 ? "" : "s"}`;
+    const name = terminalText(tool.tool);
+    if (tool.folder === "") io.out(`${name}: not generated (see the errors below)`);
+    else
+      io.out(
+        `${name} → ${terminalText(tool.folder)}/  ceiling ${tool.maxBytes} B (${derived}), budget ${budget}, ${findings}`,
+      );
+    for (const finding of tool.findings)
+      io.out(`  warn ${terminalText(tool.file)}#${terminalText(finding.pointer)}: ${terminalText(finding.message)}`);
+  }
+}

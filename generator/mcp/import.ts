@@ -1,0 +1,499 @@
+/**
+ * `toolgate import`: MCP tool definitions become contract files.
+ *
+ *   toolgate import FILE... [--out DIR] [--force]
+ *   toolgate import --stdio "COMMAND ARGS" [--out DIR] [--force]
+ *
+ * A FILE holds a `tools/list` result (`{ tools, nextCursor? }`), a JSON-RPC response wrapping one, an array of tools
+ * or one `Tool`. With `--stdio` the server is started and asked through the SDK client (see `mcp/server-tools.ts`).
+ *
+ * Decisions a user should know:
+ * - One contract per tool, `<folder-safe name>.tool.json`, 2-space JSON. Top-level keys in a fixed order (name,
+ *   title, description, inputSchema, outputSchema, annotations, execution, icons, _meta, any other key sorted,
+ *   `x-toolgate` last); the schemas are kept exactly as the server wrote them, so the contract's output schema
+ *   hashes the same as the one the server advertises (the SDK validator provider looks validators up by it).
+ * - A tool without `outputSchema` is refused and named in the report, no file written: toolgate gates results
+ *   against the output schema, and one contract the generator refuses would stop `toolgate generate` for the whole
+ *   folder. Schemas the generator would refuse (an unsupported dialect, draft-07 `items: [..]` under 2020-12, a
+ *   reference that cannot be resolved locally) are refused the same way, with the generator's message.
+ * - The `x-toolgate` block gets defaults: `version: "1"` and, when the output schema is not fully bounded (the
+ *   generator then requires a declared ceiling), `receive.maxBytes` of {@link DEFAULT_RECEIVE_BYTES}. Every unbounded
+ *   field is listed so the user can bound it. An `x-toolgate` block sent by the server is ignored: the server does
+ *   not get to set its own ceilings.
+ * - An existing contract is never replaced silently. The same content is `unchanged`; a different one is refused
+ *   unless `--force`, and even then the existing `x-toolgate` block (the user's settings) is kept. A tool already
+ *   defined in another file of the folder is updated in that file.
+ * - Exit code 0 when every tool was written or unchanged, 1 when any was refused (the others are still written),
+ *   2 for a usage error or a server that could not be listed.
+ * - Files are read bounded and only when regular (a FIFO or `/dev/zero` as FILE is refused), and a contract is
+ *   written without following a symbolic link: a link in the contracts folder is refused in the report, the
+ *   contracts folder being a link stops the import (`files.ts`).
+ */
+import { existsSync } from "node:fs";
+import { lstat, stat } from "node:fs/promises";
+import path from "node:path";
+import { checkBounds, type Finding } from "../checks/index.js";
+import { type Console, parseCommandArgs, reportUsage, UsageError } from "../cli/console.js";
+import { type ContractError, collectContractErrors } from "../contract/errors.js";
+import { prepareSchema } from "../contract/index.js";
+import {
+  CONTRACT_SUFFIX,
+  compareText,
+  displayPath,
+  findContracts,
+  type ShapeProblem,
+  shapeProblem,
+} from "../contract/load.js";
+import { checkWritablePath, readBoundedText, readFailure, UnsafeOutputError, writeFileInside } from "../files.js";
+import { folderName, NameScope } from "../model/names.js";
+import { isSchemaObject } from "../schema/guards.js";
+import type { JsonSchema, SchemaObject } from "../schema/shapes.js";
+import { listServerTools, type ServerToolList } from "./server-tools.js";
+
+/** The receive ceiling written into a contract whose output schema has no derivable bound: 1 MiB, to be reviewed. */
+export const DEFAULT_RECEIVE_BYTES = 1_048_576;
+
+/** Top-level keys of a contract in the order they are written; others follow, sorted, then `x-toolgate`. */
+const KEY_ORDER = [
+  "name",
+  "title",
+  "description",
+  "inputSchema",
+  "outputSchema",
+  "annotations",
+  "execution",
+  "icons",
+  "_meta",
+];
+
+/** Where tool definitions come from and where the contracts go. */
+export interface ImportOptions {
+  /** The contracts folder. */
+  out: string;
+  /** Replace contracts whose definition changed (their `x-toolgate` block is kept). */
+  force?: boolean;
+  /** The folder whose files get stable URIs while schemas are resolved; the working directory by default. */
+  projectRoot?: string;
+}
+
+/** One tool definition and where it came from (a file and index, or a server page), for the report. */
+export interface ToolSource {
+  definition: unknown;
+  /** `tools.json#/tools/3`, `server#3`: shown when the tool has no usable name. */
+  origin: string;
+}
+
+/** One tool written (or found unchanged): its contract file and what the user should bound. */
+export interface ImportedTool {
+  tool: string;
+  /** The contract file, as shown to the user. */
+  file: string;
+  status: "written" | "replaced" | "unchanged";
+  /** Unbounded parts of the output schema, with pointers into the contract file (`/outputSchema/...`). */
+  findings: Finding[];
+  /** Set when the import wrote the default receive ceiling because the output schema is unbounded. */
+  defaultCeiling?: number | undefined;
+  /** Things the user should know that did not stop the import. */
+  notes: string[];
+}
+
+/** One tool that was not written, and why. */
+export interface RefusedTool {
+  /** The tool's name, or its origin when it has none. */
+  tool: string;
+  reason: string;
+}
+
+/** What an import did. */
+export interface ImportReport {
+  imported: ImportedTool[];
+  refused: RefusedTool[];
+  /** Notes about the input as a whole (e.g. a file that holds only one page of a paged list). */
+  notes: string[];
+}
+
+/** A document that holds no tool definitions in any of the accepted shapes. */
+export class ToolListShapeError extends Error {
+  override readonly name = "ToolListShapeError";
+}
+
+/**
+ * The tool definitions a parsed document holds: a `tools/list` result, a JSON-RPC response wrapping one, an array
+ * of tools, or one `Tool`. `nextCursor` is returned when the document is one page of a longer list.
+ */
+export function toolsOfDocument(document: unknown, origin: string): { tools: ToolSource[]; nextCursor?: string } {
+  if (Array.isArray(document)) {
+    return { tools: document.map((definition, i) => ({ definition, origin: `${origin}#/${i}` })) };
+  }
+  if (!isSchemaObject(document))
+    throw new ToolListShapeError(`${origin}: not a tool list, a JSON-RPC response or a tool`);
+  if (Object.hasOwn(document, "jsonrpc") && (Object.hasOwn(document, "result") || Object.hasOwn(document, "error"))) {
+    if (Object.hasOwn(document, "error")) {
+      const error = document.error as { code?: unknown; message?: unknown } | null;
+      throw new ToolListShapeError(
+        `${origin}: the JSON-RPC response is an error (${String(error?.code)}: ${boundedText(String(error?.message))})`,
+      );
+    }
+    return toolsOfDocument(document.result, `${origin}#/result`);
+  }
+  if (Object.hasOwn(document, "tools")) {
+    if (!Array.isArray(document.tools)) throw new ToolListShapeError(`${origin}: \`tools\` is not an array`);
+    const tools = document.tools.map((definition, i) => ({ definition, origin: `${origin}#/tools/${i}` }));
+    return typeof document.nextCursor === "string" ? { tools, nextCursor: document.nextCursor } : { tools };
+  }
+  if (typeof document.name === "string") return { tools: [{ definition: document, origin }] };
+  throw new ToolListShapeError(`${origin}: not a tool list, a JSON-RPC response or a tool (no \`tools\` or \`name\`)`);
+}
+
+/** Read tool definitions from files. A file that cannot be read or holds no tools is refused in the report. */
+export async function readToolFiles(
+  files: readonly string[],
+): Promise<{ tools: ToolSource[]; refused: RefusedTool[]; notes: string[] }> {
+  const tools: ToolSource[] = [];
+  const refused: RefusedTool[] = [];
+  const notes: string[] = [];
+  for (const file of files) {
+    const shown = displayPath(path.resolve(file));
+    let text: string;
+    try {
+      text = await readBoundedText(file);
+    } catch (error) {
+      refused.push({ tool: shown, reason: `cannot read the file: ${readFailure(error)}` });
+      continue;
+    }
+    let document: unknown;
+    try {
+      document = JSON.parse(text);
+    } catch (error) {
+      refused.push({ tool: shown, reason: `cannot read the file as JSON: ${(error as Error).message}` });
+      continue;
+    }
+    try {
+      const found = toolsOfDocument(document, shown);
+      tools.push(...found.tools);
+      if (found.nextCursor !== undefined) {
+        notes.push(`${shown} is one page of a longer list (it has a nextCursor): use --stdio to read every page`);
+      }
+    } catch (error) {
+      if (!(error instanceof ToolListShapeError)) throw error;
+      // The message starts with the origin, which the report already shows as the "tool".
+      const reason = error.message.startsWith(`${shown}: `) ? error.message.slice(shown.length + 2) : error.message;
+      refused.push({ tool: shown, reason });
+    }
+  }
+  return { tools, refused, notes };
+}
+
+/** Turn tool definitions into contract files in `options.out`. Never replaces a contract silently. */
+export async function importTools(sources: readonly ToolSource[], options: ImportOptions): Promise<ImportReport> {
+  const out = path.resolve(options.out);
+  if (existsSync(out) && (await lstat(out)).isSymbolicLink()) {
+    throw new UnsafeOutputError(
+      `the contracts folder ${out} is a symbolic link: toolgate never writes through a link; pass the folder it points to as --out`,
+    );
+  }
+  const report: ImportReport = { imported: [], refused: [], notes: [] };
+  const existing = await existingContracts(out);
+
+  // Check every definition first; names are handed out in tool-name order so a clash is always suffixed the same way.
+  const accepted: Array<{ name: string; definition: SchemaObject }> = [];
+  const names = new Set<string>();
+  for (const source of sources) {
+    const checked = checkDefinition(source);
+    if ("reason" in checked) {
+      report.refused.push(checked);
+      continue;
+    }
+    if (names.has(checked.name)) {
+      report.refused.push({ tool: checked.name, reason: "defined twice in the input: only the first is imported" });
+      continue;
+    }
+    names.add(checked.name);
+    accepted.push(checked);
+  }
+  accepted.sort((a, b) => compareText(a.name, b.name));
+
+  const scope = new NameScope([...existing.files].map((file) => file.slice(0, -CONTRACT_SUFFIX.length)));
+  for (const { name, definition } of accepted) {
+    const target = existing.byName.get(name) ?? path.join(out, `${scope.claim(folderName(name))}${CONTRACT_SUFFIX}`);
+    const shown = displayPath(target);
+    const relative = path.relative(out, target).split(path.sep).join("/");
+    try {
+      await checkWritablePath(out, relative);
+    } catch (error) {
+      if (!(error instanceof UnsafeOutputError)) throw error;
+      report.refused.push({ tool: name, reason: error.message });
+      continue;
+    }
+    const schemaProblems = await checkSchemas(definition, target, options.projectRoot ?? process.cwd(), out);
+    if ("reasons" in schemaProblems) {
+      report.refused.push({ tool: name, reason: schemaProblems.reasons.join("; ") });
+      continue;
+    }
+    const notes: string[] = [];
+    if (Object.hasOwn(definition, "x-toolgate")) notes.push("the server's own x-toolgate block was ignored");
+
+    let previous: string | undefined;
+    try {
+      previous = existsSync(target) ? await readBoundedText(target) : undefined;
+    } catch (error) {
+      report.refused.push({ tool: name, reason: `cannot read ${shown}: ${readFailure(error)}` });
+      continue;
+    }
+    const previousSettings = previous === undefined ? undefined : settingsOf(previous);
+    const defaultCeiling =
+      schemaProblems.maxBytes === null && previousSettings === undefined ? DEFAULT_RECEIVE_BYTES : undefined;
+    const settings = previousSettings ?? defaultSettings(defaultCeiling);
+    if (schemaProblems.maxBytes === null && previousSettings !== undefined && !hasCeiling(previousSettings)) {
+      notes.push("the output schema is not fully bounded and the kept x-toolgate block declares no receive.maxBytes");
+    }
+    let text: string;
+    try {
+      text = contractText(definition, settings);
+    } catch (error) {
+      report.refused.push({ tool: name, reason: `cannot write the definition as JSON: ${(error as Error).message}` });
+      continue;
+    }
+    const findings = schemaProblems.findings.map((f) => ({ ...f, pointer: `/outputSchema${f.pointer}` }));
+    const entry: ImportedTool = { tool: name, file: shown, status: "written", findings, defaultCeiling, notes };
+    if (previous !== undefined) {
+      if (previous === text) {
+        report.imported.push({ ...entry, status: "unchanged", defaultCeiling: undefined });
+        continue;
+      }
+      if (!options.force) {
+        report.refused.push({
+          tool: name,
+          reason: `${shown} exists and differs from the server's definition: review the change, then pass --force to replace it (its x-toolgate block is kept)`,
+        });
+        continue;
+      }
+      entry.status = "replaced";
+      if (previousSettings !== undefined) notes.push("the existing x-toolgate block was kept");
+    }
+    try {
+      await writeFileInside(out, relative, text);
+    } catch (error) {
+      if (!(error instanceof UnsafeOutputError)) throw error;
+      report.refused.push({ tool: name, reason: error.message });
+      continue;
+    }
+    report.imported.push(entry);
+  }
+  return report;
+}
+
+/** How `import` words a shape problem where its reader needs other advice than a contract file's author. */
+const IMPORT_WORDING: Partial<Record<ShapeProblem["kind"], (problem: ShapeProblem) => string>> = {
+  "not-an-object": () => "not a tool definition (a JSON object)",
+  "no-output-schema": () =>
+    "no outputSchema: the tool's results cannot be gated. Write the contract by hand with the shape of the JSON the tool returns (or ask the server to declare one)",
+  "not-a-schema": (problem) => `\`${problem.key}\` is not a JSON Schema`,
+};
+
+/** A definition's name and shape (the load stage's own check), or why it cannot become a contract. */
+function checkDefinition(source: ToolSource): { name: string; definition: SchemaObject } | RefusedTool {
+  const definition = source.definition;
+  const problem = shapeProblem(definition);
+  if (problem === undefined) {
+    const tool = definition as SchemaObject & { name: string };
+    return { name: tool.name, definition: tool };
+  }
+  const reason = IMPORT_WORDING[problem.kind]?.(problem) ?? problem.message;
+  // Until the name is known to be one, the tool is named by where it came from.
+  const named = problem.kind !== "not-an-object" && problem.kind !== "name";
+  return { tool: named ? String((definition as SchemaObject).name) : source.origin, reason };
+}
+
+/**
+ * The generator's own front stages on both schemas (dialect, dialect misuse, references), and the checker's
+ * findings and derived size bound for the output schema.
+ */
+async function checkSchemas(
+  definition: SchemaObject,
+  file: string,
+  projectRoot: string,
+  contractsFolder: string,
+): Promise<{ findings: Finding[]; maxBytes: number | null } | { reasons: string[] }> {
+  const shown = displayPath(file);
+  const reasons: string[] = [];
+  let bounds: { findings: Finding[]; maxBytes: number | null } | undefined;
+  const options = { projectRoot, remotes: [], roots: [contractsFolder] };
+  for (const key of ["outputSchema", "inputSchema"] as const) {
+    const schema = definition[key] as JsonSchema | undefined;
+    if (schema === undefined) continue;
+    try {
+      const resolved = await prepareSchema(schema, shown, file, `/${key}`, options);
+      if (key === "outputSchema") bounds = checkBounds(resolved.bundled, { dialect: resolved.dialect });
+    } catch (error) {
+      const errors: ContractError[] = [];
+      collectContractErrors(errors, error);
+      reasons.push(...errors.map((e) => `#${e.pointer}: ${e.message}`));
+    }
+  }
+  if (reasons.length > 0 || bounds === undefined) return { reasons };
+  return bounds;
+}
+
+/** The `x-toolgate` block an imported contract starts with. */
+function defaultSettings(receiveBytes: number | undefined): SchemaObject {
+  return receiveBytes === undefined ? { version: "1" } : { version: "1", receive: { maxBytes: receiveBytes } };
+}
+
+/** Whether an `x-toolgate` block declares a receive ceiling. */
+function hasCeiling(settings: SchemaObject): boolean {
+  return isSchemaObject(settings.receive) && settings.receive.maxBytes !== undefined;
+}
+
+/** The `x-toolgate` block of an existing contract's text, when it has one. */
+function settingsOf(text: string): SchemaObject | undefined {
+  try {
+    const document = JSON.parse(text) as unknown;
+    if (isSchemaObject(document) && isSchemaObject(document["x-toolgate"])) return document["x-toolgate"];
+  } catch {
+    // A contract that does not parse has no settings to keep; replacing it needs --force like any other change.
+  }
+  return undefined;
+}
+
+/**
+ * The contract file's text: top-level keys in {@link KEY_ORDER}, then the rest sorted, then `x-toolgate`.
+ * Written key by key, never through an object literal, so a `__proto__` key stays a key.
+ */
+function contractText(definition: SchemaObject, settings: SchemaObject): string {
+  const keys = Object.keys(definition).filter((key) => key !== "x-toolgate");
+  const ordered = [
+    ...KEY_ORDER.filter((key) => keys.includes(key)),
+    ...keys.filter((key) => !KEY_ORDER.includes(key)).sort(compareText),
+  ];
+  const members = ordered
+    .filter((key) => definition[key] !== undefined)
+    .map((key) => [key, definition[key]] as const)
+    .concat([["x-toolgate", settings]]);
+  const body = members.map(
+    ([key, value]) => `  ${JSON.stringify(key)}: ${JSON.stringify(value, null, 2).replaceAll("\n", "\n  ")}`,
+  );
+  return `{\n${body.join(",\n")}\n}\n`;
+}
+
+/** The contract files already in the folder: their names (lower-cased) and which file defines each tool. */
+async function existingContracts(out: string): Promise<{ files: Set<string>; byName: Map<string, string> }> {
+  const files = new Set<string>();
+  const byName = new Map<string, string>();
+  if (!existsSync(out) || !(await stat(out)).isDirectory()) return { files, byName };
+  for (const file of await findContracts(out)) {
+    if (path.dirname(file) === out) files.add(path.basename(file));
+    try {
+      const document = JSON.parse(await readBoundedText(file)) as unknown;
+      if (isSchemaObject(document) && typeof document.name === "string" && !byName.has(document.name)) {
+        byName.set(document.name, file);
+      }
+    } catch {
+      // A broken contract names no tool; `toolgate generate` reports it.
+    }
+  }
+  return { files, byName };
+}
+
+/** Text from a payload shown in a message: one line, bounded. */
+function boundedText(text: string, max = 200): string {
+  const line = text.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, " ");
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/** Where the CLI prints: its console. */
+export type ImportConsole = Console;
+
+const USAGE = `Usage:
+  toolgate import FILE... [--out DIR] [--force]
+  toolgate import --stdio "COMMAND ARGS" [--out DIR] [--force]`;
+
+/** `toolgate import …` (the arguments after `import`); resolves to the exit code. */
+export async function runImport(argv: readonly string[], io: ImportConsole): Promise<number> {
+  let parsed: ReturnType<typeof parseImportArgs>;
+  try {
+    parsed = parseImportArgs(argv);
+  } catch (error) {
+    return usage(io, (error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  if (values.stdio !== undefined && positionals.length > 0) return usage(io, "give FILE or --stdio, not both");
+  if (values.stdio === undefined && positionals.length === 0) return usage(io, "no FILE and no --stdio given");
+  const out = path.resolve(values.out ?? "schemas");
+
+  let sources: ToolSource[];
+  const refused: RefusedTool[] = [];
+  const notes: string[] = [];
+  if (values.stdio !== undefined) {
+    let listed: ServerToolList;
+    try {
+      listed = await listServerTools(values.stdio);
+    } catch (error) {
+      io.err(`toolgate: cannot list the server's tools: ${boundedText((error as Error).message, 500)}`);
+      return 2;
+    }
+    const who =
+      listed.server === undefined
+        ? "the server"
+        : `${boundedText(listed.server.name, 80)} ${boundedText(listed.server.version, 40)}`;
+    io.out(
+      `${who}: ${listed.tools.length} tool${listed.tools.length === 1 ? "" : "s"} in ${listed.pages} page${listed.pages === 1 ? "" : "s"}`,
+    );
+    sources = listed.tools.map((definition, i) => ({ definition, origin: `tools/list#${i}` }));
+  } else {
+    const missing = positionals.find((file) => !existsSync(file));
+    if (missing !== undefined) return usage(io, `no file at ${missing}`);
+    const read = await readToolFiles(positionals);
+    sources = read.tools;
+    refused.push(...read.refused);
+    notes.push(...read.notes);
+  }
+
+  const report = await importTools(sources, { out, force: values.force ?? false });
+  report.refused.unshift(...refused);
+  report.notes.unshift(...notes);
+  printReport(report, io);
+  return report.refused.length > 0 ? 1 : 0;
+}
+
+function parseImportArgs(argv: readonly string[]) {
+  return parseCommandArgs(argv, {
+    out: { type: "string" },
+    stdio: { type: "string" },
+    force: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
+}
+
+/** A usage error of `import`: the message, then the command's usage. */
+function usage(io: ImportConsole, message: string): number {
+  return reportUsage(io, new UsageError(message, USAGE));
+}
+
+/** The report: one line per tool, its unbounded fields, then the refusals and the totals. */
+export function printReport(report: ImportReport, io: ImportConsole): void {
+  for (const note of report.notes) io.out(`note ${note}`);
+  for (const tool of report.imported) {
+    const bounded =
+      tool.findings.length === 0
+        ? "fully bounded"
+        : `${tool.findings.length} unbounded field${tool.findings.length === 1 ? "" : "s"}`;
+    io.out(`${tool.status.padEnd(9)} ${tool.file} (${boundedText(tool.tool, 128)}): ${bounded}`);
+    for (const finding of tool.findings) io.out(`  warn ${tool.file}#${finding.pointer}: ${finding.message}`);
+    if (tool.defaultCeiling !== undefined) {
+      io.out(
+        `  note x-toolgate.receive.maxBytes set to ${tool.defaultCeiling} because the output schema is not fully bounded: review it, or bound the fields above`,
+      );
+    }
+    for (const note of tool.notes) io.out(`  note ${note}`);
+  }
+  for (const tool of report.refused) io.err(`refused   ${boundedText(tool.tool, 128)}: ${tool.reason}`);
+  const count = (status: ImportedTool["status"]) => report.imported.filter((tool) => tool.status === status).length;
+  io.out(
+    `${count("written")} written, ${count("replaced")} replaced, ${count("unchanged")} unchanged, ${report.refused.length} refused.`,
+  );
+}
