@@ -3,8 +3,8 @@
  * result each. Contenders, each as plain Node ESM and as an esbuild bundle:
  *
  * - `toolgate`: the generated catalog's `validators.js`, every result validator in one module, looked up by output
- *   schema hash in its `outputValidators` as an MCP client does (and the light entries `toolgate/runtime/validators`
- *   and `toolgate/runtime/formats`, which it imports);
+ *   schema hash in its `outputValidators` as an MCP client does (and the light entries `@toolgate/runtime/validators`
+ *   and `@toolgate/runtime/formats`, which it imports);
  * - `toolgate-formats`: the same contracts with `"formats": "assert"`, checking `format` as the SDK's Ajv does;
  * - `ajv-runtime`: the MCP SDK client's own provider (`AjvJsonSchemaValidator`: one Ajv with ajv-formats) compiling
  *   every schema at start-up;
@@ -12,7 +12,7 @@
  * - `ajv-standalone`: plain Ajv standalone code for the same schemas with the SDK's options, in one module.
  *
  * Then, in one fresh process (warm-child.js), the same validators once warm, interleaved: how fast each validates all samples.
- * And the import cost of `toolgate/runtime` alone, against the tokenizer it must not load eagerly.
+ * And the import cost of `@toolgate/runtime` alone, against the tokenizer it must not load eagerly.
  */
 import { execFile } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
@@ -25,7 +25,7 @@ import Ajv from "ajv";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import addFormats from "ajv-formats";
 import { build } from "esbuild";
-import { outputSchemaSha256 } from "../dist/runtime/mcp-validator.js";
+import { outputSchemaSha256 } from "../runtime/dist/mcp-validator.js";
 import { generateContracts, outputSchemaContracts } from "./lib/corpus.js";
 import { sampleOf } from "./lib/samples.js";
 import { interleave } from "./lib/stats.js";
@@ -118,7 +118,7 @@ export async function prepareColdStart(work) {
       `import compiled from "./ajv-standalone.cjs";`,
       `export function validators() { return [${chosen.map((_, i) => `compiled.v${i}`).join(", ")}]; }`,
     ].join("\n"),
-    "runtime-import": `export * as runtime from "toolgate/runtime";\nexport function validators() { return []; }`,
+    "runtime-import": `export * as runtime from "@toolgate/runtime";\nexport function validators() { return []; }`,
     "tokenizer-import": `export * as tokenizer from "gpt-tokenizer/encoding/o200k_base";\nexport function validators() { return []; }`,
   };
 

@@ -24,7 +24,7 @@ export const SIZES = [
 
 /**
  * Generates the bench contract and compiles its adapter to JavaScript (TypeScript is only stripped; the adapter
- * still imports `toolgate/runtime` and its generated `validate.js`).
+ * still imports `@toolgate/runtime` and its generated `validate.js`).
  * @param {string} work a scratch folder
  * @returns {Promise<{ adapter: any, validateResult: (value: unknown) => boolean, folder: string }>}
  */
@@ -43,7 +43,7 @@ export async function loadBenchAdapter(work) {
     format: "esm",
     platform: "node",
     // The generated validator and the runtime are loaded as the modules they are, not copied into the bundle.
-    external: ["toolgate/runtime", "./validate.js"],
+    external: ["@toolgate/runtime", "./validate.js"],
     logLevel: "silent",
   });
   // esbuild keeps the external "./validate.js" relative to the output file: point it back at the generated one.

@@ -17,7 +17,7 @@ const CHUNK = 64 * 1024;
 const CEILING = 1024 * 1024;
 
 const { listIssues } = await import(pathToFileURL(adapterModule).href);
-const { defineTool } = await import("toolgate/runtime");
+const { defineTool } = await import("@toolgate/runtime");
 const gate = defineTool({ ...listIssues.spec, limits: { ...listIssues.spec.limits, maxBytes: CEILING } });
 
 const heapNow = () => {

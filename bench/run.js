@@ -191,7 +191,7 @@ if (selected.has("cold"))
       const tokenizer = c[`tokenizer-import/${form}`];
       rows.push([
         `import cost, ${form === "bundle" ? "esbuild bundle (code splitting)" : "plain ESM"}`,
-        `toolgate/runtime ${ms(runtime)}`,
+        `@toolgate/runtime ${ms(runtime)}`,
         `gpt-tokenizer o200k_base ${ms(tokenizer)}`,
         x(ratio(tokenizer, runtime)),
         "tokenizer not loaded",

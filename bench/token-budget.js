@@ -10,8 +10,9 @@
  * are reported beside them: what the tokenizer itself costs per CJK token. Every call of these starts with an empty
  * merge cache, as a new payload would.
  */
+
+import { measureText } from "@toolgate/runtime";
 import { clearMergeCache, countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { measureText } from "toolgate/runtime";
 import { issuesPayload } from "./lib/payloads.js";
 import { interleave, perCall, perCallAsync, ratio } from "./lib/stats.js";
 

@@ -13,7 +13,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { judgePattern } from "../dist/generator/checks/safety.js";
-import { URI_REFERENCE } from "../dist/runtime/formats.js";
+import { URI_REFERENCE } from "../runtime/dist/formats.js";
 import { generateContracts } from "./lib/corpus.js";
 import { interleave, perCall, summarize } from "./lib/stats.js";
 

@@ -4,7 +4,7 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { describeUnread, MemorySpillStore, type Outcome, ownedByTenant, Turn, toModelContent } from "toolgate/runtime";
+import { describeUnread, MemorySpillStore, type Outcome, ownedByTenant, Turn, toModelContent } from "@toolgate/runtime";
 import { catalog } from "../generated/index.js";
 
 const PAYLOADS = path.join("test", "fixtures", "payloads");

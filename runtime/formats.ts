@@ -1,5 +1,5 @@
 /**
- * `toolgate/runtime/formats`: the format checks generated validators call where a contract asserts `format`. An
+ * `@toolgate/runtime/formats`: the format checks generated validators call where a contract asserts `format`. An
  * entry of its own, so validators that only annotate formats (the 2020-12 default) never load it.
  *
  * The checks are ajv-formats' full set (version 3.0.1, `dist/formats.js`), carried over as an ES module: ajv-formats

@@ -1,5 +1,5 @@
 /**
- * `toolgate/runtime`: the gate generated adapters run, and the one symbol table generated code imports from.
+ * `@toolgate/runtime`: the gate generated adapters run, and the one symbol table generated code imports from.
  * Cheap to import: the tokenizer, OpenTelemetry and the file system are loaded only when used.
  */
 
@@ -12,7 +12,7 @@ export {
   type TransportFailure,
   transportFailure,
 } from "./failure.js";
-// What generated validators call, from their own light entries (`toolgate/runtime/formats`, `…/validators`).
+// What generated validators call, from their own light entries (`@toolgate/runtime/formats`, `…/validators`).
 export { formatValidators } from "./formats.js";
 export { defineTool } from "./gate/adapter.js";
 export type {

@@ -3,7 +3,7 @@
  *
  * Generated adapters describe their tool with a {@link ToolSpec}; the runtime turns whatever a transport delivers
  * into exactly one {@link Outcome}. This file is the whole contract between the two: generated code imports these
- * names from `toolgate/runtime` and nothing else.
+ * names from `@toolgate/runtime` and nothing else.
  */
 
 /** Why a tool call did not produce a usable result. One code per stage of the gate that can refuse. */
@@ -55,6 +55,21 @@ export interface ValidationIssue {
   /** JSON pointer into the contract's output schema. */
   schemaPath: string;
   keyword: string;
+}
+
+/**
+ * One reason `checkInput` refused a call's arguments: where, which rule, and a short message a person, or the model
+ * that chose the arguments, can act on. Written by the gate from the rule, bounded and cleaned like every diagnostic:
+ * the only text of the arguments it may hold is a property name.
+ */
+export interface InputIssue extends ValidationIssue {
+  /** E.g. `missing required property "recordId"`, `must be <= 100`: at most 200 characters, no location. */
+  message: string;
+  /**
+   * The property the rule is about, cleaned and bounded: the missing one for `required` (and `dependentRequired`),
+   * the one not allowed for `additionalProperties` (and `unevaluatedProperties`, `propertyNames`).
+   */
+  property?: string;
 }
 
 /** What went wrong and where, without any of the raw payload. */

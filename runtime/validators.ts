@@ -1,10 +1,10 @@
 /**
- * `toolgate/runtime/validators`: what generated `validate.js` modules import, and nothing else.
+ * `@toolgate/runtime/validators`: what generated `validate.js` modules import, and nothing else.
  *
  * A cold start loads every tool's validators before the first result is checked, so this entry imports no other
- * module: not the gate, not the rest of the runtime (`toolgate/runtime` re-exports these names for everything
+ * module: not the gate, not the rest of the runtime (`@toolgate/runtime` re-exports these names for everything
  * else). Format checks, needed only where a contract asserts `format`, have an entry of their own
- * (`toolgate/runtime/formats`), so a contract that only annotates formats never loads them.
+ * (`@toolgate/runtime/formats`), so a contract that only annotates formats never loads them.
  */
 
 /**

@@ -1,6 +1,6 @@
 /**
  * `adapter.ts`: the typed adapter users call on every tool result, `<tool>.admit(raw, ctx?)`, and on every call's
- * arguments, `<tool>.checkInput(args)`. All behaviour lives in `toolgate/runtime`; this file only describes the tool.
+ * arguments, `<tool>.checkInput(args)`. All behaviour lives in `@toolgate/runtime`; this file only describes the tool.
  */
 import type { ToolModel } from "../generator/model/index.js";
 import { type Code, ident, jsdoc, type Literal, literalBlock, own, ts } from "./code.js";
@@ -45,7 +45,7 @@ export function adapterModule(tool: ToolModel): Code {
     .map((key) =>
       key === "view" ? viewEntry(tool) : own(`  ${key}: ${literalBlock(data[key] as Literal, "  ").text},`),
     );
-  return ts`import { defineTool } from "toolgate/runtime";
+  return ts`import { defineTool } from "@toolgate/runtime";
 import type { ${own(typeImports.join(", "))} } from "./types.js";
 import { ${validators} } from "./validate.js";
 import { buildView, type ${ident(names.view)}, viewPlan } from "./view.js";

@@ -7,7 +7,7 @@ import { type Code, ident, own, ts } from "./code.js";
 /** The `types.ts` module of one tool, around the declarations the types stage produced. */
 export function typesModule(tool: ToolModel, declarations: string): Code {
   const { names } = tool;
-  return ts`import type { Outcome } from "toolgate/runtime";
+  return ts`import type { Outcome } from "@toolgate/runtime";
 import type { ${ident(names.view)} } from "./view.js";
 
 ${own(declarations.trim())}

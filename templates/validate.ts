@@ -21,7 +21,7 @@ export function validateDeclarations(tool: ToolModel): Code {
 /** Check a call's arguments against the input schema. */
 export declare const validateInput: ValidateFunction<${ident(names.input)}>;
 `;
-  return ts`import type { ValidateFunction } from "toolgate/runtime";
+  return ts`import type { ValidateFunction } from "@toolgate/runtime";
 import type { ${own(types.join(", "))} } from "./types.js";
 
 /** Check a result against the output schema, as a whole. */
@@ -49,7 +49,7 @@ function byOutputSchema(tools: readonly ToolModel[]): Array<[string, ToolModel]>
 
 const OUTPUT_VALIDATORS_DOC = `/**
  * Each output validator by the sha256 of its output schema in canonical JSON: what \`mcpValidatorProvider\` from
- * \`toolgate/runtime\` needs to answer an MCP client from precompiled validators.
+ * \`@toolgate/runtime\` needs to answer an MCP client from precompiled validators.
  */`;
 
 /**
@@ -79,7 +79,7 @@ export function catalogValidatorsDeclarations(tools: readonly ToolModel[]): Code
   const entries = byOutputSchema(tools).map(
     ([hash, tool]) => ts`  readonly ${quote(hash)}: ValidateFunction<${ident(tool.names.result)}>;`,
   );
-  return ts`import type { ValidateFunction } from "toolgate/runtime";
+  return ts`import type { ValidateFunction } from "@toolgate/runtime";
 ${join(imports)}
 
 ${join(validators, "\n\n")}

@@ -58,7 +58,7 @@ function prototypeMemberPlan(key: string, value: unknown): Code | undefined {
 export function viewModule(tool: ToolModel): Code {
   const { names } = tool;
   const plan = runtimePlan(tool.view.plan);
-  return ts`import { project, type Projection, type ViewPlan } from "toolgate/runtime";
+  return ts`import { project, type Projection, type ViewPlan } from "@toolgate/runtime";
 import type { ${ident(names.result)} } from "./types.js";
 
 /** What the model may see of a valid ${ident(names.result)}: declared, approved fields only, each bounded. */

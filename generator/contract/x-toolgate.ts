@@ -3,7 +3,7 @@
  * ({@link applyDefaults}: the one place defaults are applied, for generate and diff alike).
  * Its published JSON Schema is `schemas/x-toolgate.schema.json`; the load stage validates every block against it.
  */
-import type { FailureCode, OversizePolicy } from "../../runtime/types.js";
+import type { FailureCode, OversizePolicy } from "@toolgate/runtime";
 
 /** The `x-toolgate` block as a contract may write it. */
 export interface XToolgate {

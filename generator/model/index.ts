@@ -2,7 +2,7 @@
  * The model stage: everything the templates need to know about one tool, with every default applied and every
  * cross-check between the schema and the `x-toolgate` settings done.
  */
-import type { ContextBudget, ToolSpec } from "../../runtime/types.js";
+import type { ContextBudget, ToolSpec } from "@toolgate/runtime";
 import type { BoundsReport } from "../checks/index.js";
 import { ContractError } from "../contract/errors.js";
 import type { PreparedContract } from "../contract/index.js";

@@ -6,8 +6,9 @@
  * strings are bounded. Every path the settings name must exist in the schema, or the contract is refused: a typo in
  * `omit` must not leak a private field.
  */
-import { cleanText, codePointLength } from "../../runtime/text.js";
-import type { ViewPlan } from "../../runtime/types.js";
+
+import type { ViewPlan } from "@toolgate/runtime";
+import { cleanText, codePointLength } from "@toolgate/runtime";
 import { ContractError } from "../contract/errors.js";
 import type { AppliedSettings, XToolgate } from "../contract/x-toolgate.js";
 import { isSchemaObject } from "../schema/guards.js";

@@ -2,7 +2,7 @@
  * JSON text the generator writes or hashes: canonical JSON (shared with the runtime, so both hash the same text) and
  * the sorted, indented JSON of the lock and its record.
  */
-import { canonicalJson } from "../../runtime/json-text.js";
+import { canonicalJson } from "@toolgate/runtime";
 
 /** Canonical JSON (keys sorted, no white space), shared with the runtime so both hash the same text. */
 export { canonicalJson };

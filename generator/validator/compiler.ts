@@ -4,12 +4,13 @@
  * Every option here was measured against the official JSON Schema Test Suite (see `test/conformance/`); the
  * comments say which cases each one decides.
  */
+
+import { formatValidators } from "@toolgate/runtime/formats";
 import { Ajv, type Options } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { normalizeId } from "ajv/dist/compile/resolve.js";
 import addFormats from "ajv-formats";
-import { formatValidators } from "../../runtime/formats.js";
 import { isSchemaObject } from "../schema/guards.js";
 import type { Dialect, JsonSchema, ResolvedSchema } from "../schema/shapes.js";
 import { enumKeyword } from "./enum.js";
@@ -65,10 +66,10 @@ export function createCompiler(dialect: Dialect, formats: FormatMode, tracksEval
   ajv.removeKeyword("enum");
   ajv.addKeyword(enumKeyword);
   // ajv-formats registers its validators with standalone code that imports them from its `formats` module;
-  // the module rewrite maps that import onto `toolgate/runtime`.
+  // the module rewrite maps that import onto `@toolgate/runtime`.
   addFormats.default(ajv, { mode: "full" });
   // Standalone code inlines a pattern format's regular expression and calls any other format through
-  // `toolgate/runtime/formats`. The runtime's checks replace ajv-formats' where they are not patterns (`url` is a
+  // `@toolgate/runtime/formats`. The runtime's checks replace ajv-formats' where they are not patterns (`url` is a
   // linear check there, not ajv-formats' quadratic pattern), so a validator compiled in process decides as the
   // generated one does.
   for (const [name, check] of Object.entries(formatValidators)) {

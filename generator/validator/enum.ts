@@ -7,11 +7,12 @@
  * canonical text, `jsonKey`) and answers each value in one lookup. Shorter lists keep Ajv's code, which compares
  * inline and is as fast for them.
  */
+
+import { inEnum } from "@toolgate/runtime/validators";
 import type { CodeKeywordDefinition, KeywordCxt } from "ajv";
 import { _ } from "ajv";
 import { useFunc } from "ajv/dist/compile/util.js";
 import enumModule from "ajv/dist/vocabularies/validation/enum.js";
-import { inEnum } from "../../runtime/validators.js";
 
 /** Ajv's own definition (CommonJS: Node's ESM import puts it under `.default`, bundlers hand it over directly). */
 const ajvEnum = ((enumModule as unknown as { default?: unknown }).default ?? enumModule) as CodeKeywordDefinition;
@@ -21,7 +22,7 @@ export const LOOKUP_FROM = 16;
 
 /** The run-time `inEnum` as Ajv's code generator takes a helper (see `unique-items.ts`). */
 const inEnumFunc = Object.assign((values: readonly unknown[], value: unknown) => inEnum(values, value), {
-  code: 'require("toolgate/runtime/validators").inEnum',
+  code: 'require("@toolgate/runtime/validators").inEnum',
 });
 
 /** Ajv keyword definition for `enum`; add it after `ajv.removeKeyword("enum")`. */

@@ -2,8 +2,8 @@
  * Turning Ajv's standalone output into one real ES module that imports only toolgate's run-time entries.
  *
  * Ajv's `standaloneCode` with `code.esm` still reaches its run-time helpers through `require()`. Each such call is
- * replaced by a name imported from a light entry of `toolgate/runtime` (`toolgate/runtime/validators`, and
- * `toolgate/runtime/formats` where formats are asserted): a cold start loads every validator, and none of them
+ * replaced by a name imported from a light entry of `@toolgate/runtime` (`@toolgate/runtime/validators`, and
+ * `@toolgate/runtime/formats` where formats are asserted): a cold start loads every validator, and none of them
  * needs the gate. A `require` that toolgate does not know is an error, and a syntax-level check proves none
  * survives. Each validator is wrapped in its own function scope, so validators
  * compiled by different Ajv instances (whose local names overlap: `validate10`, `schema31`, …) share one module.
@@ -12,9 +12,9 @@ import { ts } from "ts-morph";
 import { RESERVED_WORDS } from "../model/names.js";
 
 /** The entry every generated validator imports its helpers from: no other part of the runtime comes with it. */
-export const VALIDATORS_MODULE = "toolgate/runtime/validators";
+export const VALIDATORS_MODULE = "@toolgate/runtime/validators";
 /** The entry of the format checks, imported only by validators that assert `format`. */
-export const FORMATS_MODULE = "toolgate/runtime/formats";
+export const FORMATS_MODULE = "@toolgate/runtime/formats";
 
 /** A name a generated validator imports, and the entry that exports it. */
 interface RuntimeImport {
@@ -26,9 +26,9 @@ interface RuntimeImport {
 const RUNTIME_REPLACEMENTS: ReadonlyMap<string, RuntimeImport> = new Map([
   ['require("ajv/dist/runtime/equal").default', { module: VALIDATORS_MODULE, name: "jsonEqual" }],
   ['require("ajv/dist/runtime/ucs2length").default', { module: VALIDATORS_MODULE, name: "codePointLength" }],
-  ['require("toolgate/runtime/validators").jsonKey', { module: VALIDATORS_MODULE, name: "jsonKey" }],
-  ['require("toolgate/runtime/validators").firstDuplicate', { module: VALIDATORS_MODULE, name: "firstDuplicate" }],
-  ['require("toolgate/runtime/validators").inEnum', { module: VALIDATORS_MODULE, name: "inEnum" }],
+  ['require("@toolgate/runtime/validators").jsonKey', { module: VALIDATORS_MODULE, name: "jsonKey" }],
+  ['require("@toolgate/runtime/validators").firstDuplicate', { module: VALIDATORS_MODULE, name: "firstDuplicate" }],
+  ['require("@toolgate/runtime/validators").inEnum', { module: VALIDATORS_MODULE, name: "inEnum" }],
   ['require("ajv-formats/dist/formats").fullFormats', { module: FORMATS_MODULE, name: "formatValidators" }],
 ]);
 
@@ -101,7 +101,7 @@ export function assembleModule(validators: readonly StandaloneValidator[]): stri
       .replace(REQUIRE_CALL, (call) => {
         const replacement = RUNTIME_REPLACEMENTS.get(call);
         if (replacement === undefined) {
-          throw new Error(`the standalone validator needs ${call}, which toolgate/runtime does not provide`);
+          throw new Error(`the standalone validator needs ${call}, which @toolgate/runtime does not provide`);
         }
         const names = imports.get(replacement.module) ?? new Set<string>();
         names.add(replacement.name);

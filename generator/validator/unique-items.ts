@@ -8,17 +8,18 @@
  * (`jsonKey`: keys sorted, numbers by value; see `firstDuplicate`), so the check is linear in the array instead of
  * comparing every pair.
  */
+
+import { firstDuplicate } from "@toolgate/runtime/validators";
 import type { CodeKeywordDefinition, KeywordCxt } from "ajv";
 import { _, str } from "ajv";
 import { useFunc } from "ajv/dist/compile/util.js";
-import { firstDuplicate } from "../../runtime/validators.js";
 
 /**
  * The run-time `firstDuplicate` as Ajv's code generator takes a helper: the function, for validators compiled in
- * process, and the `require` the module rewrite maps onto `toolgate/runtime/validators` (see `esm-module.ts`).
+ * process, and the `require` the module rewrite maps onto `@toolgate/runtime/validators` (see `esm-module.ts`).
  */
 const firstDuplicateFunc = Object.assign((items: readonly unknown[]) => firstDuplicate(items), {
-  code: 'require("toolgate/runtime/validators").firstDuplicate',
+  code: 'require("@toolgate/runtime/validators").firstDuplicate',
 });
 
 /** Ajv keyword definition for `uniqueItems`; add it after `ajv.removeKeyword("uniqueItems")`. */

@@ -1,7 +1,7 @@
 /**
  * An OpenTelemetry sink for gate events.
  *
- * The runtime never imports `@opentelemetry/api` itself (importing `toolgate/runtime` must stay cheap, and the
+ * The runtime never imports `@opentelemetry/api` itself (importing `@toolgate/runtime` must stay cheap, and the
  * package is optional): pass the API module, or a meter and tracer you already have. The shapes below are the few
  * members of `@opentelemetry/api` this sink uses, so any compatible version fits.
  */

@@ -2,7 +2,7 @@
  * Measures rendered model content against the context budget, in the contract's unit.
  *
  * Tokens are counted with `gpt-tokenizer` (a maintained pure-JS port of OpenAI's BPE tokenizers), loaded with a
- * dynamic import the first time a contract counts tokens, so importing `toolgate/runtime` stays cheap.
+ * dynamic import the first time a contract counts tokens, so importing `@toolgate/runtime` stays cheap.
  * Counting stops at the budget: an over-budget view is reported as "more than the budget", not counted in full.
  *
  * The tokenizer cuts text into chunks with a regular expression (words, numbers, runs of punctuation or of

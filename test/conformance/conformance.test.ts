@@ -152,9 +152,9 @@ function cpuSeconds(): number {
 }
 
 beforeAll(async () => {
-  // Generated modules import `toolgate/runtime`, which resolves to the built `dist/runtime/index.js`.
+  // Generated modules import `@toolgate/runtime`, which resolves to the built `runtime/dist/index.js`.
   await ensureBuilt();
-  if (!runtimeBuilt()) throw new Error("dist/runtime/validators.js is missing: run `npm run build`");
+  if (!runtimeBuilt()) throw new Error("runtime/dist/validators.js is missing: run `npm run build`");
 }, 180_000);
 
 function writeResults(): void {

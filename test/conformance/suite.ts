@@ -15,7 +15,7 @@ export const REPO_ROOT = resolve(import.meta.dirname, "../..");
 export const SUITE_ROOT = resolve(REPO_ROOT, "../shared/corpus/json-schema-test-suite");
 /** Where the suite's remote documents are served from, by the suite's own convention. */
 const REMOTE_BASE = "http://localhost:1234/";
-/** Scratch folder inside the repository, so generated modules resolve `toolgate/runtime` by self-reference. */
+/** Scratch folder inside the repository, so generated modules resolve `@toolgate/runtime` through the workspace link in `node_modules`. */
 export const WORK_DIR = resolve(REPO_ROOT, ".tmp/conformance");
 
 /** One case of a group. */
@@ -132,9 +132,9 @@ export function writeModule(name: string, code: string): string {
   return pathToFileURL(path).href;
 }
 
-/** Whether the runtime has been built (generated modules import `dist/runtime/index.js`). */
+/** Whether the runtime has been built (generated modules import `runtime/dist/index.js`). */
 export function runtimeBuilt(): boolean {
-  return existsSync(join(REPO_ROOT, "dist/runtime/validators.js"));
+  return existsSync(join(REPO_ROOT, "runtime/dist/validators.js"));
 }
 
 /** Every string the official suite's format tests hold (`optional/format`, every draft), as check inputs. */

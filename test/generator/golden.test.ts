@@ -45,10 +45,12 @@ describe("generated/ is the golden output of schemas/", () => {
       const code = await readFile(path.join("generated", file), "utf8");
       expect(code, file).not.toMatch(/\brequire\s*\(/);
       expect(code, file).not.toMatch(/new Function|\beval\s*\(/);
-      // Only the light entries and the catalog's module: the whole of toolgate/runtime would weigh on every start.
+      // Only the light entries and the catalog's module: the whole of @toolgate/runtime would weigh on every start.
       const imported = [...code.matchAll(/^(?:import|export) .* from "([^"]+)";$/gm)].map((m) => m[1]);
       for (const module of imported) {
-        expect(["toolgate/runtime/validators", "toolgate/runtime/formats", "../validators.js"], file).toContain(module);
+        expect(["@toolgate/runtime/validators", "@toolgate/runtime/formats", "../validators.js"], file).toContain(
+          module,
+        );
       }
     }
   });

@@ -5,7 +5,7 @@
  * verdict of a generated validator the same as Ajv's compiling the schema here at run time.
  *
  * Vitest itself cannot run under that flag, so the child runs a script bundled with esbuild that imports the
- * generated catalog, with `toolgate/runtime` resolved by the package's self-reference, as in a user's project.
+ * generated catalog, with `@toolgate/runtime` resolved through the workspace link in `node_modules`, as in a user's project.
  */
 import { execFile } from "node:child_process";
 import { readdir, readFile, writeFile } from "node:fs/promises";
@@ -45,7 +45,7 @@ interface ChildLine {
 /** The child: admits every payload through the generated adapters and prints what it saw. */
 const CHILD = `
 import { readFileSync } from "node:fs";
-import { MemorySpillStore, toModelContent } from "toolgate/runtime";
+import { MemorySpillStore, toModelContent } from "@toolgate/runtime";
 import { catalog } from "./generated/index.js";
 
 let blocked = false;

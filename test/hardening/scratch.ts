@@ -1,6 +1,6 @@
 /**
  * Generating contracts for the hardening tests into `.tmp/hardening/` inside the repository, where generated code
- * finds `toolgate/runtime` by the package's self-reference (the built `dist/`), exactly as a user's project does.
+ * finds `@toolgate/runtime` through the workspace link in `node_modules` (the built `runtime/dist/`), exactly as a user's project does.
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";

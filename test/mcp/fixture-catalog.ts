@@ -1,6 +1,6 @@
 /**
  * Generate a folder of contracts with the real generator into `.tmp/mcp/` inside the repo (so generated code finds
- * `toolgate/runtime` by package self-reference), and load what the MCP tests need from it.
+ * `@toolgate/runtime` through the workspace link in `node_modules`), and load what the MCP tests need from it.
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";

@@ -25,7 +25,7 @@ const CLIENT = `
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { mcpCallFailure, mcpValidatorProvider, toModelContent } from "toolgate/runtime";
+import { mcpCallFailure, mcpValidatorProvider, toModelContent } from "@toolgate/runtime";
 import { getPosition, getWeather, readNote } from "./generated/index.js";
 import { outputValidators } from "./output-validators.js";
 

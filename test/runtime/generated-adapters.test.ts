@@ -1,8 +1,8 @@
 /**
  * End to end: the adapters the generator emits for `schemas/` run through this gate over the sample payloads in
  * `test/fixtures/payloads/<tool>/` (good, malformed, invalid, hostile, oversize). The generated files are written
- * to a temporary folder, with their `toolgate/runtime` import pointed at this source tree (outside the package, the
- * package's self-reference does not resolve, and the built `dist/` may be older than the source).
+ * to a temporary folder, with their `@toolgate/runtime` import pointed at this source tree (outside the repository, the
+ * workspace link in `node_modules` does not resolve, and the built `runtime/dist/` may be older than the source).
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -19,7 +19,7 @@ import {
 } from "../../runtime/index.js";
 
 const RUNTIME_SOURCE = JSON.stringify(new URL("../../runtime/index.ts", import.meta.url).pathname);
-/** The source of a light run-time entry (`toolgate/runtime/validators`, `…/formats`), quoted for an import. */
+/** The source of a light run-time entry (`@toolgate/runtime/validators`, `…/formats`), quoted for an import. */
 const runtimeSource = (entry: string) => JSON.stringify(new URL(`../../runtime/${entry}.ts`, import.meta.url).pathname);
 
 type AnyAdapter = ToolAdapter<unknown, unknown, unknown>;
@@ -35,7 +35,7 @@ beforeAll(async () => {
     await mkdir(dirname(join(folder, file)), { recursive: true });
     await writeFile(
       join(folder, file),
-      text.replace(/from "toolgate\/runtime(\/validators|\/formats)?"/g, (_, entry: string | undefined) =>
+      text.replace(/from "@toolgate\/runtime(\/validators|\/formats)?"/g, (_, entry: string | undefined) =>
         entry === undefined ? `from ${RUNTIME_SOURCE}` : `from ${runtimeSource(entry.slice(1))}`,
       ),
     );

@@ -1,5 +1,5 @@
 /**
- * `toolgate/runtime` stays cheap to import: the tokenizer, OpenTelemetry and Node's file system are loaded only
+ * `@toolgate/runtime` stays cheap to import: the tokenizer, OpenTelemetry and Node's file system are loaded only
  * when a contract or a sink needs them, and the runtime never pulls in build-time code.
  */
 import { build } from "esbuild";

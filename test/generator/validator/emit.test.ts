@@ -1,5 +1,5 @@
 /**
- * The module `emitValidators` writes: real ESM on `toolgate/runtime`, deterministic, machine-independent, and
+ * The module `emitValidators` writes: real ESM on `@toolgate/runtime`, deterministic, machine-independent, and
  * validating as JSON Schema says (including where Ajv's defaults do not).
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -35,13 +35,13 @@ describe("the emitted module", () => {
     },
   });
 
-  it("imports its helpers from the light entries of toolgate/runtime only and never calls require", () => {
+  it("imports its helpers from the light entries of @toolgate/runtime only and never calls require", () => {
     const code = emitCode([{ exportName: "validateResult", schema: helpers, formats: "assert" }]);
     const imports = [...code.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
-    expect(imports).toEqual(["toolgate/runtime/formats", "toolgate/runtime/validators"]);
+    expect(imports).toEqual(["@toolgate/runtime/formats", "@toolgate/runtime/validators"]);
     expect(
       code.startsWith(
-        'import { formatValidators } from "toolgate/runtime/formats";\nimport { codePointLength, firstDuplicate } from "toolgate/runtime/validators";\n',
+        'import { formatValidators } from "@toolgate/runtime/formats";\nimport { codePointLength, firstDuplicate } from "@toolgate/runtime/validators";\n',
       ),
     ).toBe(true);
     expect(() => assertNoRequire(code)).not.toThrow();

@@ -1,5 +1,5 @@
 /**
- * Writing generated validator modules where they can import `toolgate/runtime`, and loading them.
+ * Writing generated validator modules where they can import `@toolgate/runtime`, and loading them.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -15,7 +15,7 @@ import { emitValidators } from "./emit-module.js";
 
 /** The repository root. */
 export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
-/** Inside the repository, so the package resolves itself as `toolgate/runtime`. */
+/** Inside the repository, so `@toolgate/runtime` resolves through the workspace link in `node_modules`. */
 const WORK_DIR = join(REPO_ROOT, ".tmp/validator");
 
 /** A validator as generated: returns whether the value is valid and keeps Ajv's `errors`. */

@@ -1,5 +1,5 @@
 /**
- * The run-time helpers generated validators import from `toolgate/runtime` in place of Ajv's modules.
+ * The run-time helpers generated validators import from `@toolgate/runtime` in place of Ajv's modules.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 /**
- * Generated validators load only what they call: the light run-time entries `toolgate/runtime/validators` and
- * `toolgate/runtime/formats`, never the gate behind `toolgate/runtime`. A cold start loads every tool's validators,
+ * Generated validators load only what they call: the light run-time entries `@toolgate/runtime/validators` and
+ * `@toolgate/runtime/formats`, never the gate behind `@toolgate/runtime`. A cold start loads every tool's validators,
  * so whatever the entries pull in is paid once per validator set, before the first result is checked.
  */
 import { readdir } from "node:fs/promises";
@@ -36,10 +36,10 @@ describe("the run-time entries of generated validators", () => {
     expect(validators.length).toBeGreaterThanOrEqual(6);
     for (const file of validators) {
       const inputs = await bundledInputs(path.join("generated", file));
-      const runtime = inputs.filter((input) => input.startsWith("dist/"));
+      const runtime = inputs.filter((input) => input.startsWith("runtime/dist/"));
       expect(runtime.length, file).toBeGreaterThan(0);
       for (const input of runtime)
-        expect(["dist/runtime/validators.js", "dist/runtime/formats.js"], file).toContain(input);
+        expect(["runtime/dist/validators.js", "runtime/dist/formats.js"], file).toContain(input);
       // Not even ajv-formats: its CommonJS module would pull Node's CommonJS loader into an ESM start.
       expect(
         inputs.filter((i) => i.startsWith("node_modules/")),
@@ -48,10 +48,10 @@ describe("the run-time entries of generated validators", () => {
     }
   });
 
-  it("toolgate/runtime/validators and toolgate/runtime/formats import no module at all", async () => {
+  it("@toolgate/runtime/validators and @toolgate/runtime/formats import no module at all", async () => {
     await ensureRuntimeBuilt();
-    expect(await bundledInputs("dist/runtime/validators.js")).toEqual(["dist/runtime/validators.js"]);
-    expect(await bundledInputs("dist/runtime/formats.js")).toEqual(["dist/runtime/formats.js"]);
+    expect(await bundledInputs("runtime/dist/validators.js")).toEqual(["runtime/dist/validators.js"]);
+    expect(await bundledInputs("runtime/dist/formats.js")).toEqual(["runtime/dist/formats.js"]);
   });
 
   it("serve each tool's validate.js and the catalog with one function per result validator", async () => {
@@ -64,7 +64,7 @@ describe("the run-time entries of generated validators", () => {
     expect(Object.isFrozen(catalog.outputValidators)).toBe(true);
   });
 
-  it("are the functions toolgate/runtime exports under the same names", () => {
+  it("are the functions @toolgate/runtime exports under the same names", () => {
     expect(runtimeIndex.jsonEqual).toBe(jsonEqual);
     expect(typeof runtimeIndex.formatValidators["date-time"]).toBe("object");
   });
