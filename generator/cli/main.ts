@@ -2,6 +2,7 @@
  * The `toolgate` command line.
  *
  *   toolgate generate [--schemas DIR] [--out DIR] [--check]
+ *   toolgate init [--schemas DIR]
  *   toolgate --help | --version
  *
  * Exit codes: 0 all is well; 1 contract errors, or stale output under `--check`; 2 a usage error, or an output
@@ -23,6 +24,7 @@ import { toolgateVersion } from "../package.js";
 import type { ToolSummary } from "../pipeline.js";
 import { configFolders, readConfig } from "./config.js";
 import { type Console, parseCommandArgs, reportUsage, stdio, terminalConsole, UsageError } from "./console.js";
+import { INIT_HELP, runInit } from "./init.js";
 
 const HELP = `toolgate: typed, precompiled, bounded adapters for AI tool results
 
@@ -37,6 +39,7 @@ Usage:
       field to bound. Tools without an outputSchema are refused. An existing contract is only replaced with
       --force, which keeps its x-toolgate block. Exit 1 when any tool was refused.
 ${DIFF_HELP}
+${INIT_HELP}
   toolgate --help       this text
   toolgate --version    the version
 
@@ -77,6 +80,7 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
   if (argv[0] === "import") return runImport(argv.slice(1), io);
   // So does `diff` (--base, --head, --format, --fail-on).
   if (argv[0] === "diff") return runDiff(argv.slice(1), io);
+  if (argv[0] === "init") return runInit(argv.slice(1), io);
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(argv);
