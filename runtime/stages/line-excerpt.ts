@@ -1,0 +1,151 @@
+/**
+ * The view of a text result: whole lines from the head and the tail of the text, with one marked gap where lines
+ * were left out, within a byte bound measured on what the model reads.
+ *
+ * A text is never cut mid-line or mid-character without a marker: lines are kept whole, and only when not even the
+ * first line fits is that line cut, at a code point, and marked with how much of it is left out. The gap names the
+ * lines it leaves out (1-based, inclusive) and how many lines the text has, so the model can ask for them.
+ *
+ * Sizes count what the model content holds: each line as it is written inside the view's JSON string (quotes,
+ * backslashes and controls escaped, and `<`, `>`, `&` and their lookalikes as `\u00XX`, see `markupSafeJson`), and
+ * each line break as the two characters `\n`. So a view of `maxBytes` costs at most `maxBytes` in the rendered body.
+ */
+import { markupSafeJson } from "./model-content.js";
+
+/** Where a text view left lines out. Line numbers are 1-based and inclusive. */
+export interface LineGap {
+  from: number;
+  to: number;
+}
+
+/** A text brought within a byte bound by whole lines. */
+export interface LineExcerpt {
+  /** What the model reads: the kept lines, and the gap's marker line between head and tail. */
+  text: string;
+  /** Lines in the whole text (a final line break does not start another line). */
+  lines: number;
+  /** The lines left out, when any were. */
+  gap?: LineGap | undefined;
+  /** Code points left out of the first line, when even that line alone was over the bound. */
+  cutFirstLine?: number | undefined;
+}
+
+/** How the bound is shared between the head and the tail; what one side does not use goes to the other. */
+export interface LineWindow {
+  /** The share of the bound for the first lines, 0 to 1 (default 2/3: a text's start usually says what it is). */
+  headShare?: number;
+}
+
+/** The bytes a piece of text costs inside the view's JSON string (its escapes, without the quotes). */
+export function viewCost(text: string): number {
+  const json = markupSafeJson(text);
+  // markupSafeJson leaves non-ASCII characters as they are: count their UTF-8 bytes.
+  let bytes = json.length - 2;
+  for (let i = 1; i < json.length - 1; i++) {
+    const unit = json.charCodeAt(i);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) bytes += 1;
+    else if (unit >= 0xd800 && unit <= 0xdbff) {
+      bytes += 2; // a pair is 2 units and 4 bytes
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+/** The cost of a line break between two kept lines, written as `\n`. */
+const BREAK_COST = 2;
+
+/** The marker of a gap, as the model reads it. */
+export function gapMarker(gap: LineGap, lines: number): string {
+  const count = gap.to - gap.from + 1;
+  return `[… ${count} ${count === 1 ? "line" : "lines"} left out: lines ${gap.from}–${gap.to} of ${lines} …]`;
+}
+
+/** The marker that ends a first line cut because it alone is over the bound. */
+function cutMarker(leftOut: number): string {
+  return ` […the line goes on for ${leftOut} more characters]`;
+}
+
+/** The lines of `text`; a final line break ends the last line rather than starting an empty one. */
+function splitLines(text: string): string[] {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/**
+ * Whole lines of `text` within `maxBytes` (see the module comment for what a byte costs): the text itself when it
+ * fits, else as many first lines as fit in the head's share, as many last lines as fit in the rest, and the gap's
+ * marker between them. Linear in the length of the text.
+ */
+export function lineExcerpt(text: string, maxBytes: number, window: LineWindow = {}): LineExcerpt {
+  const lines = splitLines(text);
+  const costs = lines.map(viewCost);
+  let whole = (lines.length - 1) * BREAK_COST;
+  for (const cost of costs) whole += cost;
+  if (whole <= maxBytes) return { text, lines: lines.length };
+
+  const total = lines.length;
+  // The marker's cost with the widest numbers it can hold, and the two breaks around it.
+  const marker = viewCost(gapMarker({ from: total, to: total }, total)) + 2 * BREAK_COST;
+  const available = Math.max(0, maxBytes - marker);
+  const share = Math.min(1, Math.max(0, window.headShare ?? 2 / 3));
+  let headBudget = Math.floor(available * share);
+
+  let head = 0;
+  let used = 0;
+  while (head < total) {
+    const cost = (costs[head] as number) + (head > 0 ? BREAK_COST : 0);
+    if (used + cost > headBudget) break;
+    used += cost;
+    head++;
+  }
+  headBudget = used;
+  let tail = 0;
+  used = 0;
+  const tailBudget = available - headBudget;
+  while (head + tail < total) {
+    const cost = (costs[total - 1 - tail] as number) + (tail > 0 ? BREAK_COST : 0);
+    if (used + cost > tailBudget) break;
+    used += cost;
+    tail++;
+  }
+  if (head === 0 && tail === 0) return cutFirst(lines, available);
+  // The head may take what the tail left, one whole line at a time.
+  let spare = tailBudget - used;
+  while (head + tail < total) {
+    const cost = (costs[head] as number) + BREAK_COST;
+    if (cost > spare) break;
+    spare -= cost;
+    head++;
+  }
+  if (head + tail === total) return { text, lines: total };
+  const gap = { from: head + 1, to: total - tail };
+  const kept = [...lines.slice(0, head), gapMarker(gap, total), ...lines.slice(total - tail)];
+  return { text: kept.join("\n"), lines: total, gap };
+}
+
+/** The first line alone is over the bound: its leading code points that fit, and a marker saying how many are left. */
+function cutFirst(lines: readonly string[], available: number): LineExcerpt {
+  const first = lines[0] as string;
+  const total = lines.length;
+  const firstLength = [...first].length;
+  const gap = total > 1 ? { from: 2, to: total } : undefined;
+  const after = gap === undefined ? 0 : viewCost(gapMarker(gap, total)) + BREAK_COST;
+  // The room for the line's start: what the bound leaves after the markers (the cut marker with the widest count).
+  const room = Math.max(0, available - after - viewCost(cutMarker(firstLength)));
+  // JSON escapes do not depend on their neighbours, so the prefix's cost is the sum of its characters' costs.
+  let end = 0;
+  let used = 0;
+  for (const char of first) {
+    const cost = viewCost(char);
+    if (used + cost > room) break;
+    used += cost;
+    end += char.length;
+  }
+  const keep = first.slice(0, end);
+  const leftOut = firstLength - [...keep].length;
+  const text = `${keep}${cutMarker(leftOut)}${gap === undefined ? "" : `\n${gapMarker(gap, total)}`}`;
+  return { text, lines: total, gap, cutFirstLine: leftOut };
+}
