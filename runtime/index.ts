@@ -14,9 +14,10 @@ export {
 } from "./failure.js";
 // What generated validators call, from their own light entries (`@toolgate/runtime/formats`, `…/validators`).
 export { formatValidators } from "./formats.js";
-export { defineTool } from "./gate/adapter.js";
+export { defineTool, lookupTool } from "./gate/adapter.js";
 export type {
   AdmitContext,
+  CatalogAdapter,
   GateHooks,
   InputCheck,
   RecallHook,
@@ -28,6 +29,7 @@ export type {
   SummarizeHook,
   SummarizeInfo,
   ToolAdapter,
+  ToolCatalog,
 } from "./gate/context.js";
 export {
   canonicalJson,

@@ -1,16 +1,24 @@
 /**
  * The adapter generated code exports: {@link defineTool} turns a tool's spec into `admit`, `checkInput` and `with`.
  * `admit` merges the call's context over the adapter's defaults, runs {@link admitPayload} inside the outermost net,
- * and records the outcome on the turn.
+ * and records the outcome on the turn. {@link lookupTool} finds a catalog's adapter by a name chosen at run time.
  */
 import { FAILURE_MESSAGES, RETRY_DEFAULTS } from "../failure.js";
 import { deliver, type EventSink, type GateEvent, gateCounters, getDefaultSink } from "../record/events.js";
 import { Turn } from "../record/turn.js";
-import { toIssues } from "../stages/issues.js";
+import { TOO_DEEP_INPUT_ISSUE, toInputIssues } from "../stages/issues.js";
 import { measureModelContent } from "../stages/measure.js";
 import type { Failure, Outcome, ToolSpec } from "../types.js";
 import { admitPayload } from "./admit.js";
-import type { AdmitContext, GateHooks, GateState, SemanticHook, ToolAdapter } from "./context.js";
+import type {
+  AdmitContext,
+  CatalogAdapter,
+  GateHooks,
+  GateState,
+  SemanticHook,
+  ToolAdapter,
+  ToolCatalog,
+} from "./context.js";
 
 /**
  * Makes a tool's adapter from its spec: what generated `adapter.ts` files export.
@@ -23,6 +31,23 @@ import type { AdmitContext, GateHooks, GateState, SemanticHook, ToolAdapter } fr
  */
 export function defineTool<T, V, I = unknown>(spec: ToolSpec<T, V, I>): ToolAdapter<T, V, I> {
   return adapterFor({ spec, summaries: new WeakMap() }, {});
+}
+
+/**
+ * The adapter of the tool named `name` in `catalog` (`generated/index.ts` exports one), or `undefined`. Own keys
+ * only: a name the model chose finds a tool the catalog declares, never a member of `Object` such as `constructor`
+ * or `__proto__`. The adapter is typed for any of the catalog's tools (see {@link CatalogAdapter}):
+ *
+ * ```ts
+ * const tool = lookupTool(catalog, name);
+ * const input = tool?.checkInput(args);
+ * if (tool !== undefined && input?.ok) outcome = await tool.admit(raw, { args: input.value });
+ * ```
+ */
+export function lookupTool<C extends ToolCatalog>(catalog: C, name: string): CatalogAdapter<C> | undefined {
+  if (typeof name !== "string" || !Object.hasOwn(catalog, name)) return undefined;
+  // The catalog's entries are generated adapters, which CatalogAdapter types as the union of them all.
+  return catalog[name]?.adapter as CatalogAdapter<C> | undefined;
 }
 
 /** The semantic hooks as a list. */
@@ -119,10 +144,10 @@ function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T,
       if (validate === undefined) return { ok: true, value: args as I };
       try {
         if (validate(args)) return { ok: true, value: args };
-        return { ok: false, issues: toIssues(validate.errors) };
+        return { ok: false, issues: toInputIssues(validate.errors) };
       } catch {
         // A validator recursing through hostile nesting overflows the stack; the arguments are refused, not thrown.
-        return { ok: false, issues: [{ instancePath: "", schemaPath: "", keyword: "maxDepth" }] };
+        return { ok: false, issues: [{ ...TOO_DEEP_INPUT_ISSUE }] };
       }
     },
     with(more) {

@@ -5,7 +5,7 @@
 import type { SpillStore } from "../policies/spill-store.js";
 import type { EventSink } from "../record/events.js";
 import type { Turn } from "../record/turn.js";
-import type { Outcome, ToolSpec, ValidationIssue } from "../types.js";
+import type { InputIssue, Outcome, ToolSpec } from "../types.js";
 
 /** What a semantic hook learns about the call besides the data. */
 export interface SemanticInfo<I> {
@@ -93,8 +93,11 @@ export interface AdmitContext<T, V, I> {
   now?: (() => Date) | undefined;
 }
 
-/** The result of `checkInput`. */
-export type InputCheck<I> = { ok: true; value: I } | { ok: false; issues: ValidationIssue[] };
+/**
+ * The result of `checkInput`: the arguments typed as the tool's input, or why not. Check `ok`, then pass `value` on
+ * (to the tool and as `ctx.args`); `issues` say what to fix, e.g. `missing required property "recordId"`.
+ */
+export type InputCheck<I> = { ok: true; value: I } | { ok: false; issues: InputIssue[] };
 
 /** A tool's typed gate, as generated code exports it. */
 export interface ToolAdapter<T, V, I> {
@@ -107,6 +110,30 @@ export interface ToolAdapter<T, V, I> {
   /** The same adapter with context defaults (hooks, sink, tenant…) that each call's context extends. */
   with(defaults: AdmitContext<T, V, I>): ToolAdapter<T, V, I>;
 }
+
+/** What `lookupTool` looks in: the tools by name, each with its adapter, as `generated/index.ts` exports `catalog`. */
+export type ToolCatalog = { readonly [name: string]: { readonly adapter: unknown } };
+
+/** The adapters of a catalog's tools, as a union. */
+type AdapterOf<C extends ToolCatalog> = C[keyof C] extends infer E
+  ? E extends { adapter: infer A }
+    ? A
+    : never
+  : never;
+type ResultOf<A> = A extends ToolAdapter<infer T, infer _V, infer _I> ? T : never;
+type ViewOf<A> = A extends ToolAdapter<infer _T, infer V, infer _I> ? V : never;
+type InputOf<A> = A extends ToolAdapter<infer _T, infer _V, infer I> ? I : never;
+
+/**
+ * The adapter of any one tool of catalog `C`, for a name known only at run time: its result, view and input types
+ * are the unions over the catalog's tools, so `checkInput` types the arguments as one of the inputs, `admit` takes
+ * them, and the outcome is one of the tools' outcomes.
+ */
+export type CatalogAdapter<C extends ToolCatalog> = ToolAdapter<
+  ResultOf<AdapterOf<C>>,
+  ViewOf<AdapterOf<C>>,
+  InputOf<AdapterOf<C>>
+>;
 
 /** Per-adapter state shared by its `with` copies. */
 export interface GateState<T, V, I> {
