@@ -35,6 +35,9 @@ describe("lookupTool", () => {
     for (const name of [...names, "get_record ", "GET_RECORD", "get-record", "getRecord"]) {
       expect(lookupTool(generated.catalog, name), name).toBeUndefined();
     }
+    // Inherited entries are not the catalog's, even when they look like tools.
+    const inherited = Object.create({ get_record: { adapter: generated.getRecord } }) as ToolCatalog;
+    expect(lookupTool(inherited, "get_record")).toBeUndefined();
     // What a model's parsed tool call may hold instead of a string.
     for (const name of [7, null, undefined, ["get_record"], { toString: () => "get_record" }]) {
       expect(lookupTool(generated.catalog, name as unknown as string)).toBeUndefined();
