@@ -241,6 +241,10 @@ export interface ToolSpec<T, V, I = unknown> {
   exposeToolError: boolean;
   /** Longest tool error message kept, in characters (`x-toolgate.toolError.maxChars`); 500 when absent. */
   toolErrorMaxChars?: number | undefined;
-  /** Where the result sits in an MCP `CallToolResult`: `structuredContent` when an output schema is declared. */
-  mcp: { structured: boolean };
+  /**
+   * `structured`: where the result sits in an MCP `CallToolResult` (`structuredContent` when an output schema is
+   * declared). `name`: the name to call the MCP server with, present when it is not {@link ToolSpec.name} (a contract
+   * imported with `toolgate import --prefix`, model-facing name `<prefix>_<tool>`): call `spec.mcp.name ?? spec.name`.
+   */
+  mcp: { structured: boolean; name?: string | undefined };
 }

@@ -22,7 +22,8 @@ function specData(tool: ToolModel): Record<string, Literal> {
     fields: tool.fields.map((field) => ({ ...field })),
     exposeToolError: tool.exposeToolError,
     toolErrorMaxChars: tool.toolErrorChars,
-    mcp: { structured: true },
+    // The server's own name only where it is not the tool's: output for every other contract stays as it was.
+    mcp: tool.serverName === undefined ? { structured: true } : { name: tool.serverName, structured: true },
   };
 }
 

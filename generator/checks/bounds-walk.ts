@@ -299,7 +299,13 @@ export class BoundsWalker {
     for (const item of items) depth = larger(depth, item.depth);
     if (rest !== undefined) depth = larger(depth, rest.depth);
     depth = plus(depth, fixed(1));
-    if (!Number.isFinite(maxItems)) return { bytes: unbounded(arrayFinding(anchor)), depth };
+    if (!Number.isFinite(maxItems)) {
+      // A maxItems leaves the items as open as they are: name them too, so one pass lists every field to bound.
+      let bytes = unbounded(arrayFinding(anchor));
+      for (const item of items) bytes = plus(bytes, item.bytes);
+      if (rest !== undefined) bytes = plus(bytes, rest.bytes);
+      return { bytes, depth };
+    }
     let bytes: Size = fixed(2 + Math.max(0, maxItems - 1));
     for (const item of items) bytes = plus(bytes, item.bytes);
     if (rest !== undefined) bytes = plus(bytes, times(maxItems - items.length, rest.bytes));
@@ -394,8 +400,12 @@ export class BoundsWalker {
     if (rest !== undefined) {
       depth = larger(depth, rest.depth);
       if (!Number.isFinite(maxProperties)) {
-        const finding = objectFinding(anchor, unconstrained ? "open" : "count");
-        return { bytes: unbounded(finding), depth: plus(depth, fixed(1)) };
+        // Bounding the count leaves the values (declared and unknown) and the names as open as they are: name
+        // them too. A finding at this object's pointer is listed once, with this first message.
+        let bytes = unbounded(objectFinding(anchor, unconstrained ? "open" : "count"));
+        for (const entry of entries) bytes = plus(bytes, entry);
+        bytes = plus(bytes, plus(nameBytes, rest.bytes));
+        return { bytes, depth: plus(depth, fixed(1)) };
       }
       const entry = plus(plus(nameBytes, fixed(1)), rest.bytes);
       for (let i = 0; i < maxProperties; i++) entries.push(entry);

@@ -25,6 +25,8 @@ export interface XToolgate {
   retry?: Partial<Record<FailureCode, boolean>>;
   fields?: Record<string, { kind: "opaque" | "text"; onInstruction?: "flag" | "reject" }>;
   toolError?: { expose?: boolean; maxChars?: number };
+  /** The name the MCP server knows the tool by, when the contract's `name` differs (`import --prefix`). */
+  mcp?: { name?: string };
 }
 
 /** The defaults of every `x-toolgate` key, in one place so the README and the code cannot drift apart. */
@@ -67,6 +69,8 @@ export interface AppliedSettings {
   retry: Partial<Record<FailureCode, boolean>>;
   fields: NonNullable<XToolgate["fields"]>;
   toolError: { expose: boolean; maxChars: number };
+  /** `name` stays absent when not declared: the server's name is then the contract's. */
+  mcp: { name: string | undefined };
 }
 
 /** A contract's settings with the {@link DEFAULTS} applied. Pure: the block as written is not changed. */
@@ -103,5 +107,6 @@ export function applyDefaults(settings: XToolgate): AppliedSettings {
       expose: settings.toolError?.expose ?? false,
       maxChars: settings.toolError?.maxChars ?? DEFAULTS.toolErrorChars,
     },
+    mcp: { name: settings.mcp?.name },
   };
 }

@@ -1,14 +1,18 @@
 /**
  * `toolgate import`: MCP tool definitions become contract files.
  *
- *   toolgate import FILE... [--out DIR] [--force]
- *   toolgate import --stdio "COMMAND ARGS" [--out DIR] [--force]
+ *   toolgate import FILE... [--out DIR] [--prefix NAME] [--force]
+ *   toolgate import --stdio "[NAME=value...] COMMAND ARGS" [--cwd DIR] [--out DIR] [--prefix NAME] [--force]
  *
  * A FILE holds a `tools/list` result (`{ tools, nextCursor? }`), a JSON-RPC response wrapping one, an array of tools
  * or one `Tool`. With `--stdio` the server is started and asked through the SDK client (see `mcp/server-tools.ts`).
  *
  * Decisions a user should know:
- * - One contract per tool, `<folder-safe name>.tool.json`, 2-space JSON. Top-level keys in a fixed order (name,
+ * - One contract per tool, `<folder-safe name>.tool.json`, 2-space JSON. With `--prefix NAME` the tools of one server
+ *   live under a name of their own, so two servers that both have a `read_file` live in one project: the contract
+ *   is `<out>/NAME/<tool>.tool.json`, its `name` (the model-facing name, the catalog key, the generated folder) is
+ *   `NAME_<tool>`, and `x-toolgate.mcp.name` keeps the name the server knows, which the generated adapter exposes
+ *   as `spec.mcp.name` for the call itself. Top-level keys in a fixed order (name,
  *   title, description, inputSchema, outputSchema, annotations, execution, icons, _meta, any other key sorted,
  *   `x-toolgate` last); the schemas are kept exactly as the server wrote them, so the contract's output schema
  *   hashes the same as the one the server advertises (the SDK validator provider looks validators up by it).
@@ -48,23 +52,20 @@ import { checkWritablePath, readBoundedText, readFailure, UnsafeOutputError, wri
 import { folderName, NameScope } from "../model/names.js";
 import { isSchemaObject } from "../schema/guards.js";
 import type { JsonSchema, SchemaObject } from "../schema/shapes.js";
-import { listServerTools, type ServerToolList } from "./server-tools.js";
+import {
+  contractText,
+  DEFAULT_RECEIVE_BYTES,
+  defaultSettings,
+  hasCeiling,
+  MAX_NAME_LENGTH,
+  PREFIX_SHAPE,
+  prefixedName,
+  settingsOf,
+  withServerName,
+} from "./contract-file.js";
+import { listServerTools, ServerListError, type ServerToolList } from "./server-tools.js";
 
-/** The receive ceiling written into a contract whose output schema has no derivable bound: 1 MiB, to be reviewed. */
-export const DEFAULT_RECEIVE_BYTES = 1_048_576;
-
-/** Top-level keys of a contract in the order they are written; others follow, sorted, then `x-toolgate`. */
-const KEY_ORDER = [
-  "name",
-  "title",
-  "description",
-  "inputSchema",
-  "outputSchema",
-  "annotations",
-  "execution",
-  "icons",
-  "_meta",
-];
+export { DEFAULT_RECEIVE_BYTES, PREFIX_SHAPE, prefixedName } from "./contract-file.js";
 
 /** Where tool definitions come from and where the contracts go. */
 export interface ImportOptions {
@@ -74,6 +75,13 @@ export interface ImportOptions {
   force?: boolean;
   /** The folder whose files get stable URIs while schemas are resolved; the working directory by default. */
   projectRoot?: string;
+  /** Contracts go to `<out>/<prefix>/`, named `<prefix>_<tool>`, the server's name kept in `x-toolgate.mcp.name`. */
+  prefix?: string | undefined;
+}
+
+/** A `--prefix` that cannot name a folder and the start of a tool name. */
+export class PrefixError extends Error {
+  override readonly name = "PrefixError";
 }
 
 /** One tool definition and where it came from (a file and index, or a server page), for the report. */
@@ -186,14 +194,22 @@ export async function readToolFiles(
 
 /** Turn tool definitions into contract files in `options.out`. Never replaces a contract silently. */
 export async function importTools(sources: readonly ToolSource[], options: ImportOptions): Promise<ImportReport> {
+  const prefix = options.prefix;
+  if (prefix !== undefined && !PREFIX_SHAPE.test(prefix)) {
+    throw new PrefixError(
+      `the prefix ${JSON.stringify(prefix)} is not a name: use 1 to 64 letters, digits, "_" or "-", starting with a letter or digit`,
+    );
+  }
   const out = path.resolve(options.out);
+  // Where new contracts go: the contracts folder, or its folder for the prefix.
+  const folder = prefix === undefined ? out : path.join(out, prefix);
   if (existsSync(out) && (await lstat(out)).isSymbolicLink()) {
     throw new UnsafeOutputError(
       `the contracts folder ${out} is a symbolic link: toolgate never writes through a link; pass the folder it points to as --out`,
     );
   }
   const report: ImportReport = { imported: [], refused: [], notes: [] };
-  const existing = await existingContracts(out);
+  const existing = await existingContracts(out, folder);
 
   // Check every definition first; names are handed out in tool-name order so a clash is always suffixed the same way.
   const accepted: Array<{ name: string; definition: SchemaObject }> = [];
@@ -214,8 +230,18 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
   accepted.sort((a, b) => compareText(a.name, b.name));
 
   const scope = new NameScope([...existing.files].map((file) => file.slice(0, -CONTRACT_SUFFIX.length)));
-  for (const { name, definition } of accepted) {
-    const target = existing.byName.get(name) ?? path.join(out, `${scope.claim(folderName(name))}${CONTRACT_SUFFIX}`);
+  for (const { name: serverName, definition } of accepted) {
+    // The name the model sees (and the catalog key); the server's own name is kept for the call itself.
+    const name = prefix === undefined ? serverName : prefixedName(prefix, serverName);
+    if (name.length > MAX_NAME_LENGTH) {
+      report.refused.push({
+        tool: name,
+        reason: `with the prefix the name is ${name.length} characters, and a tool name has at most ${MAX_NAME_LENGTH}: choose a shorter prefix`,
+      });
+      continue;
+    }
+    const target =
+      existing.byName.get(name) ?? path.join(folder, `${scope.claim(folderName(serverName))}${CONTRACT_SUFFIX}`);
     const shown = displayPath(target);
     const relative = path.relative(out, target).split(path.sep).join("/");
     try {
@@ -243,13 +269,13 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
     const previousSettings = previous === undefined ? undefined : settingsOf(previous);
     const defaultCeiling =
       schemaProblems.maxBytes === null && previousSettings === undefined ? DEFAULT_RECEIVE_BYTES : undefined;
-    const settings = previousSettings ?? defaultSettings(defaultCeiling);
+    const settings = withServerName(previousSettings ?? defaultSettings(defaultCeiling), name, serverName);
     if (schemaProblems.maxBytes === null && previousSettings !== undefined && !hasCeiling(previousSettings)) {
       notes.push("the output schema is not fully bounded and the kept x-toolgate block declares no receive.maxBytes");
     }
     let text: string;
     try {
-      text = contractText(definition, settings);
+      text = contractText(definition, settings, name);
     } catch (error) {
       report.refused.push({ tool: name, reason: `cannot write the definition as JSON: ${(error as Error).message}` });
       continue;
@@ -264,7 +290,10 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
       if (!options.force) {
         report.refused.push({
           tool: name,
-          reason: `${shown} exists and differs from the server's definition: review the change, then pass --force to replace it (its x-toolgate block is kept)`,
+          reason:
+            `${shown} exists and differs from the server's definition: review the change, then pass --force to replace ` +
+            "it (its x-toolgate block is kept); if it is another server's tool of the same name, import this server " +
+            "with --prefix NAME instead",
         });
         continue;
       }
@@ -335,54 +364,19 @@ async function checkSchemas(
   return bounds;
 }
 
-/** The `x-toolgate` block an imported contract starts with. */
-function defaultSettings(receiveBytes: number | undefined): SchemaObject {
-  return receiveBytes === undefined ? { version: "1" } : { version: "1", receive: { maxBytes: receiveBytes } };
-}
-
-/** Whether an `x-toolgate` block declares a receive ceiling. */
-function hasCeiling(settings: SchemaObject): boolean {
-  return isSchemaObject(settings.receive) && settings.receive.maxBytes !== undefined;
-}
-
-/** The `x-toolgate` block of an existing contract's text, when it has one. */
-function settingsOf(text: string): SchemaObject | undefined {
-  try {
-    const document = JSON.parse(text) as unknown;
-    if (isSchemaObject(document) && isSchemaObject(document["x-toolgate"])) return document["x-toolgate"];
-  } catch {
-    // A contract that does not parse has no settings to keep; replacing it needs --force like any other change.
-  }
-  return undefined;
-}
-
 /**
- * The contract file's text: top-level keys in {@link KEY_ORDER}, then the rest sorted, then `x-toolgate`.
- * Written key by key, never through an object literal, so a `__proto__` key stays a key.
+ * The contract files already in the contracts folder: the names of those in `folder` (where new ones go), and which
+ * file defines each tool, anywhere below `out`.
  */
-function contractText(definition: SchemaObject, settings: SchemaObject): string {
-  const keys = Object.keys(definition).filter((key) => key !== "x-toolgate");
-  const ordered = [
-    ...KEY_ORDER.filter((key) => keys.includes(key)),
-    ...keys.filter((key) => !KEY_ORDER.includes(key)).sort(compareText),
-  ];
-  const members = ordered
-    .filter((key) => definition[key] !== undefined)
-    .map((key) => [key, definition[key]] as const)
-    .concat([["x-toolgate", settings]]);
-  const body = members.map(
-    ([key, value]) => `  ${JSON.stringify(key)}: ${JSON.stringify(value, null, 2).replaceAll("\n", "\n  ")}`,
-  );
-  return `{\n${body.join(",\n")}\n}\n`;
-}
-
-/** The contract files already in the folder: their names (lower-cased) and which file defines each tool. */
-async function existingContracts(out: string): Promise<{ files: Set<string>; byName: Map<string, string> }> {
+async function existingContracts(
+  out: string,
+  folder: string,
+): Promise<{ files: Set<string>; byName: Map<string, string> }> {
   const files = new Set<string>();
   const byName = new Map<string, string>();
   if (!existsSync(out) || !(await stat(out)).isDirectory()) return { files, byName };
   for (const file of await findContracts(out)) {
-    if (path.dirname(file) === out) files.add(path.basename(file));
+    if (path.dirname(file) === folder) files.add(path.basename(file));
     try {
       const document = JSON.parse(await readBoundedText(file)) as unknown;
       if (isSchemaObject(document) && typeof document.name === "string" && !byName.has(document.name)) {
@@ -405,8 +399,8 @@ function boundedText(text: string, max = 200): string {
 export type ImportConsole = Console;
 
 const USAGE = `Usage:
-  toolgate import FILE... [--out DIR] [--force]
-  toolgate import --stdio "COMMAND ARGS" [--out DIR] [--force]`;
+  toolgate import FILE... [--out DIR] [--prefix NAME] [--force]
+  toolgate import --stdio "[NAME=value...] COMMAND ARGS" [--cwd DIR] [--out DIR] [--prefix NAME] [--force]`;
 
 /** `toolgate import …` (the arguments after `import`); resolves to the exit code. */
 export async function runImport(argv: readonly string[], io: ImportConsole): Promise<number> {
@@ -423,6 +417,19 @@ export async function runImport(argv: readonly string[], io: ImportConsole): Pro
   }
   if (values.stdio !== undefined && positionals.length > 0) return usage(io, "give FILE or --stdio, not both");
   if (values.stdio === undefined && positionals.length === 0) return usage(io, "no FILE and no --stdio given");
+  if (values.cwd !== undefined && values.stdio === undefined)
+    return usage(io, "--cwd is the server's folder: give it with --stdio");
+  if (values.prefix !== undefined && !PREFIX_SHAPE.test(values.prefix)) {
+    return usage(
+      io,
+      `--prefix ${JSON.stringify(values.prefix)}: use 1 to 64 letters, digits, "_" or "-", starting with a letter or digit`,
+    );
+  }
+  let cwd: string | undefined;
+  if (values.cwd !== undefined) {
+    cwd = path.resolve(values.cwd);
+    if (!existsSync(cwd) || !(await stat(cwd)).isDirectory()) return usage(io, `--cwd: no folder at ${cwd}`);
+  }
   const out = path.resolve(values.out ?? "schemas");
 
   let sources: ToolSource[];
@@ -431,9 +438,14 @@ export async function runImport(argv: readonly string[], io: ImportConsole): Pro
   if (values.stdio !== undefined) {
     let listed: ServerToolList;
     try {
-      listed = await listServerTools(values.stdio);
+      listed = await listServerTools(values.stdio, { cwd });
     } catch (error) {
       io.err(`toolgate: cannot list the server's tools: ${boundedText((error as Error).message, 500)}`);
+      const tail = error instanceof ServerListError ? error.stderrTail : [];
+      if (tail.length > 0) {
+        io.err(`the server's stderr, last ${tail.length} line${tail.length === 1 ? "" : "s"}:`);
+        for (const line of tail) io.err(`  ${line}`);
+      }
       return 2;
     }
     const who =
@@ -453,7 +465,7 @@ export async function runImport(argv: readonly string[], io: ImportConsole): Pro
     notes.push(...read.notes);
   }
 
-  const report = await importTools(sources, { out, force: values.force ?? false });
+  const report = await importTools(sources, { out, force: values.force ?? false, prefix: values.prefix });
   report.refused.unshift(...refused);
   report.notes.unshift(...notes);
   printReport(report, io);
@@ -464,6 +476,8 @@ function parseImportArgs(argv: readonly string[]) {
   return parseCommandArgs(argv, {
     out: { type: "string" },
     stdio: { type: "string" },
+    cwd: { type: "string" },
+    prefix: { type: "string" },
     force: { type: "boolean" },
     help: { type: "boolean", short: "h" },
   });

@@ -200,13 +200,17 @@ export class StderrTail {
 /** A failure to list, in words a user can act on, with what the server wrote to stderr. */
 function listFailure(error: unknown, launch: ServerLaunch, step: string, timeoutMs: number, tail: string[]) {
   if (error instanceof ServerListError) return new ServerListError(error.message, tail, { cause: error });
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const { code, message, syscall } = (error ?? {}) as { code?: unknown; message?: unknown; syscall?: unknown };
   const text = typeof message === "string" ? message : String(error);
+  // The program could not be started at all: spawn's own error.
+  const spawning = typeof syscall === "string" && syscall.startsWith("spawn");
   let said: string;
-  if (code === "ENOENT" && step === "start") {
+  if (spawning && code === "ENOENT") {
     said = `cannot start ${JSON.stringify(launch.command)}: no such program (give its path, or check PATH)`;
-  } else if (code === "EACCES" && step === "start") {
+  } else if (spawning && code === "EACCES") {
     said = `cannot start ${JSON.stringify(launch.command)}: permission denied (is it executable?)`;
+  } else if (spawning) {
+    said = `cannot start ${JSON.stringify(launch.command)}: ${text}`;
   } else if (code === -32000) {
     said = `the server closed the connection during ${step} (it exited, or closed its stdout): ${text}`;
   } else if (code === -32001) {
@@ -254,17 +258,9 @@ export async function listServerTools(
   const client = new Client({ name: "toolgate-import", version: "1" });
   const timeoutMs = options.timeoutMs ?? 30_000;
   const requestOptions = { timeout: timeoutMs };
-  let step = "start";
+  let step = "initialize";
   let failure: unknown;
   try {
-    transport.onclose = () => {
-      if (step === "start") step = "initialize";
-    };
-    await transport.start().then(() => {
-      step = "initialize";
-    });
-    // The transport is started above (to tell a program that cannot start from one that fails to answer).
-    transport.start = async () => {};
     await client.connect(transport, requestOptions);
     const info = client.getServerVersion();
     const tools: unknown[] = [];

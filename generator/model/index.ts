@@ -51,6 +51,8 @@ export interface ToolModel extends SpecSettings {
   formats: "annotate" | "assert";
   toolErrorChars: number;
   view: { plan: TypedPlan; continuation?: string | undefined; maxStringChars: number };
+  /** The name the MCP server knows the tool by, when it is not {@link name} (a contract imported with a prefix). */
+  serverName?: string | undefined;
 }
 
 /** Names claimed in the catalog's scope. Tools are modelled in a sorted order, so suffixes are stable. */
@@ -134,5 +136,6 @@ export function modelTool(
     exposeToolError: settings.toolError.expose,
     toolErrorChars: settings.toolError.maxChars,
     view: { plan, continuation: settings.view.continuation, maxStringChars: settings.view.maxStringChars },
+    serverName: settings.mcp.name === contract.name ? undefined : settings.mcp.name,
   };
 }

@@ -127,8 +127,10 @@ describe("importTools", () => {
     expect(contract["x-toolgate"]).toEqual({ version: "1", receive: { maxBytes: DEFAULT_RECEIVE_BYTES } });
     const [tool] = report.imported;
     expect(tool?.defaultCeiling).toBe(DEFAULT_RECEIVE_BYTES);
+    // The array and, below it, its strings: bounding the array alone would leave the strings open.
     expect(tool?.findings.map((f) => [f.pointer, f.kind])).toEqual([
       ["/outputSchema/properties/hits", "array-without-maxItems"],
+      ["/outputSchema/properties/hits/items", "string-without-maxLength"],
     ]);
   });
 
@@ -255,8 +257,9 @@ describe("toolgate import (CLI)", () => {
     const run = await toolgate("import", file, "--out", out);
     expect(run.code).toBe(1);
     expect(run.out).toMatch(/written\s+\S*get_weather\.tool\.json \(get_weather\): fully bounded/);
-    expect(run.out).toMatch(/written\s+\S*search\.tool\.json \(search\): 1 unbounded field/);
-    expect(run.out).toMatch(/warn \S*search\.tool\.json#\/outputSchema\/properties\/hits: /);
+    expect(run.out).toMatch(/written\s+\S*search\.tool\.json \(search\): 2 unbounded fields/);
+    expect(run.out).toMatch(/warn \S*search\.tool\.json#\/outputSchema\/properties\/hits: array without maxItems/);
+    expect(run.out).toMatch(/warn \S*search\.tool\.json#\/outputSchema\/properties\/hits\/items: string without/);
     expect(run.out).toMatch(/receive\.maxBytes set to 1048576/);
     expect(run.err).toMatch(/refused\s+send_mail: no outputSchema/);
     expect(run.out).toMatch(/2 written, 0 replaced, 0 unchanged, 1 refused\./);
