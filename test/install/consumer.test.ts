@@ -68,7 +68,7 @@ async function pack(folder: string): Promise<string> {
   return path.join(work, "packs", (packed as { filename: string }).filename);
 }
 
-/** A fresh project with the runtime as a dependency and toolgate, TypeScript and Node's types as devDependencies. */
+/** A fresh project with the runtime as a dependency and toolgate and TypeScript as devDependencies. */
 async function consumer(name: string, type: "module" | "commonjs"): Promise<string> {
   const dir = path.join(work, name);
   await mkdir(path.join(dir, "src"), { recursive: true });
@@ -80,7 +80,6 @@ async function consumer(name: string, type: "module" | "commonjs"): Promise<stri
     ...(type === "module" ? { type } : {}),
     dependencies: { "@toolgate/runtime": `file:${packs.runtime}` },
     devDependencies: {
-      "@types/node": "20.19.43",
       toolgate: `file:${packs.toolgate}`,
       typescript: TYPESCRIPT["7"],
       "typescript-5.8": `npm:typescript@${TYPESCRIPT["5.8"]}`,
