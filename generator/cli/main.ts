@@ -1,7 +1,7 @@
 /**
  * The `toolgate` command line.
  *
- *   toolgate generate [--schemas DIR] [--out DIR] [--check]
+ *   toolgate generate [--schemas DIR] [--out DIR] [--check] [--verbose]
  *   toolgate init [--schemas DIR]
  *   toolgate --help | --version
  *
@@ -29,15 +29,21 @@ import { INIT_HELP, runInit } from "./init.js";
 const HELP = `toolgate: typed, precompiled, bounded adapters for AI tool results
 
 Usage:
-  toolgate generate [--schemas DIR] [--out DIR] [--check]
+  toolgate generate [--schemas DIR] [--out DIR] [--check] [--verbose]
       Read every *.tool.json contract in DIR (default schemas/) and write the adapters to --out
-      (default generated/). With --check, write nothing: exit 1 and name every stale or missing file.
-  toolgate import FILE... [--out DIR] [--force]
-  toolgate import --stdio "COMMAND ARGS" [--out DIR] [--force]
+      (default generated/). With --check, write nothing: exit 1 and name every stale, missing or extra
+      file; only those and the verdict are printed (and contract errors), unless --verbose also prints
+      each tool and its warnings as generate does.
+  toolgate import FILE... [--out DIR] [--prefix NAME] [--force]
+  toolgate import --stdio "[NAME=value...] COMMAND ARGS" [--cwd DIR] [--out DIR] [--prefix NAME] [--force]
       Turn MCP tool definitions (a tools/list result, a JSON-RPC response, an array of tools or one tool; or a
       server started over stdio, every page) into contracts in DIR (default schemas/), and list every unbounded
       field to bound. Tools without an outputSchema are refused. An existing contract is only replaced with
       --force, which keeps its x-toolgate block. Exit 1 when any tool was refused.
+      --stdio: leading NAME=value words set the server's environment; --cwd is its working directory; when
+      it fails, the last lines of its stderr are shown. --prefix NAME: the tools go to DIR/NAME/, named
+      NAME_<tool> (the server's own name kept in x-toolgate.mcp.name), so two servers' tools of the same
+      name live in one project.
 ${DIFF_HELP}
 ${INIT_HELP}
   toolgate --help       this text
@@ -121,7 +127,8 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
   // The pipeline (Ajv, json-schema-to-typescript, the TypeScript parser) loads only when there is work to do.
   const { generate } = await import("../pipeline.js");
   const result = await generate({ schemas, remotes, roots });
-  printSummary(result.tools, io);
+  // A check answers one question, what is stale: the tools and their warnings are what generate already said.
+  if (!values.check || values.verbose) printSummary(result.tools, io);
   if (!result.ok) {
     for (const error of result.errors) io.err(`error ${errorLine(error)}`);
     io.err(`${result.errors.length} contract error${result.errors.length === 1 ? "" : "s"}: nothing written.`);
@@ -155,6 +162,7 @@ function parseCommandLine(argv: readonly string[]) {
     schemas: { type: "string" },
     out: { type: "string" },
     check: { type: "boolean" },
+    verbose: { type: "boolean" },
     help: { type: "boolean", short: "h" },
     version: { type: "boolean", short: "v" },
   });
