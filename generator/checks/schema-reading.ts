@@ -6,7 +6,7 @@
 
 import { isSchema, isSchemaObject } from "../schema/guards.js";
 import { pointerOf, pointerTokens } from "../schema/pointer.js";
-import type { Dialect, JsonSchema, SchemaObject } from "../schema/shapes.js";
+import type { JsonSchema, SchemaObject } from "../schema/shapes.js";
 import { valueAt } from "../schema/walk.js";
 import type { JsonType } from "./size.js";
 

@@ -6,12 +6,10 @@
  *
  * Invariant checked on every line printed: no code point of `Cc` (C0, DEL, C1) nor a bidi control or line separator.
  */
-import { execFile, spawn } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli/main.js";
 import { terminalText } from "../../generator/files.js";

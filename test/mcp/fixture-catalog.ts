@@ -2,13 +2,10 @@
  * Generate a folder of contracts with the real generator into `.tmp/mcp/` inside the repo (so generated code finds
  * `@toolgate/runtime` through the workspace link in `node_modules`), and load what the MCP tests need from it.
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, statSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rmdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 
 export { ensureBuilt as ensureRuntimeBuilt } from "../build.js";
 

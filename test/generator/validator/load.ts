@@ -1,9 +1,8 @@
 /**
  * Writing generated validator modules where they can import `@toolgate/runtime`, and loading them.
  */
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Dialect, JsonSchema, ResolvedSchema } from "../../../generator/schema/shapes.js";
