@@ -34,21 +34,35 @@ export interface FreshnessKey {
 
 let generatorHash: Promise<string> | undefined;
 
-/** toolgate's own code (as it runs: `dist/` or the sources) and its `x-toolgate` schema. Library versions are the lock's. */
+/**
+ * The files whose content is toolgate's code as it runs: the generator and the templates (under `dist/` when the
+ * CLI runs built, or the sources when tests import them), and the runtime package the generator reads through its
+ * exports. Sorted, so the fingerprint does not depend on the order a folder lists them in.
+ */
+export async function fingerprintFiles(): Promise<string[]> {
+  // This file is <root>/generator/lock/freshness.(ts|js), and <root> is the repository or its dist/.
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+  const runtime = path.dirname(fileURLToPath(import.meta.resolve("@toolgate/runtime")));
+  const folders = [path.join(root, "generator"), path.join(root, "templates"), runtime];
+  const files: string[] = [];
+  for (const dir of folders) {
+    if (!existsSync(dir)) continue;
+    for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile() && /\.(js|ts|json)$/.test(entry.name)) files.push(path.join(entry.parentPath, entry.name));
+    }
+  }
+  files.push(path.join(packageRoot(), "schemas", "x-toolgate.schema.json"));
+  return files.sort();
+}
+
+/** toolgate's own code and its `x-toolgate` schema (see {@link fingerprintFiles}). Library versions are the lock's. */
 function generatorFingerprint(): Promise<string> {
   generatorHash ??= (async () => {
     const hash = createHash("sha256");
-    const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-    for (const folder of ["generator", "templates", "runtime"]) {
-      const dir = path.join(root, folder);
-      if (!existsSync(dir)) continue;
-      const files = (await readdir(dir, { recursive: true, withFileTypes: true }))
-        .filter((e) => e.isFile() && /\.(js|ts|json)$/.test(e.name))
-        .map((e) => path.join(e.parentPath, e.name))
-        .sort();
-      for (const file of files) hash.update(`${path.relative(root, file)}\0`).update(await readFile(file));
+    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+    for (const file of await fingerprintFiles()) {
+      hash.update(`${path.relative(root, file)}\0`).update(await readFile(file));
     }
-    hash.update(await readFile(path.join(packageRoot(), "schemas", "x-toolgate.schema.json")));
     return hash.digest("hex");
   })();
   return generatorHash;

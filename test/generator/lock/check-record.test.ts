@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../generator/cli/main.js";
 import { inputHashOf } from "../../../generator/contract/input-hash.js";
 import { generatedFiles } from "../../../generator/emit/write.js";
-import { noteFile } from "../../../generator/lock/freshness.js";
+import { fingerprintFiles, noteFile } from "../../../generator/lock/freshness.js";
 import {
   CHANGED_WHILE_READ,
   generatorIdentity,
@@ -363,5 +363,22 @@ describe("generate --check where this machine noted a run", () => {
     expect(result.out).toMatch(FULL);
     // The full comparison noted the code that ran: the next check answers from the lock again.
     expect((await check(clone)).out).toMatch(FAST);
+  });
+});
+
+describe("the fingerprint of toolgate's own code", () => {
+  it("covers the generator, the templates and the runtime the generator runs", async () => {
+    const files = (await fingerprintFiles()).map((file) =>
+      path
+        .relative(path.resolve(import.meta.dirname, "../../.."), file)
+        .split(path.sep)
+        .join("/"),
+    );
+    expect(files).toContain("generator/pipeline.ts");
+    expect(files).toContain("generator/lock/freshness.ts");
+    expect(files).toContain("templates/adapter.ts");
+    expect(files).toContain("runtime/dist/index.js");
+    expect(files).toContain("schemas/x-toolgate.schema.json");
+    expect(files).toEqual([...files].sort());
   });
 });
