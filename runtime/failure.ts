@@ -33,19 +33,39 @@ export interface TransportFailure {
   readonly kind: "timeout" | "transport_error";
   /** The caller's own words about what happened (trusted text: it does not come from the tool). */
   readonly message: string;
+  /** Why, as a code (`sdk_buffer_exceeded`): the outcome's `diagnostics.detail.reason`. */
+  readonly reason?: string | undefined;
+  /** Whether the same call may succeed when repeated, when the caller knows; else the code's default. */
+  readonly retryable?: boolean | undefined;
+}
+
+/** What a caller may add to a transport failure: why, as a code, and whether repeating the call may help. */
+export interface TransportFailureOptions {
+  /** A code of lower-case letters, digits and `_` (at most 64), e.g. `sdk_buffer_exceeded`; anything else is dropped. */
+  reason?: string | undefined;
+  retryable?: boolean | undefined;
 }
 
 /**
  * Makes a transport failure for `admit`: `admit(transportFailure("timeout"), ctx)` ends in a `timeout` outcome.
  * `message` is the caller's own text and appears in `outcome.error.message`, so never put tool output in it.
  */
-export function transportFailure(kind: "timeout" | "transport_error", message?: string): TransportFailure {
+export function transportFailure(
+  kind: "timeout" | "transport_error",
+  message?: string,
+  options: TransportFailureOptions = {},
+): TransportFailure {
   return Object.freeze({
     [TRANSPORT_FAILURE]: true as const,
     kind,
     message: message ?? (kind === "timeout" ? "The tool call timed out." : "The transport failed."),
+    ...(options.reason === undefined ? {} : { reason: options.reason }),
+    ...(options.retryable === undefined ? {} : { retryable: options.retryable }),
   });
 }
+
+/** What a transport failure's reason may be: a code, never prose. */
+const REASON_CODE = /^[a-z][a-z0-9_]{0,63}$/;
 
 /**
  * Whether `raw` is a {@link TransportFailure} made by {@link transportFailure}: marked, frozen as made, with a known
@@ -60,17 +80,27 @@ export function isTransportFailure(raw: unknown): raw is TransportFailure {
 const MAX_CALLER_MESSAGE_CHARS = 500;
 
 /**
- * The kind and message of a transport failure as the gate uses them, read once each: `undefined` for an object that
+ * The kind, message, reason and retryability of a transport failure as the gate uses them, read once each: `undefined` for an object that
  * carries the mark but was not made by {@link transportFailure} (not frozen, an unknown kind, a message that is not
  * a string). The message is cleaned and bounded, since it reaches the model.
  */
-export function transportFailureOf(
-  raw: TransportFailure,
-): { kind: TransportFailure["kind"]; message: string } | undefined {
+export function transportFailureOf(raw: TransportFailure):
+  | {
+      kind: TransportFailure["kind"];
+      message: string;
+      reason: string | undefined;
+      retryable: boolean | undefined;
+    }
+  | undefined {
   if (!Object.isFrozen(raw)) return undefined;
-  const { kind, message } = raw;
+  const { kind, message, reason, retryable } = raw;
   if ((kind !== "timeout" && kind !== "transport_error") || typeof message !== "string") return undefined;
-  return { kind, message: boundText(message, MAX_CALLER_MESSAGE_CHARS).text };
+  return {
+    kind,
+    message: boundText(message, MAX_CALLER_MESSAGE_CHARS).text,
+    reason: typeof reason === "string" && REASON_CODE.test(reason) ? reason : undefined,
+    retryable: typeof retryable === "boolean" ? retryable : undefined,
+  };
 }
 
 /**

@@ -10,6 +10,7 @@ export {
   isTransportFailure,
   RETRY_DEFAULTS,
   type TransportFailure,
+  type TransportFailureOptions,
   transportFailure,
 } from "./failure.js";
 // What generated validators call, from their own light entries (`@toolgate/runtime/formats`, `…/validators`).
@@ -40,6 +41,7 @@ export {
   scanJsonText,
 } from "./json-text.js";
 export {
+  type McpClientWatch,
   type McpValidator,
   type McpValidatorOptions,
   type McpValidatorProvider,
@@ -49,6 +51,8 @@ export {
   type OutputValidators,
   outputSchemaSha256,
   sha256HexSync,
+  type WatchableMcpClient,
+  watchMcpClient,
 } from "./mcp-validator.js";
 export { previewPlan } from "./policies/candidate.js";
 export {
@@ -93,7 +97,7 @@ export {
 } from "./record/turn.js";
 export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./stages/fields.js";
 export { DEFAULT_TOKENIZER, loadTokenizer, type Measured, measureText } from "./stages/measure.js";
-export { markupSafeJson, RESULT_TAG, toModelContent } from "./stages/model-content.js";
+export { type ModelPart, markupSafeJson, RESULT_TAG, toModelContent, toModelParts } from "./stages/model-content.js";
 export { DEFAULT_MAX_STRING_CHARS, type ProjectOptions, pointerSegment, project } from "./stages/project.js";
 export type { McpCallToolResult } from "./stages/receive/mcp-result.js";
 export { type ParsedResult, parsedResult } from "./stages/receive/parsed-value.js";

@@ -137,6 +137,95 @@ export function mcpCallFailure(error: unknown): TransportFailure {
   return transportFailure("transport_error", "The MCP call failed.");
 }
 
+/** JSON-RPC error code the SDK rejects pending requests with when its session closes (`ErrorCode.ConnectionClosed`). */
+const MCP_CONNECTION_CLOSED = -32000;
+
+/**
+ * What the SDK's stdio transport reports (`onerror`) before it closes the session on a message past its read buffer
+ * (`ReadBuffer` in `shared/stdio.js`, 10 MB by default): the pending calls then reject only with `Connection closed`.
+ */
+const BUFFER_EXCEEDED = /^ReadBuffer exceeded maximum size/;
+
+/** The part of the SDK `Client` that {@link watchMcpClient} uses: the callbacks it reports errors and closing on. */
+export interface WatchableMcpClient {
+  onerror?: ((error: Error) => void) | undefined;
+  onclose?: (() => void) | undefined;
+}
+
+/** A watch on one SDK client: its call failures with their cause, and how to stop watching. */
+export interface McpClientWatch {
+  /**
+   * {@link mcpCallFailure}, knowing why the session closed: a call rejected because the client closed the session on
+   * a message past its read buffer is a `transport_error` with `detail.reason = "sdk_buffer_exceeded"` that is not
+   * retryable (the same call returns the same message); another close is `connection_closed`.
+   */
+  callFailure(error: unknown): TransportFailure;
+  /** Gives the client back the callbacks it had. */
+  stop(): void;
+}
+
+/** The cause an SDK error names, when the gate knows it; its text is matched, never kept. */
+function causeOf(error: unknown): string | undefined {
+  try {
+    const message = typeof error === "object" && error !== null ? (error as { message?: unknown }).message : undefined;
+    return typeof message === "string" && BUFFER_EXCEEDED.test(message) ? "sdk_buffer_exceeded" : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Watches an SDK client's `onerror` and `onclose` (chaining the handlers it has, so call it after setting yours) and
+ * returns a `callFailure` to use in place of {@link mcpCallFailure}, which sees only the rejection:
+ *
+ * ```ts
+ * const watch = watchMcpClient(client);
+ * const raw = await client.callTool({ name, arguments: args }).catch(watch.callFailure);
+ * ```
+ *
+ * The cause is kept per session: an error is noted when reported and belongs to the close that follows it.
+ */
+export function watchMcpClient(client: WatchableMcpClient): McpClientWatch {
+  const ownError = client.onerror;
+  const ownClose = client.onclose;
+  /** The cause reported since the session last closed. */
+  let reported: string | undefined;
+  /** The cause of the last close, what calls rejected by it failed of. */
+  let closedBy: string | undefined;
+  const onerror = (error: Error): void => {
+    reported = causeOf(error) ?? reported;
+    ownError?.call(client, error);
+  };
+  const onclose = (): void => {
+    closedBy = reported;
+    reported = undefined;
+    ownClose?.call(client);
+  };
+  client.onerror = onerror;
+  client.onclose = onclose;
+  return {
+    callFailure(error: unknown): TransportFailure {
+      const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+      if (code !== MCP_CONNECTION_CLOSED) return mcpCallFailure(error);
+      if (closedBy === "sdk_buffer_exceeded") {
+        return transportFailure(
+          "transport_error",
+          "The MCP client closed the session: the server sent a message larger than the client's read buffer. " +
+            "The same call will fail the same way; ask for less.",
+          { reason: "sdk_buffer_exceeded", retryable: false },
+        );
+      }
+      return transportFailure("transport_error", "The MCP session closed before the tool answered.", {
+        reason: "connection_closed",
+      });
+    },
+    stop(): void {
+      if (client.onerror === onerror) client.onerror = ownError;
+      if (client.onclose === onclose) client.onclose = ownClose;
+    },
+  };
+}
+
 /** SHA-256 round constants (FIPS 180-4 section 4.2.2). */
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,

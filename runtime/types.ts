@@ -5,6 +5,9 @@
  * into exactly one {@link Outcome}. This file is the whole contract between the two: generated code imports these
  * names from `@toolgate/runtime` and nothing else.
  */
+import type { ContentPart, ContentRules } from "./stages/receive/content-blocks.js";
+
+export type { ContentPart, ContentRules, MediaRule } from "./stages/receive/content-blocks.js";
 
 /** Why a tool call did not produce a usable result. One code per stage of the gate that can refuse. */
 export type FailureCode =
@@ -125,6 +128,12 @@ export interface Success<T, V> {
   spill?: SpillReference;
   /** Things noticed that did not fail the call (e.g. MCP text disagreeing with structured content). */
   flags?: GateFlag[];
+  /**
+   * The content blocks admitted beside the primary value, in the order received (for kind `content`, every admitted
+   * block): media with their base64 data, links with their URI as data, never resolved. `toModelParts` passes the
+   * media on; the view describes them.
+   */
+  parts?: ContentPart[];
 }
 
 /** Where a spilled result can be read back. The handle is opaque: never a path, URL or command. */
@@ -172,9 +181,12 @@ export type ViewPlan =
 export interface Omission {
   /** Instance path of the array or string. */
   path: string;
-  /** `items`: array items past `take`; `excerpt`: a string shown in part; `omitted`: a string left out whole. */
-  kind: "items" | "excerpt" | "omitted";
-  /** How many items or characters were left out. */
+  /**
+   * `items`: array items past `take`; `excerpt`: a string shown in part; `omitted`: a string left out whole;
+   * `lines`: whole lines of a text result left out (the text view's gap).
+   */
+  kind: "items" | "excerpt" | "omitted" | "lines";
+  /** How many items, characters or lines were left out. */
   count: number;
 }
 
@@ -216,11 +228,44 @@ export interface FieldRule {
   onInstruction?: "flag" | "reject";
 }
 
+/**
+ * How a tool answers (`x-toolgate.result.kind`):
+ * - `structured`: MCP `structuredContent`, validated against the output schema (its root may be any JSON type);
+ * - `json_text`: the first text block, parsed as JSON and validated against the contract's own output schema (the
+ *   server advertises none);
+ * - `text`: the text blocks joined with `"\n"`, untrusted prose for the model: `data` is a `string`;
+ * - `content`: only the other blocks matter (a screenshot): `data` is the list of admitted parts.
+ */
+export type ResultKind = "structured" | "json_text" | "text" | "content";
+
+/** How a tool's result is received (`x-toolgate.result`), as the runtime reads it. */
+export interface ResultSpec {
+  kind: ResultKind;
+  /** Text kind only: the line bound at receive, and the head's share of the text view. */
+  text?: { maxLines: number; headShare: number } | undefined;
+  /** The blocks allowed beside (for `content`, instead of) the primary value. A kind with no rule may not appear. */
+  content: ContentRules;
+}
+
+/**
+ * The view of a `text` or `content` result: whole lines from the head and tail of the cleaned text, with the gap
+ * they leave (1-based, inclusive), what media came with it (never their data), and its links, cleaned and bounded.
+ */
+export interface TextView {
+  text: string;
+  /** Lines in the whole text. */
+  lines: number;
+  gap?: { from: number; to: number };
+  media: Array<{ type: "image" | "audio"; mimeType: string; bytes: number }>;
+  links: Array<{ uri: string; name: string }>;
+}
+
 /** Everything the runtime needs to know about one tool, emitted by the generator into `adapter.ts`. */
 export interface ToolSpec<T, V, I = unknown> {
   name: string;
   contract: { version: string; sha256: string; file: string };
-  validateResult: ValidateFunction<T>;
+  /** The output schema's validator; absent for kinds `text` and `content`, which have none. */
+  validateResult?: ValidateFunction<T> | undefined;
   validateInput?: ValidateFunction<I> | undefined;
   view: { plan: ViewPlan; continuation?: FieldPath | undefined; maxStringChars: number };
   /** Turns validated data into the view type; generated in `view.ts`. */
@@ -234,6 +279,11 @@ export interface ToolSpec<T, V, I = unknown> {
   summaryMax: number;
   /** How many items or characters a spilled result's preview keeps. */
   spillPreview: number;
+  /**
+   * The input's argument that bounds how many items the call returns (`limit`, `pageSize`, …), when the input schema
+   * has one: an `oversize` failure names it as what to narrow.
+   */
+  pageArgument?: string | undefined;
   /** Per-code overrides of the default `retryable` flag. */
   retry: Partial<Record<FailureCode, boolean>>;
   fields: FieldRule[];
@@ -242,9 +292,13 @@ export interface ToolSpec<T, V, I = unknown> {
   /** Longest tool error message kept, in characters (`x-toolgate.toolError.maxChars`); 500 when absent. */
   toolErrorMaxChars?: number | undefined;
   /**
-   * `structured`: where the result sits in an MCP `CallToolResult` (`structuredContent` when an output schema is
-   * declared). `name`: the name to call the MCP server with, present when it is not {@link ToolSpec.name} (a contract
+   * How the tool answers: its result kind and the content blocks allowed beside it. When absent, the kind is read
+   * from `mcp.structured` (`structured`, else `json_text`) with the kind's default rules.
+   */
+  result?: ResultSpec | undefined;
+  /**
+   * `structured`: the older form of `result.kind === "structured"`, read only when `result` is absent. `name`: the name to call the MCP server with, present when it is not {@link ToolSpec.name} (a contract
    * imported with `toolgate import --prefix`, model-facing name `<prefix>_<tool>`): call `spec.mcp.name ?? spec.name`.
    */
-  mcp: { structured: boolean; name?: string | undefined };
+  mcp: { structured?: boolean | undefined; name?: string | undefined };
 }

@@ -7,7 +7,9 @@
 import { FAILURE_MESSAGES, RETRY_DEFAULTS } from "../failure.js";
 import { deliver, type GateEvent, gateCounters, getDefaultSink, type PolicyMix } from "../record/events.js";
 import type { RawKind } from "../stages/receive/received.js";
+import { type ResolvedResult, resolveResult } from "../stages/result-kind.js";
 import type {
+  ContentPart,
   Diagnostics,
   Failure,
   FailureCode,
@@ -38,6 +40,18 @@ export interface RawSizes {
 const NO_FLAGS = Object.freeze([]) as unknown as GateFlag[];
 const NO_SIZES: RawSizes = Object.freeze({ rawBytes: 0, maxBytes: 0 });
 
+/** Each spec's result, resolved on its first admit: the hot path allocates nothing for it. */
+const RESOLVED = new WeakMap<object, ResolvedResult>();
+
+function resolvedFor(spec: Pick<ToolSpec<unknown, unknown>, "result" | "mcp">): ResolvedResult {
+  let resolved = RESOLVED.get(spec);
+  if (resolved === undefined) {
+    resolved = resolveResult(spec);
+    RESOLVED.set(spec, resolved);
+  }
+  return resolved;
+}
+
 /** A payload being admitted. */
 export class Admission<T, V, I> {
   /** What the transport delivered; set once receive has classified it. */
@@ -46,6 +60,10 @@ export class Admission<T, V, I> {
   flags: GateFlag[] = NO_FLAGS;
   /** The raw payload's size and ceiling; set once its bytes are hashed. */
   sizes: RawSizes = NO_SIZES;
+  /** The content blocks admitted beside the primary value (an MCP result's); set once the payload is received. */
+  parts: ContentPart[] | undefined;
+  /** The tool's result kind and block rules, resolved once per spec. */
+  readonly result: ResolvedResult;
 
   /**
    * `recallDepth` > 0 for payloads fetched by `recall`: their outcome becomes the outcome of the original admit,
@@ -56,7 +74,9 @@ export class Admission<T, V, I> {
     readonly ctx: CallContext<T, V, I>,
     readonly provenance: Provenance,
     readonly recallDepth: number,
-  ) {}
+  ) {
+    this.result = resolvedFor(spec);
+  }
 
   /** Reports the admit's one event (unless this is a re-call's payload) and returns the outcome. */
   finish(outcome: Outcome<T, V>, facts: EventFacts): Outcome<T, V> {
@@ -86,16 +106,20 @@ export class Admission<T, V, I> {
     return outcome;
   }
 
-  /** A typed failure with the contract's retryability, finished. */
+  /**
+   * A typed failure with the contract's retryability, finished; `retryable` when the transport knew better (a
+   * session closed by a message the client could not hold fails the same way again).
+   */
   fail(
     code: FailureCode,
     diagnostics: Diagnostics,
     facts: EventFacts,
     message: string = FAILURE_MESSAGES[code],
+    retryable?: boolean,
   ): Failure {
     const failure: Failure = {
       ok: false,
-      error: { code, retryable: this.spec.retry[code] ?? RETRY_DEFAULTS[code], message },
+      error: { code, retryable: retryable ?? this.spec.retry[code] ?? RETRY_DEFAULTS[code], message },
       diagnostics,
       provenance: this.provenance,
     };

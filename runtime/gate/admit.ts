@@ -2,8 +2,9 @@
  * The gate: turns whatever a transport delivered into exactly one {@link Outcome}.
  *
  * ```
- * raw → classify → receive (byte ceiling) → decode (UTF-8) → parse (depth, safe integers) → validate (whole value)
- *     → semantic (field rules, hooks) → provenance → view → measure → oversize policy → one Outcome
+ * raw → classify → receive (byte ceiling, content blocks) → decode (UTF-8) → primary value by result kind
+ *     (JSON: parse, validate whole; text: line bound; content: the blocks) → semantic (field rules, hooks)
+ *     → view (projection, or the text view) → measure → oversize policy → one Outcome
  * ```
  *
  * Generated adapters call `defineTool` (`adapter.ts`) with their `ToolSpec`; users call `adapter.admit(raw, ctx)` on
@@ -37,13 +38,11 @@ import { largestArray } from "../policies/candidate.js";
 import { runPolicies } from "../policies/chain.js";
 import { hashArguments } from "../record/provenance.js";
 import { decode, hashPayload } from "../stages/decode.js";
+import { KIND_STAGES } from "../stages/kinds.js";
 import { measureModelContent } from "../stages/measure.js";
-import { parse } from "../stages/parse.js";
 import { receive } from "../stages/receive/receive.js";
 import { refusalOutcome } from "../stages/receive/refusal.js";
 import { semantic } from "../stages/semantic.js";
-import { validate } from "../stages/validate.js";
-import { view } from "../stages/view.js";
 import type { Outcome, Provenance } from "../types.js";
 import { Admission } from "./admission.js";
 import type { CallContext, GateState } from "./context.js";
@@ -62,30 +61,32 @@ export async function admitPayload<T, V, I>(
 ): Promise<Outcome<T, V>> {
   const { spec } = gate;
   const { limits, context: budget } = spec;
-  // Receive: classify and read under the ceiling. The payload counts as received once it is all read (or refused).
-  const received = await receive(raw, {
-    maxBytes: limits.maxBytes,
-    maxDepth: limits.maxDepth,
-    structured: spec.mcp.structured,
-    signal: ctx.signal,
-    timeoutMs: limits.timeoutMs,
-  });
-  const receivedAt = (ctx.now?.() ?? new Date()).toISOString();
-  const argumentsHash = ctx.args === undefined ? undefined : await hashArguments(ctx.args);
-  if (argumentsHash !== undefined) ctx.turn.noteArguments(spec.name, argumentsHash);
   const provenance: Provenance = {
     tool: spec.name,
     contractVersion: spec.contract.version,
     contractHash: spec.contract.sha256,
     correlationId: ctx.correlationId,
     rawBytes: 0,
-    argumentsHash,
-    receivedAt,
+    argumentsHash: undefined,
+    receivedAt: "",
   };
   const admission = new Admission(spec, ctx, provenance, recallDepth);
+  // Receive: classify and read under the ceiling. The payload counts as received once it is all read (or refused).
+  const received = await receive(raw, {
+    maxBytes: limits.maxBytes,
+    maxDepth: limits.maxDepth,
+    result: admission.result,
+    signal: ctx.signal,
+    timeoutMs: limits.timeoutMs,
+  });
+  provenance.receivedAt = (ctx.now?.() ?? new Date()).toISOString();
+  const argumentsHash = ctx.args === undefined ? undefined : await hashArguments(ctx.args);
+  if (argumentsHash !== undefined) ctx.turn.noteArguments(spec.name, argumentsHash);
+  provenance.argumentsHash = argumentsHash;
   if (!received.ok) return refusalOutcome(admission, received);
   admission.rawKind = received.kind;
   admission.flags = [...received.flags];
+  admission.parts = received.parts;
 
   // Decode: the payload's hash and size for provenance, then strict UTF-8.
   const hashing = hashPayload(provenance, received);
@@ -94,20 +95,21 @@ export async function admitPayload<T, V, I>(
   const text = decode(admission, received);
   if (typeof text !== "string") return text;
 
-  // Parse, then validate the whole value, before any view or shortening.
-  const parsed = parse(admission, text);
-  if (!parsed.ok) return parsed;
-  const invalid = validate(admission, parsed.value);
-  if (invalid !== undefined) return invalid;
-  const data = parsed.value as T;
+  // The primary value, by the result kind (`stages/kinds.ts`): JSON is parsed, then validated whole, before any view
+  // or shortening; text is bounded by its lines; content is the admitted blocks.
+  const stages = KIND_STAGES[admission.result.kind];
+  const primary = stages.primary(admission, text);
+  if (!primary.ok) return primary;
+  const data = primary.value as T;
 
   // Semantic: the contract's field rules, then the caller's hooks (waited for only when there are some).
   const checked = semantic(admission, data);
   const violation = checked instanceof Promise ? await checked : checked;
   if (violation !== undefined) return violation;
 
-  // View, and measure what the model would actually read.
-  const success = view(admission, data);
+  // View (the plan's projection, or the text view fitted to the budget), and measure what the model would read.
+  const shown = stages.view(admission, data);
+  const success = shown instanceof Promise ? await shown : shown;
   const measured = await measureModelContent(success, budget);
   if (measured.within) {
     success.contextUsed.value = measured.value;

@@ -67,6 +67,19 @@ function cutMarker(leftOut: number): string {
   return ` […the line goes on for ${leftOut} more characters]`;
 }
 
+/**
+ * Lines in `text` by the rule of {@link lineExcerpt} (a final line break ends the last line), but none in the empty
+ * text; counting stops past `max`.
+ */
+export function countLines(text: string, max = Number.POSITIVE_INFINITY): number {
+  if (text === "") return 0;
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at >= 0 && lines <= max; at = text.indexOf("\n", at + 1)) {
+    if (at < text.length - 1) lines++;
+  }
+  return lines;
+}
+
 /** The lines of `text`; a final line break ends the last line rather than starting an empty one. */
 function splitLines(text: string): string[] {
   const lines = text.split("\n");

@@ -7,7 +7,7 @@
  * U+2028/U+2029 escaped too. That is still valid JSON with the same value, but no text from a tool can form a tag,
  * not even `＜/tool_result＞` in fullwidth forms, so nothing inside can close the delimiter or open a new one.
  */
-import type { Outcome } from "../types.js";
+import type { ContentPart, Outcome } from "../types.js";
 
 /** The delimiter's tag name. */
 export const RESULT_TAG = "tool_result";
@@ -56,7 +56,8 @@ function sourceOf(rawSha256: string | undefined): string {
  * </tool_result>
  * ```
  * Under `summarize` the body is `<summary>"…"</summary>` instead of the view; under `spill` the body is the
- * preview followed by `<spilled handle="spill_…"/>`.
+ * preview followed by `<spilled handle="spill_…"/>`. Each image or audio block admitted with the result is a line
+ * `<media type="image/png" bytes="1234"/>` after the body: described, never its data (see {@link toModelParts}).
  *
  * A failure shows the code and whether a retry may help, nothing else (the raw body never appears):
  * `<tool_result tool="get_record" source="…" complete="false" error="schema_mismatch" retryable="false"/>`.
@@ -74,6 +75,7 @@ export function toModelContent(outcome: Outcome<unknown, unknown>): string {
   const lines = [`${open} complete="${outcome.complete}"${outcome.policy ? ` policy="${outcome.policy}"` : ""}>`];
   if (outcome.summary !== undefined) lines.push(`<summary>${markupSafeJson(outcome.summary)}</summary>`);
   else lines.push(markupSafeJson(outcome.view));
+  if (outcome.parts !== undefined) lines.push(...mediaLines(outcome.parts));
   if (outcome.spill !== undefined) lines.push(`<spilled handle="${attribute(outcome.spill.handle)}"/>`);
   // A summary stands for the whole value; the preview's omissions describe a view the model does not see.
   if (outcome.summary === undefined && outcome.omissions.length > 0)
@@ -83,4 +85,35 @@ export function toModelContent(outcome: Outcome<unknown, unknown>): string {
   }
   lines.push(`</${RESULT_TAG}>`);
   return lines.join("\n");
+}
+
+/** One line per image or audio block: its media type and size, never its data. */
+function mediaLines(parts: readonly ContentPart[]): string[] {
+  const lines: string[] = [];
+  for (const part of parts) {
+    if (part.type === "image" || part.type === "audio") {
+      lines.push(`<media type="${attribute(part.mimeType)}" bytes="${part.bytes}"/>`);
+    }
+  }
+  return lines;
+}
+
+/** One part of a tool result for a model API: the delimited text, or a media block in the MCP content shape. */
+export type ModelPart = { type: "text"; text: string } | { type: "image" | "audio"; data: string; mimeType: string };
+
+/**
+ * An outcome as content parts for a model API that takes media (the AI SDK, OpenAI and Anthropic SDKs map this MCP
+ * shape directly): first {@link toModelContent}'s text, then each image or audio block admitted with the result,
+ * with its base64 data, in the order received. A failure is its text alone. The context budget counts the text part
+ * only: media were bounded by the contract's own rules (types, bytes, count) when they were received.
+ */
+export function toModelParts(outcome: Outcome<unknown, unknown>): ModelPart[] {
+  const parts: ModelPart[] = [{ type: "text", text: toModelContent(outcome) }];
+  if (!outcome.ok || outcome.parts === undefined) return parts;
+  for (const part of outcome.parts) {
+    if (part.type === "image" || part.type === "audio") {
+      parts.push({ type: part.type, data: part.data, mimeType: part.mimeType });
+    }
+  }
+  return parts;
 }

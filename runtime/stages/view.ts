@@ -24,9 +24,12 @@ export function continuationOf(data: unknown, pointer: string | undefined): stri
   return opaqueTokenProblem(token) === undefined ? token : undefined;
 }
 
-/** The success for a valid value: its view, what was left out, and its context use still to be measured. */
+/**
+ * The success for a valid value: its view, what was left out, the blocks admitted beside it, and its context use
+ * still to be measured.
+ */
 export function view<T, V, I>(admission: Admission<T, V, I>, data: T): Success<T, V> {
-  const { spec, flags } = admission;
+  const { spec, flags, parts } = admission;
   const budget = spec.context;
   const projection = spec.buildView(data);
   return {
@@ -39,5 +42,6 @@ export function view<T, V, I>(admission: Admission<T, V, I>, data: T): Success<T
     provenance: admission.provenance,
     contextUsed: { unit: budget.unit, value: 0, budget: budget.max },
     ...(flags.length > 0 ? { flags } : {}),
+    ...(parts !== undefined && parts.length > 0 ? { parts } : {}),
   };
 }

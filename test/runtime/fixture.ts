@@ -10,6 +10,8 @@ import {
   type GateEvent,
   type Outcome,
   project,
+  type ResultSpec,
+  type TextView,
   type ToolAdapter,
   type ToolSpec,
   toModelContent,
@@ -128,6 +130,45 @@ export function recordSpec(overrides: Partial<ToolSpec<RecordResult, unknown, Re
 /** An adapter over {@link recordSpec}. */
 export function recordTool(overrides: Partial<ToolSpec<RecordResult, unknown, RecordInput>> = {}) {
   return defineTool(recordSpec(overrides));
+}
+
+/** The rules of a text result as the generator writes them when the contract names none. */
+export const TEXT_RESULT: ResultSpec = {
+  kind: "text",
+  text: { maxLines: 100_000, headShare: 0.67 },
+  content: { maxBlocks: 16, text: { maxCount: 16 } },
+};
+
+/**
+ * A tool that answers in text (`result.kind: "text"`): no output schema, no validator; `data` is the text. The view
+ * is the gate's text view, so `buildView` must never be called. Defaults: 1 MiB ceiling, a 2,000-byte budget, drop.
+ */
+export function textSpec(overrides: Partial<ToolSpec<string, TextView>> = {}): ToolSpec<string, TextView> {
+  return {
+    name: "read_text",
+    contract: { version: "1", sha256: "d".repeat(64), file: "schemas/read_text.tool.json" },
+    view: { plan: { kind: "string", max: 2000, overflow: "excerpt" }, maxStringChars: 2000 },
+    buildView: () => {
+      throw new Error("a text result's view is the gate's");
+    },
+    limits: { maxBytes: 1024 * 1024, maxDepth: 1 },
+    context: { unit: "bytes", max: 2000 },
+    oversize: ["drop"],
+    recallLimit: 1,
+    summaryMax: 200,
+    spillPreview: 2,
+    retry: {},
+    fields: [],
+    exposeToolError: false,
+    mcp: {},
+    result: TEXT_RESULT,
+    ...overrides,
+  };
+}
+
+/** An adapter over {@link textSpec}. */
+export function textTool(overrides: Partial<ToolSpec<string, TextView>> = {}) {
+  return defineTool(textSpec(overrides));
 }
 
 /** A valid record, as JSON text. */

@@ -1,6 +1,12 @@
-/** An MCP `CallToolResult`: a tool error, structured content checked against its text block, or a text block. */
+/**
+ * An MCP `CallToolResult`: a tool error, or its content blocks read under the contract's rules and its primary
+ * value taken by the result kind (structured content, the JSON in the first text block, the text, or the blocks).
+ */
 import { canonicalJson, parseJsonText } from "../../json-text.js";
-import { utf8Length } from "../../text.js";
+import { hashTextNow } from "../../record/provenance.js";
+import type { ContentPart } from "../../types.js";
+import { resolveResult } from "../result-kind.js";
+import { type BlockProblem, readContentBlocks } from "./content-blocks.js";
 import { receiveParsedValue } from "./parsed-value.js";
 import { type NotReceived, type Received, type ReceiveLimits, refused } from "./received.js";
 import { receiveString } from "./string.js";
@@ -50,35 +56,80 @@ function textOf(content: readonly unknown[], maxUnits: number): BlockText {
   return { text: parts.join("\n"), over: false };
 }
 
-/** Whether an MCP result's text block carries the same JSON value as its structured content. */
-function textAgreesWithStructure(text: string, structuredJson: string, limits: ReceiveLimits): boolean {
+/**
+ * Whether a text block beside structured content says something else: only a text that parses as JSON (within the
+ * ceiling) and is not the same value does. Prose beside structured content is what servers are asked to send (a
+ * summary for clients that read no structure) and is not flagged; neither is a text over the ceiling, which the gate
+ * does not parse.
+ */
+function textContradicts(text: string, structuredJson: string, limits: ReceiveLimits): boolean {
   // Cheapest first: servers usually send `JSON.stringify` of the same value, sometimes indented; only text with
   // keys in another order needs the canonical (sorted) comparison.
-  if (text === structuredJson) return true;
-  if (utf8Length(text) > limits.maxBytes) return false;
+  if (text === structuredJson || text.length > limits.maxBytes) return false;
   const parsed = parseJsonText(text, limits.maxDepth);
   if (!parsed.ok) return false;
-  if (JSON.stringify(parsed.value) === structuredJson) return true;
+  if (JSON.stringify(parsed.value) === structuredJson) return false;
   try {
     return (
-      canonicalJson(parsed.value, limits.maxDepth + 1) ===
+      canonicalJson(parsed.value, limits.maxDepth + 1) !==
       canonicalJson(JSON.parse(structuredJson), limits.maxDepth + 1)
     );
   } catch {
-    return false;
+    return true;
   }
+}
+
+/** The refusal for a block problem: its code by what it means, the problem and the block's index in `detail`. */
+function blockRefusal(kind: Received["kind"], problem: BlockProblem, index: number): NotReceived {
+  const detail = { reason: problem, block: index };
+  if (problem === "lone_surrogate") return refused(kind, "invalid_encoding", "decode", 0, detail);
+  if (problem === "block_too_large") return refused(kind, "result_too_large", "receive", 0, detail);
+  return refused(kind, "schema_mismatch", "validate", 0, detail);
+}
+
+/** A tool error: its text blocks, read up to the receive ceiling, become the tool message (kept in diagnostics). */
+function toolError(content: readonly unknown[], limits: ReceiveLimits): NotReceived {
+  const { text, over } = textOf(content, limits.maxBytes);
+  const length = encoder.encode(text).byteLength;
+  const bytes = !over && length <= limits.maxBytes ? encoder.encode(text) : undefined;
+  return {
+    ...refused("mcp_error", "tool_error", "transport", length, { reason: "is_error", ...(over ? { over: true } : {}) }),
+    ...(bytes ? { bytes } : {}),
+    toolMessage: text,
+  };
+}
+
+/** The text parts and the others, each in the order received. */
+function splitParts(parts: readonly ContentPart[]): { texts: string[]; others: ContentPart[] } {
+  const texts: string[] = [];
+  const others: ContentPart[] = [];
+  for (const part of parts) {
+    if (part.type === "text") texts.push(part.text);
+    else others.push(part);
+  }
+  return { texts, others };
+}
+
+/** The received payload with the parts admitted beside it. */
+function withParts(received: Received | NotReceived, parts: ContentPart[]): Received | NotReceived {
+  if (received.ok) received.parts = parts;
+  return received;
 }
 
 /**
  * Reads an MCP `CallToolResult` (its `content` already read, once, and found an array).
  * - `isError: true` → `tool_error`; the text blocks, read up to the receive ceiling, become the tool message (the
  *   gate cleans and bounds it), kept in diagnostics only.
- * - With an output schema (`structured`): `structuredContent` is the result; absent, the call fails as
- *   `schema_mismatch` (the MCP spec requires structured results that conform to the declared schema). It is
- *   written as JSON text by the gate (see {@link receiveParsedValue}) and from then on goes through the same parse
- *   as any text payload, so `data` is a fresh JSON copy. A text block that is not the same JSON is flagged
- *   `mcp_text_mismatch` (reported, not a failure).
- * - Without one: the first text block is the JSON text of the result.
+ * - Otherwise every block is read under the contract's rules (`readContentBlocks`): a kind without a rule, too many
+ *   blocks, a media type off the list or malformed base64 is `schema_mismatch` (`detail.reason` the problem,
+ *   `detail.block` its index), a block over its byte bound `result_too_large`, a lone surrogate `invalid_encoding`.
+ * - `structured`: `structuredContent` is the result; absent, the call fails as `schema_mismatch` (the MCP spec
+ *   requires structured results that conform to the declared schema). It is written as JSON text by the gate (see
+ *   {@link receiveParsedValue}) and from then on goes through the same parse as any text payload, so `data` is a
+ *   fresh JSON copy. A text block that parses as JSON and is not the same value is flagged `mcp_text_mismatch`.
+ * - `json_text`: the first text block is the JSON text of the result; the other blocks are its parts.
+ * - `text`: the text blocks joined with `"\n"` are the result, under the receive ceiling; the others are its parts.
+ * - `content`: every admitted block is the result (`data`); the gate hashes its own JSON of them.
  */
 export function receiveCallToolResult(
   result: object,
@@ -86,36 +137,45 @@ export function receiveCallToolResult(
   limits: ReceiveLimits,
 ): Received | NotReceived {
   const { isError } = result as { isError?: unknown };
-  if (isError === true) {
-    const { text, over } = textOf(content, limits.maxBytes);
-    const length = utf8Length(text);
-    const bytes = !over && length <= limits.maxBytes ? encoder.encode(text) : undefined;
-    return {
-      ...refused("mcp_error", "tool_error", "transport", length, {
-        reason: "is_error",
-        ...(over ? { over: true } : {}),
-      }),
-      ...(bytes ? { bytes } : {}),
-      toolMessage: text,
-    };
-  }
-  if (limits.structured) {
-    const structured =
-      "structuredContent" in result ? (result as { structuredContent?: unknown }).structuredContent : undefined;
-    if (structured === undefined) {
-      return refused("mcp_structured", "schema_mismatch", "validate", 0, { reason: "no_structured_content" });
+  if (isError === true) return toolError(content, limits);
+  const { kind, content: rules } = limits.result ?? resolveResult({ mcp: { structured: limits.structured } });
+  const rawKind = kind === "structured" ? "mcp_structured" : kind === "content" ? "mcp_content" : "mcp_text";
+  const blocks = readContentBlocks(content, rules);
+  if (!blocks.ok) return blockRefusal(rawKind, blocks.problem, blocks.index);
+  const { parts } = blocks;
+  switch (kind) {
+    case "structured": {
+      const structured =
+        "structuredContent" in result ? (result as { structuredContent?: unknown }).structuredContent : undefined;
+      if (structured === undefined) {
+        return refused(rawKind, "schema_mismatch", "validate", 0, { reason: "no_structured_content" });
+      }
+      const serialised = receiveParsedValue(rawKind, structured, limits);
+      if (!serialised.ok) return serialised;
+      for (const part of parts) {
+        if (part.type === "text" && textContradicts(part.text, serialised.text, limits)) {
+          serialised.flags.push("mcp_text_mismatch");
+          break;
+        }
+      }
+      return withParts(serialised, parts);
     }
-    const serialised = receiveParsedValue("mcp_structured", structured, limits);
-    if (!serialised.ok) return serialised;
-    const { text, over } = textOf(content, limits.maxBytes);
-    if (text !== "" && (over || !textAgreesWithStructure(text, serialised.text, limits))) {
-      serialised.flags.push("mcp_text_mismatch");
+    case "json_text": {
+      const first = parts.findIndex((part) => part.type === "text");
+      const primary = parts[first];
+      if (primary?.type !== "text") return refused(rawKind, "invalid_json", "parse", 0, { reason: "no_text_content" });
+      return withParts(
+        receiveString(rawKind, primary.text, limits.maxBytes),
+        parts.filter((_, index) => index !== first),
+      );
     }
-    return serialised;
+    case "text": {
+      const { texts, others } = splitParts(parts);
+      return withParts(receiveString(rawKind, texts.join("\n"), limits.maxBytes), others);
+    }
+    case "content": {
+      const json = JSON.stringify(parts);
+      return { ok: true, kind: rawKind, text: json, hashed: hashTextNow(json), flags: [], parts };
+    }
   }
-  for (let i = 0; i < content.length; i++) {
-    const text = blockText(content[i]);
-    if (text !== undefined) return receiveString("mcp_text", text, limits.maxBytes);
-  }
-  return refused("mcp_text", "invalid_json", "parse", 0, { reason: "no_text_content" });
 }

@@ -9,6 +9,7 @@ import { isParsedResult, receiveParsedValue } from "./parsed-value.js";
 import type { NotReceived, Received, ReceiveLimits } from "./received.js";
 import { refused } from "./received.js";
 import { isResponse, receiveResponse } from "./response.js";
+import { receiveString } from "./string.js";
 import type { Waiting } from "./waiting.js";
 
 /**
@@ -34,9 +35,17 @@ function readBytes(raw: object, limits: ReceiveLimits): Received | NotReceived |
   return { ok: true, kind: "bytes", bytes, flags: [] };
 }
 
-/** A `parsedResult(value)` from an in-process tool. */
-const readParsed: RawReader = (raw, limits) =>
-  isParsedResult(raw) ? receiveParsedValue("parsed", raw.value, limits) : undefined;
+/**
+ * A `parsedResult(value)` from an in-process tool. Under a `text` contract the value is the text itself, so it must
+ * be a string (`schema_mismatch`, `not_text`, else).
+ */
+const readParsed: RawReader = (raw, limits) => {
+  if (!isParsedResult(raw)) return undefined;
+  const { value } = raw;
+  if (limits.result?.kind !== "text") return receiveParsedValue("parsed", value, limits);
+  if (typeof value === "string") return receiveString("parsed", value, limits.maxBytes);
+  return refused("parsed", "schema_mismatch", "validate", 0, { reason: "not_text" });
+};
 
 /** A fetch `Response`. */
 const readResponse: RawReader = (raw, limits, waiting) =>

@@ -75,7 +75,12 @@ async function receiveRaw(
     const failure = transportFailureOf(raw);
     if (failure === undefined)
       return refused("unsupported", "transport_error", "transport", 0, { reason: "unsupported_raw" });
-    return { ...refused("transport_failure", failure.kind, "transport", 0), callerMessage: failure.message };
+    const detail: Record<string, string> = failure.reason === undefined ? {} : { reason: failure.reason };
+    return {
+      ...refused("transport_failure", failure.kind, "transport", 0, detail),
+      callerMessage: failure.message,
+      ...(failure.retryable === undefined ? {} : { retryable: failure.retryable }),
+    };
   }
   if (raw instanceof Error)
     return refused("transport_failure", codeForThrown(raw), "transport", 0, { reason: "thrown" });

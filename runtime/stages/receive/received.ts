@@ -3,7 +3,8 @@
  * and the bounds every receive works within.
  */
 import type { HashedText } from "../../record/provenance.js";
-import type { FailureCode, GateFlag, GateStage } from "../../types.js";
+import type { ContentPart, FailureCode, GateFlag, GateStage } from "../../types.js";
+import type { ResolvedResult } from "../result-kind.js";
 
 /** What the transport delivered, as far as the gate can tell. Used in events and diagnostics. */
 export type RawKind =
@@ -15,6 +16,7 @@ export type RawKind =
   | "iterable"
   | "mcp_text"
   | "mcp_structured"
+  | "mcp_content"
   | "mcp_error"
   | "transport_failure"
   | "unsupported";
@@ -27,6 +29,11 @@ interface ReceivedPayload {
   ok: true;
   kind: RawKind;
   flags: GateFlag[];
+  /**
+   * An MCP result's content blocks admitted under the contract's rules, other than the primary value (for kind
+   * `content`, every admitted block); absent for what was not an MCP result.
+   */
+  parts?: ContentPart[] | undefined;
 }
 
 /** A payload that arrived as bytes (or chunks of them): still to be decoded as strict UTF-8. */
@@ -63,14 +70,21 @@ export interface NotReceived {
   callerMessage?: string;
   /** A tool error's text, read up to the receive ceiling, not yet cleaned (the gate cleans what it keeps). */
   toolMessage?: string;
+  /** Whether the same call may succeed when repeated, when the transport failure said (else the code's default). */
+  retryable?: boolean;
 }
 
 /** What {@link receive} needs from the contract. */
 export interface ReceiveLimits {
   maxBytes: number;
   maxDepth: number;
-  /** Read MCP `structuredContent` (the contract declares an output schema) rather than the first text block. */
-  structured: boolean;
+  /** The result kind and its block rules: how an MCP `CallToolResult` is read. */
+  result?: ResolvedResult | undefined;
+  /**
+   * The older form of `result`, read only when it is absent: MCP `structuredContent` (`true`) or the first text block
+   * as JSON.
+   */
+  structured?: boolean | undefined;
   /**
    * Stops waiting for the transport: a pending promise or read is abandoned and the stream cancelled. Its reason
    * decides the code (`TimeoutError`, as from `AbortSignal.timeout(ms)`, is `timeout`; anything else

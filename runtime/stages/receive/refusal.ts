@@ -32,5 +32,5 @@ export async function refusalOutcome<T, V, I>(admission: Admission<T, V, I>, rec
     if (spec.exposeToolError) outcome.modelMessage = toolMessage;
     return outcome;
   }
-  return admission.fail(received.code, diagnostics, facts, received.callerMessage);
+  return admission.fail(received.code, diagnostics, facts, received.callerMessage, received.retryable);
 }

@@ -1,0 +1,72 @@
+/**
+ * What each result kind runs between decode and the semantic stage, and for its view: the one place the gate's flow
+ * branches on the kind (`admitPayload` calls `KIND_STAGES[kind]`).
+ *
+ * | kind | primary | view |
+ * | --- | --- | --- |
+ * | `structured`, `json_text` | parse (depth, safe integers), then the output schema's validator on the whole value | the plan's projection |
+ * | `text` | the text itself, bounded by `result.text.maxLines` (`result_too_large`, `too_many_lines`) | the text view |
+ * | `content` | the admitted blocks (`schema_mismatch`, `no_content_blocks`, when the payload had none) | the text view |
+ */
+import type { Admission } from "../gate/admission.js";
+import type { Failure, ResultKind, Success } from "../types.js";
+import { countLines } from "./line-excerpt.js";
+import { parse } from "./parse.js";
+import { textView } from "./text-view.js";
+import { validate } from "./validate.js";
+import { view } from "./view.js";
+
+/** The primary value of a payload, ready for the semantic stage. */
+export interface Primary {
+  ok: true;
+  value: unknown;
+}
+
+/** A kind's stages. */
+export interface KindStages {
+  /** The payload's primary value from its decoded text, or the failure that ends the admit. */
+  primary<T, V, I>(admission: Admission<T, V, I>, text: string): Primary | Failure;
+  /** The success the model would read, before it is measured. */
+  view<T, V, I>(admission: Admission<T, V, I>, data: T): Success<T, V> | Promise<Success<T, V>>;
+}
+
+/** JSON: parsed, then validated whole, before any view or shortening. */
+function jsonPrimary<T, V, I>(admission: Admission<T, V, I>, text: string): Primary | Failure {
+  const parsed = parse(admission, text);
+  if (!parsed.ok) return parsed;
+  const invalid = validate(admission, parsed.value);
+  return invalid ?? parsed;
+}
+
+/** Text: the result is the text, within its line bound; it is not JSON, so nothing parses or validates it. */
+function textPrimary<T, V, I>(admission: Admission<T, V, I>, text: string): Primary | Failure {
+  const { maxLines } = admission.result.text;
+  const lines = countLines(text, maxLines);
+  if (lines <= maxLines) return { ok: true, value: text };
+  return admission.fail(
+    "result_too_large",
+    { stage: "receive", sizes: admission.sizes, detail: { reason: "too_many_lines", maxLines } },
+    { stage: "receive", rawKind: admission.rawKind, flags: admission.flags },
+  );
+}
+
+/** Content: the admitted blocks are the result; a payload that was no MCP result has none. */
+function contentPrimary<T, V, I>(admission: Admission<T, V, I>): Primary | Failure {
+  const { parts } = admission;
+  if (parts !== undefined) return { ok: true, value: parts };
+  return admission.fail(
+    "schema_mismatch",
+    { stage: "validate", sizes: admission.sizes, detail: { reason: "no_content_blocks" } },
+    { stage: "validate", rawKind: admission.rawKind, flags: admission.flags },
+  );
+}
+
+const JSON_STAGES: KindStages = { primary: jsonPrimary, view };
+
+/** Every kind's stages. */
+export const KIND_STAGES: Readonly<Record<ResultKind, KindStages>> = {
+  structured: JSON_STAGES,
+  json_text: JSON_STAGES,
+  text: { primary: textPrimary, view: textView },
+  content: { primary: contentPrimary, view: textView },
+};

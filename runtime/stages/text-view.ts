@@ -1,0 +1,161 @@
+/**
+ * Stage `view` for results of kind `text` and `content`: the cleaned text as whole lines from its head and tail
+ * (`lineExcerpt`) with one marked gap, the media that came with it described (never their data), and its links with
+ * their URIs cleaned and bounded, all within the context budget measured on what the model reads.
+ *
+ * In bytes the excerpt's bound is exact: the rendered outcome is measured once with an empty text and the widest gap
+ * and omissions it can hold, and the text gets what is left. In tokens the bound is found by measuring: excerpt,
+ * render, count, shrink by what the count says, at most {@link TOKEN_ROUNDS} rounds; a view still over budget then
+ * goes to the contract's policy chain like any other.
+ */
+import type { Admission } from "../gate/admission.js";
+import { boundText, cleanText, leadingCodePoints, utf8Length } from "../text.js";
+import type { ContentPart, Omission, Success, TextView } from "../types.js";
+import { countLines, type LineExcerpt, lineExcerpt } from "./line-excerpt.js";
+import { measureText } from "./measure.js";
+import { toModelContent } from "./model-content.js";
+
+/** Longest link URI shown, in code points. */
+export const MAX_LINK_URI_CHARS = 2048;
+/** Longest link name shown, in code points. */
+export const MAX_LINK_NAME_CHARS = 256;
+/** Schemes that run code or embed content where a link is followed: shown by name only. */
+const HIDDEN_SCHEMES: ReadonlySet<string> = new Set(["javascript", "vbscript", "data"]);
+/** Measure-and-shrink rounds for a token budget. */
+export const TOKEN_ROUNDS = 4;
+
+/**
+ * The scheme a reader would take from a URI: looked for after what browsers drop (leading controls and spaces, tabs
+ * and line breaks anywhere) and in compatibility form, so `\tJava\nScript:` and fullwidth letters are found too.
+ */
+function schemeOf(cleaned: string): string | undefined {
+  const probe = leadingCodePoints(cleaned, 64)
+    .normalize("NFKC")
+    .replace(/[\t\n\r]/g, "")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: leading controls are what a URL parser drops.
+    .replace(/^[\u0000-\u0020]+/, "");
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(probe);
+  return match === null ? undefined : (match[1] as string).toLowerCase();
+}
+
+/**
+ * A link's URI as the model reads it: cleaned (controls and invisible characters removed) and bounded to
+ * {@link MAX_LINK_URI_CHARS} code points; one whose scheme runs code or embeds content (`javascript:`, `vbscript:`,
+ * `data:`) is `"<scheme>: (not shown)"`. `data` keeps the URI as the tool sent it.
+ */
+export function viewUri(uri: string): string {
+  const cleaned = cleanText(uri);
+  const scheme = schemeOf(cleaned);
+  if (scheme !== undefined && HIDDEN_SCHEMES.has(scheme)) return `${scheme}: (not shown)`;
+  return boundText(cleaned, MAX_LINK_URI_CHARS).text;
+}
+
+/** What a text view shows of the blocks beside the text: media by type and size, links cleaned. */
+function described(parts: readonly ContentPart[]): Pick<TextView, "media" | "links"> {
+  const media: TextView["media"] = [];
+  const links: TextView["links"] = [];
+  for (const part of parts) {
+    if (part.type === "image" || part.type === "audio") {
+      media.push({ type: part.type, mimeType: part.mimeType, bytes: part.bytes });
+    } else if (part.type === "resource_link") {
+      links.push({ uri: viewUri(part.uri), name: boundText(part.name, MAX_LINK_NAME_CHARS).text });
+    } else if (part.type === "resource") {
+      links.push({ uri: viewUri(part.uri), name: "" });
+    }
+  }
+  return { media, links };
+}
+
+/** The text a view is made of: the result itself for `text`, the text blocks joined for `content`. */
+function textOf(kind: string, data: unknown): string {
+  if (kind === "text") return data as string;
+  const texts: string[] = [];
+  for (const part of data as ContentPart[]) if (part.type === "text") texts.push(part.text);
+  return texts.join("\n");
+}
+
+/** The success for one excerpt: the view, what it left out, and its context use still to be measured. */
+function successOf<T, V, I>(
+  admission: Admission<T, V, I>,
+  data: T,
+  excerpt: LineExcerpt,
+  beside: Pick<TextView, "media" | "links">,
+): Success<T, V> {
+  const { spec, flags, parts } = admission;
+  const omissions: Omission[] = [];
+  if (excerpt.gap !== undefined) {
+    omissions.push({ path: "", kind: "lines", count: excerpt.gap.to - excerpt.gap.from + 1 });
+  }
+  if (excerpt.cutFirstLine !== undefined) omissions.push({ path: "", kind: "excerpt", count: excerpt.cutFirstLine });
+  const view: TextView = {
+    text: excerpt.text,
+    lines: excerpt.lines,
+    ...(excerpt.gap === undefined ? {} : { gap: excerpt.gap }),
+    ...beside,
+  };
+  return {
+    ok: true,
+    data,
+    view: view as V,
+    complete: omissions.length === 0,
+    omissions,
+    provenance: admission.provenance,
+    contextUsed: { unit: spec.context.unit, value: 0, budget: spec.context.max },
+    ...(flags.length > 0 ? { flags } : {}),
+    ...(parts !== undefined && parts.length > 0 ? { parts } : {}),
+  };
+}
+
+/**
+ * The bytes the rendered outcome costs besides its text, at most: rendered with an empty text, the widest gap and
+ * both omissions the text could need.
+ */
+function overheadBytes<T, V, I>(
+  admission: Admission<T, V, I>,
+  data: T,
+  lines: number,
+  units: number,
+  beside: Pick<TextView, "media" | "links">,
+): number {
+  const widest: LineExcerpt = { text: "", lines, gap: { from: lines, to: lines }, cutFirstLine: units };
+  const probe = successOf(admission, data, widest, beside);
+  probe.omissions = [
+    { path: "", kind: "lines", count: lines },
+    { path: "", kind: "excerpt", count: units },
+  ];
+  return utf8Length(toModelContent(probe as Success<unknown, unknown>));
+}
+
+/** The text view of a `text` or `content` result, fitted to the context budget (see the module comment). */
+export async function textView<T, V, I>(admission: Admission<T, V, I>, data: T): Promise<Success<T, V>> {
+  const { spec, result } = admission;
+  const budget = spec.context;
+  const window = { headShare: result.text.headShare };
+  const cleaned = cleanText(textOf(result.kind, data));
+  const beside = described(admission.parts ?? []);
+  const lines = countLines(cleaned);
+  const excerptWithin = (bytes: number): LineExcerpt => {
+    const excerpt = lineExcerpt(cleaned, Math.max(0, bytes), window);
+    return { ...excerpt, lines };
+  };
+  const overhead = overheadBytes(admission, data, lines, cleaned.length, beside);
+  if (budget.unit === "bytes") return successOf(admission, data, excerptWithin(budget.max - overhead), beside);
+
+  // Tokens: start from the whole text, then shrink the byte bound by how far over each round's count was.
+  // Every token is at least one byte, and prose runs about four bytes a token: a first bound of four bytes per token
+  // of budget fits most texts in one round and leaves the rounds for dense ones.
+  let room = Math.min(utf8Length(cleaned) + overhead, budget.max * 4);
+  let candidate = successOf(admission, data, excerptWithin(room - overhead), beside);
+  for (let round = 0; round < TOKEN_ROUNDS; round++) {
+    const limit = budget.max * 4;
+    const measured = await measureText(toModelContent(candidate as Success<unknown, unknown>), budget, limit);
+    if (measured.value <= budget.max) return candidate;
+    // Over by a known factor when the count went no further than four budgets; else by at least four.
+    const factor = measured.within ? budget.max / measured.value : 1 / 4;
+    const next = Math.floor(room * factor * 0.95);
+    if (next >= room) break;
+    room = next;
+    candidate = successOf(admission, data, excerptWithin(room - overhead), beside);
+  }
+  return candidate;
+}
