@@ -13,6 +13,7 @@ import type { ResolveOptions } from "./contract/resolve.js";
 import { type EmittedFiles, emitCatalog, emitTool } from "./emit/index.js";
 import { inputsRead } from "./lock/record.js";
 import { modelTool, nameScopes, type ToolModel } from "./model/index.js";
+import { NO_SCHEMA_BOUNDS } from "./model/result-kind.js";
 import { toolgateVersion } from "./package.js";
 
 /** What `generate` needs to know. */
@@ -80,7 +81,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     try {
       const ready = unwrap(await (prepared[i] as Promise<Settled<PreparedContract>>));
       const { result, settings } = ready;
-      const bounds = checkBounds(result.bundled, { dialect: result.dialect, formats: settings.formats });
+      // A text or content result has no schema to bound: its ceiling is declared (see model/result-kind.ts).
+      const bounds =
+        result === undefined
+          ? NO_SCHEMA_BOUNDS
+          : checkBounds(result.bundled, { dialect: result.dialect, formats: settings.formats });
       const summary: ToolSummary = {
         tool: contract.name,
         file: contract.file,
@@ -113,7 +118,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const read = inputsRead(
     tools.flatMap((tool) => [
       [tool.contract.path, tool.contract.readSha256] as const,
-      ...Object.entries(tool.result.files ?? {}),
+      ...Object.entries(tool.result?.files ?? {}),
       ...Object.entries(tool.input?.files ?? {}),
     ]),
   );
@@ -135,7 +140,7 @@ async function prepareSafe(contract: LoadedContract, options: ResolveOptions): P
   const { result, input } = prepared;
   const unsafe = await checkSchemaSafety({
     file: contract.file,
-    schemas: input ? [result, input] : [result],
+    schemas: [result, input].filter((schema) => schema !== undefined),
     formats: contract.settings.formats,
   });
   if (unsafe.length > 0) throw new ContractErrors(unsafe);

@@ -7,6 +7,7 @@ import { type Code, ident, jsdoc, type Literal, literalBlock, own, ts } from "./
 
 /** The tool's spec as data: everything but the functions, which are imported from the sibling modules. */
 function specData(tool: ToolModel): Record<string, Literal> {
+  const structured = tool.resultKind.kind === "structured";
   return {
     name: tool.name,
     contract: { version: tool.version, sha256: tool.contract.sha256, file: tool.contract.relativePath },
@@ -22,9 +23,22 @@ function specData(tool: ToolModel): Record<string, Literal> {
     fields: tool.fields.map((field) => ({ ...field })),
     exposeToolError: tool.exposeToolError,
     toolErrorMaxChars: tool.toolErrorChars,
+    // How the tool answers; `mcp.structured` is its older form, kept for runtimes that read no `result`.
+    result: resultData(tool),
     // The server's own name only where it is not the tool's: output for every other contract stays as it was.
-    mcp: tool.serverName === undefined ? { structured: true } : { name: tool.serverName, structured: true },
+    mcp: tool.serverName === undefined ? { structured } : { name: tool.serverName, structured },
   };
+}
+
+/** The spec's `result` entry (the runtime's `ResultSpec`): the kind, the text bounds, the content rules. */
+function resultData(tool: ToolModel): Literal {
+  const { kind, text, content } = tool.resultKind;
+  const rules: Record<string, Literal> = { maxBlocks: content.maxBlocks };
+  for (const key of ["text", "image", "audio", "resourceLink", "resource"] as const) {
+    const rule = content[key];
+    if (rule !== undefined) rules[key] = { ...rule };
+  }
+  return text === undefined ? { kind, content: rules } : { kind, text: { ...text }, content: rules };
 }
 
 /** The spec's `view` entry: its settings, and the plan that view.ts declares. */
@@ -37,9 +51,13 @@ function viewEntry(tool: ToolModel): Code {
 export function adapterModule(tool: ToolModel): Code {
   const { names } = tool;
   const data = specData(tool);
+  const hasResult = tool.result !== undefined;
   const inputType = names.input === undefined ? own("never") : ident(names.input);
   const typeImports = [names.result, ...(names.input === undefined ? [] : [names.input])].sort();
-  const validators = names.input === undefined ? own("validateResult") : own("validateInput, validateResult");
+  // A text or content result has no validator (and, without an input schema, no validate module).
+  const imported = [...(names.input === undefined ? [] : ["validateInput"]), ...(hasResult ? ["validateResult"] : [])];
+  const validators =
+    imported.length === 0 ? own("") : ts`import { ${own(imported.join(", "))} } from "./validate.js";\n`;
   // The view plan is declared once, in view.ts; the spec refers to it.
   const entries = Object.keys(data)
     .sort()
@@ -48,13 +66,11 @@ export function adapterModule(tool: ToolModel): Code {
     );
   return ts`import { defineTool } from "@toolgate/runtime";
 import type { ${own(typeImports.join(", "))} } from "./types.js";
-import { ${validators} } from "./validate.js";
-import { buildView, type ${ident(names.view)}, viewPlan } from "./view.js";
+${validators}import { buildView, type ${ident(names.view)}, viewPlan } from "./view.js";
 
 ${jsdoc(tool.contract.description)}export const ${ident(names.adapter)} = defineTool<${ident(names.result)}, ${ident(names.view)}, ${inputType}>({
 ${own(entries.map((e) => e.text).join("\n"))}
-  buildView,
-  validateResult,${own(names.input === undefined ? "" : "\n  validateInput,")}
+  buildView,${own(hasResult ? "\n  validateResult," : "")}${own(names.input === undefined ? "" : "\n  validateInput,")}
 });
 `;
 }

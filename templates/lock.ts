@@ -20,10 +20,13 @@ export function lockFile(tools: readonly ToolModel[], version: string, source: s
       sha256: tool.contract.sha256,
       version: tool.version,
       // The schemas as resolved: a change in a file they reference changes these, not the contract's own hash.
+      // `output` is the schema the gate enforces (refined); `advertised` the one as written, when they differ.
       schemas: {
-        output: schemaHash(tool.result.bundled),
+        output: tool.result === undefined ? null : schemaHash(tool.result.bundled),
+        ...(tool.advertised === undefined ? {} : { advertised: schemaHash(tool.advertised.bundled) }),
         input: tool.input === undefined ? null : schemaHash(tool.input.bundled),
       },
+      result: tool.resultKind,
       formats: tool.formats,
       view: {
         omit: tool.contract.settings.view?.omit ?? [],
@@ -32,7 +35,7 @@ export function lockFile(tools: readonly ToolModel[], version: string, source: s
         maxStringChars: tool.view.maxStringChars,
         continuation: tool.view.continuation ?? null,
       },
-      dialect: tool.result.dialect,
+      dialect: tool.result?.dialect ?? null,
       inputDialect: tool.input?.dialect ?? null,
       bounds: {
         maxBytes: tool.bounds.maxBytes,

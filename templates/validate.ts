@@ -10,10 +10,14 @@
 import type { ToolModel } from "../generator/model/index.js";
 import { type Code, ident, join, jsdoc, own, quote, ts } from "./code.js";
 
-/** The `validate.d.ts` module of one tool: each validator is a type guard for its type. */
+/**
+ * The `validate.d.ts` module of one tool: each validator is a type guard for its type. A text or content result has
+ * no output schema, so no result validator.
+ */
 export function validateDeclarations(tool: ToolModel): Code {
   const { names } = tool;
-  const types = [names.result, ...(names.input === undefined ? [] : [names.input])].sort();
+  const hasResult = tool.result !== undefined;
+  const types = [...(hasResult ? [names.result] : []), ...(names.input === undefined ? [] : [names.input])].sort();
   const input =
     names.input === undefined
       ? own("")
@@ -21,12 +25,15 @@ export function validateDeclarations(tool: ToolModel): Code {
 /** Check a call's arguments against the input schema. */
 export declare const validateInput: ValidateFunction<${ident(names.input)}>;
 `;
-  return ts`import type { ValidateFunction } from "@toolgate/runtime";
-import type { ${own(types.join(", "))} } from "./types.js";
-
+  const result = hasResult
+    ? ts`
 /** Check a result against the output schema, as a whole. */
 export declare const validateResult: ValidateFunction<${ident(names.result)}>;
-${input}`;
+`
+    : own("");
+  return ts`import type { ValidateFunction } from "@toolgate/runtime";
+import type { ${own(types.join(", "))} } from "./types.js";
+${result}${input}`;
 }
 
 /**
@@ -34,15 +41,25 @@ ${input}`;
  * body of its input validator (exported as `validateInput`) where it has one.
  */
 export function validateModule(tool: ToolModel, inputModule: string | undefined): string {
-  const reexport = ts`export { ${ident(tool.names.resultValidator)} as validateResult } from "../validators.js";\n`;
-  return inputModule === undefined ? String(reexport) : `${String(reexport)}${inputModule.trimEnd()}\n`;
+  const reexport =
+    tool.result === undefined
+      ? ""
+      : String(ts`export { ${ident(tool.names.resultValidator)} as validateResult } from "../validators.js";\n`);
+  return inputModule === undefined ? reexport : `${reexport}${inputModule.trimEnd()}\n`;
 }
 
-/** Tools that share one output schema share one entry; the first in name order answers for it. */
-function byOutputSchema(tools: readonly ToolModel[]): Array<[string, ToolModel]> {
-  const byHash = new Map<string, ToolModel>();
+/**
+ * The MCP client's validators by the hash of the output schema as written (as the server advertises it): each tool's
+ * result validator, or, where `x-toolgate.refine` narrowed the schema, the validator of the advertised schema.
+ * Tools that share one output schema share one entry; the first in name order answers for it. A text or content
+ * result has no schema and no entry.
+ */
+function byOutputSchema(tools: readonly ToolModel[]): Array<[string, { tool: ToolModel; validator: string }]> {
+  const byHash = new Map<string, { tool: ToolModel; validator: string }>();
   for (const tool of tools) {
-    if (!byHash.has(tool.contract.outputSchemaSha256)) byHash.set(tool.contract.outputSchemaSha256, tool);
+    const hash = tool.contract.outputSchemaSha256;
+    if (hash === undefined || tool.result === undefined || byHash.has(hash)) continue;
+    byHash.set(hash, { tool, validator: tool.names.advertisedValidator ?? tool.names.resultValidator });
   }
   return [...byHash].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -57,9 +74,7 @@ const OUTPUT_VALIDATORS_DOC = `/**
  * `resultValidator` name, as the validator stage assembled it), then `outputValidators`.
  */
 export function catalogValidatorsModule(tools: readonly ToolModel[], resultValidators: string): string {
-  const entries = byOutputSchema(tools).map(
-    ([hash, tool]) => ts`  ${quote(hash)}: ${ident(tool.names.resultValidator)},`,
-  );
+  const entries = byOutputSchema(tools).map(([hash, entry]) => ts`  ${quote(hash)}: ${ident(entry.validator)},`);
   return `${resultValidators.trimEnd()}\n\n${String(ts`${own(OUTPUT_VALIDATORS_DOC)}
 export const outputValidators = Object.freeze({
 ${join(entries)}
@@ -68,16 +83,22 @@ ${join(entries)}
 }
 
 /** The catalog's `validators.d.ts`: each result validator a type guard for its tool's result type. */
-export function catalogValidatorsDeclarations(tools: readonly ToolModel[]): Code {
+export function catalogValidatorsDeclarations(all: readonly ToolModel[]): Code {
+  const tools = all.filter((tool) => tool.result !== undefined);
   const imports = tools.map(
     (tool) => ts`import type { ${ident(tool.names.result)} } from ${quote(`./${tool.folder}/types.js`)};`,
   );
-  const validators = tools.map(
-    (tool) =>
-      ts`${jsdoc(`Check a result of ${tool.name} against its output schema, as a whole.`)}export declare const ${ident(tool.names.resultValidator)}: ValidateFunction<${ident(tool.names.result)}>;`,
-  );
-  const entries = byOutputSchema(tools).map(
-    ([hash, tool]) => ts`  readonly ${quote(hash)}: ValidateFunction<${ident(tool.names.result)}>;`,
+  const validators = tools.flatMap((tool) => {
+    const { names } = tool;
+    const refined = ts`${jsdoc(`Check a result of ${tool.name} against its output schema, as a whole.`)}export declare const ${ident(names.resultValidator)}: ValidateFunction<${ident(names.result)}>;`;
+    if (names.advertisedValidator === undefined) return [refined];
+    const advertised = ts`${jsdoc(`Check a result of ${tool.name} against its output schema as the server advertises it, without the contract's refinements (for the MCP client; the gate runs the refined one).`)}export declare const ${ident(names.advertisedValidator)}: ValidateFunction<unknown>;`;
+    return [refined, advertised];
+  });
+  const entries = byOutputSchema(tools).map(([hash, { tool }]) =>
+    tool.names.advertisedValidator === undefined
+      ? ts`  readonly ${quote(hash)}: ValidateFunction<${ident(tool.names.result)}>;`
+      : ts`  readonly ${quote(hash)}: ValidateFunction<unknown>;`,
   );
   return ts`import type { ValidateFunction } from "@toolgate/runtime";
 ${join(imports)}

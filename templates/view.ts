@@ -54,8 +54,46 @@ function prototypeMemberPlan(key: string, value: unknown): Code | undefined {
     : undefined;
 }
 
+/**
+ * The `view.ts` module of a text or content result: the runtime's `TextView` as the view type. The gate builds that
+ * view in its own view stage (whole lines from the head and tail within the context budget, the gap marked, media
+ * and links described) and never calls `buildView`, which the spec still declares: called directly, with no budget
+ * to fit, it shows nothing and says what it left out.
+ */
+function textViewModule(tool: ToolModel): Code {
+  const { names } = tool;
+  const plan = runtimePlan(tool.view.plan);
+  const content = tool.resultKind.kind === "content";
+  const omission = content
+    ? own(`{ path: "", kind: "items", count: data.length }`)
+    : own(`{ path: "", kind: "omitted", count: data.length }`);
+  return ts`import type { Projection, TextView, ViewPlan } from "@toolgate/runtime";
+import type { ${ident(names.result)} } from "./types.js";
+
+/** What the model may see of a ${own(content ? "content" : "text")} result: whole lines within the context budget, media and links described. */
+export type ${ident(names.view)} = TextView;
+
+/** A result without a schema has no fields to plan: the gate's text view shows it. */
+export const viewPlan: ViewPlan = ${literalBlock(plan as never, "")};
+
+/**
+ * The gate makes this result's view itself, within the context budget (read \`outcome.view\`), and never calls this
+ * function: called directly, it shows nothing of the result and says what it left out.
+ */
+export function buildView(data: ${ident(names.result)}): Projection<${ident(names.view)}> {
+  const empty = data.length === 0;
+  return {
+    view: { text: "", lines: 0, media: [], links: [] },
+    complete: empty,
+    omissions: empty ? [] : [${omission}],
+  };
+}
+`;
+}
+
 /** The `view.ts` module of one tool. */
 export function viewModule(tool: ToolModel): Code {
+  if (tool.result === undefined) return textViewModule(tool);
   const { names } = tool;
   const plan = runtimePlan(tool.view.plan);
   return ts`import { project, type Projection, type ViewPlan } from "@toolgate/runtime";

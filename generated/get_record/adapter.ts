@@ -47,6 +47,18 @@ export const getRecord = defineTool<GetRecordResult, GetRecordView, GetRecordInp
     "drop",
   ],
   recallLimit: 1,
+  result: {
+    content: {
+      maxBlocks: 16,
+      resourceLink: {
+        maxCount: 32,
+      },
+      text: {
+        maxCount: 16,
+      },
+    },
+    kind: "structured",
+  },
   retry: {},
   spillPreview: 3,
   summaryMax: 150,

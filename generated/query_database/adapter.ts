@@ -31,6 +31,18 @@ export const queryDatabase = defineTool<QueryDatabaseResult, QueryDatabaseView, 
     "drop",
   ],
   recallLimit: 1,
+  result: {
+    content: {
+      maxBlocks: 16,
+      resourceLink: {
+        maxCount: 32,
+      },
+      text: {
+        maxCount: 16,
+      },
+    },
+    kind: "structured",
+  },
   retry: {
     timeout: true,
   },

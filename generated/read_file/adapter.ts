@@ -38,6 +38,18 @@ export const readFile = defineTool<ReadFileResult, ReadFileView, ReadFileInput>(
     "drop",
   ],
   recallLimit: 1,
+  result: {
+    content: {
+      maxBlocks: 16,
+      resourceLink: {
+        maxCount: 32,
+      },
+      text: {
+        maxCount: 16,
+      },
+    },
+    kind: "structured",
+  },
   retry: {},
   spillPreview: 3,
   summaryMax: 375,

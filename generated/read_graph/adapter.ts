@@ -38,6 +38,18 @@ export const readGraph = defineTool<ReadGraphResult, ReadGraphView, ReadGraphInp
     "drop",
   ],
   recallLimit: 1,
+  result: {
+    content: {
+      maxBlocks: 16,
+      resourceLink: {
+        maxCount: 32,
+      },
+      text: {
+        maxCount: 16,
+      },
+    },
+    kind: "structured",
+  },
   retry: {},
   spillPreview: 5,
   summaryMax: 750,

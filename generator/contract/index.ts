@@ -2,7 +2,7 @@
  * The front door for contracts: every command reads a contract the same way. `generate` (the pipeline), `diff`
  * (its snapshots) and `import` (a server's definitions, before they are written) all go through here:
  *
- *   load (`load.ts`: parse, shape, `x-toolgate`) → dialect → dialect misuse → resolve → defaults applied
+ *   load (`load.ts`: parse, shape, `x-toolgate`) → dialect → dialect misuse → resolve → defaults applied → refine
  *
  * What each command does next (the safety check and the model for `generate`, the view plan for `diff`, the size
  * bound for `import`) is its own.
@@ -10,15 +10,25 @@
 
 import type { JsonSchema, ResolvedSchema } from "../schema/shapes.js";
 import { dialectMisuse, dialectOf } from "./dialect.js";
-import { type ContractError, ContractErrors, collectContractErrors, duplicateToolError } from "./errors.js";
+import { ContractError, ContractErrors, collectContractErrors, duplicateToolError } from "./errors.js";
 import { findContracts, type LoadedContract, loadContract } from "./load.js";
+import { refineSchema, refines } from "./refine.js";
 import { type ResolveOptions, resolveSchema } from "./resolve.js";
 import { type AppliedSettings, applyDefaults } from "./x-toolgate.js";
 
-/** A contract through the front stages: its schemas resolved, its settings with every default applied. */
+/**
+ * A contract through the front stages: its schemas resolved, its settings with every default applied, and its
+ * output schema refined by `x-toolgate.refine`.
+ */
 export interface PreparedContract {
   contract: LoadedContract;
-  result: ResolvedSchema;
+  /**
+   * The output schema the gate enforces: as written, with `x-toolgate.refine` merged in. Absent for a result of
+   * the text or content kind, which has no schema.
+   */
+  result: ResolvedSchema | undefined;
+  /** The output schema as written (as the MCP server advertises it), when `refine` changed it; else absent. */
+  advertised?: ResolvedSchema | undefined;
   /** Absent when the contract declares no input schema. */
   input: ResolvedSchema | undefined;
   settings: AppliedSettings;
@@ -71,16 +81,31 @@ export function duplicateError(entry: LoadedFile): ContractError | undefined {
 }
 
 /**
- * Resolve a loaded contract's schemas (the output schema first) and apply its settings' defaults. Throws the
- * {@link ContractError}s of the first schema that fails.
+ * Resolve a loaded contract's schemas (the output schema first), apply its settings' defaults and merge its
+ * refinements into the output schema (`refine.ts`). Throws the {@link ContractError}s of the first schema that fails.
  */
 export async function prepareContract(contract: LoadedContract, options: ResolveOptions): Promise<PreparedContract> {
-  const result = await prepareSchema(contract.outputSchema, contract.file, contract.path, "/outputSchema", options);
+  const settings = applyDefaults(contract.settings, contract.outputSchema !== undefined);
+  const written =
+    contract.outputSchema === undefined
+      ? undefined
+      : await prepareSchema(contract.outputSchema, contract.file, contract.path, "/outputSchema", options);
   const input =
     contract.inputSchema === undefined
       ? undefined
       : await prepareSchema(contract.inputSchema, contract.file, contract.path, "/inputSchema", options);
-  return { contract, result, input, settings: applyDefaults(contract.settings) };
+  if (written === undefined) {
+    if (refines(settings.refine)) {
+      throw new ContractError(
+        contract.file,
+        "/x-toolgate/refine",
+        `a ${settings.result.kind} result has no output schema to refine: bound it with receive.maxBytes and result.content`,
+      );
+    }
+    return { contract, result: undefined, input, settings };
+  }
+  const result = refineSchema(written, settings.refine, { file: contract.file, formats: settings.formats });
+  return { contract, result, advertised: result === written ? undefined : written, input, settings };
 }
 
 /**

@@ -32,8 +32,11 @@ export interface LoadedContract {
   relativePath: string;
   /** sha256 (hex) of the contract in canonical form (keys sorted, no white space): reformatting changes nothing. */
   sha256: string;
-  /** sha256 (hex) of the output schema in canonical form: how an MCP server's advertised schema is matched. */
-  outputSchemaSha256: string;
+  /**
+   * sha256 (hex) of the output schema in canonical form, as written (before any `x-toolgate.refine`): how an MCP
+   * server's advertised schema is matched. Absent when the contract has no output schema (a text or content result).
+   */
+  outputSchemaSha256: string | undefined;
   /** The lock record's hash of the content read (`inputHashOf`, from the parsed value). */
   readSha256: string;
   /** The parsed file. */
@@ -41,7 +44,8 @@ export interface LoadedContract {
   name: string;
   description?: string | undefined;
   inputSchema?: JsonSchema | undefined;
-  outputSchema: JsonSchema;
+  /** Absent for a result of the text or content kind, which has no schema. */
+  outputSchema: JsonSchema | undefined;
   settings: XToolgate;
 }
 
@@ -108,20 +112,21 @@ export async function loadContract(
     path: absolute,
     relativePath: path.relative(contractsDir, absolute).split(path.sep).join("/"),
     sha256: sha256Of(document, shown, ""),
-    outputSchemaSha256: sha256Of(document.outputSchema, shown, "/outputSchema"),
+    outputSchemaSha256:
+      document.outputSchema === undefined ? undefined : sha256Of(document.outputSchema, shown, "/outputSchema"),
     readSha256: parsedInputHash(document),
     document,
     name,
     description: document.description as string | undefined,
     inputSchema: document.inputSchema as JsonSchema | undefined,
-    outputSchema: document.outputSchema as JsonSchema,
+    outputSchema: document.outputSchema as JsonSchema | undefined,
     settings: settings as XToolgate,
   };
 }
 
 /** What is wrong with the shape of a tool definition, by kind, so each command can word it for its reader. */
 export interface ShapeProblem {
-  kind: "not-an-object" | "name" | "description" | "no-output-schema" | "not-a-schema";
+  kind: "not-an-object" | "name" | "description" | "no-output-schema" | "output-schema-unused" | "not-a-schema";
   /** The key at fault (`inputSchema` or `outputSchema` for `not-a-schema`). */
   key?: string;
   pointer: string;
@@ -131,7 +136,9 @@ export interface ShapeProblem {
 
 /**
  * The first thing wrong with the shape of a tool definition (an MCP `Tool` as a contract holds it), or nothing.
- * `loadContract` refuses a contract file for it and `import` refuses a server's definition.
+ * `loadContract` refuses a contract file for it and `import` refuses a server's definition. Whether an output schema
+ * is needed depends on the result kind (`x-toolgate.result.kind`, see {@link declaredKind}): `structured` and
+ * `json_text` results are checked against one, `text` and `content` results have none.
  */
 export function shapeProblem(document: unknown): ShapeProblem | undefined {
   if (!isSchemaObject(document)) {
@@ -144,11 +151,19 @@ export function shapeProblem(document: unknown): ShapeProblem | undefined {
   if (document.description !== undefined && typeof document.description !== "string") {
     return { kind: "description", pointer: "/description", message: "`description` must be a string" };
   }
-  if (document.outputSchema === undefined) {
+  const kind = declaredKind(document);
+  if (document.outputSchema === undefined && (kind === "structured" || kind === "json_text")) {
     return {
       kind: "no-output-schema",
       pointer: "",
-      message: "no `outputSchema`: toolgate gates results against the output schema, so a contract must declare one",
+      message: `no \`outputSchema\`: a ${kind} result is checked against the output schema, so the contract must declare one (or say \`"result": { "kind": "text" }\` in \`x-toolgate\` to gate the result as text)`,
+    };
+  }
+  if (document.outputSchema !== undefined && (kind === "text" || kind === "content")) {
+    return {
+      kind: "output-schema-unused",
+      pointer: "/x-toolgate/result/kind",
+      message: `a ${kind} result has no output schema, and this contract declares one: remove \`outputSchema\`, or choose the kind "structured" (or "json_text" when the schema is the client's own)`,
     };
   }
   for (const key of ["inputSchema", "outputSchema"] as const) {
@@ -158,6 +173,17 @@ export function shapeProblem(document: unknown): ShapeProblem | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The result kind a definition declares in `x-toolgate.result.kind`, when it names one of the kinds; otherwise
+ * nothing (the load stage's check of the block reports a wrong value).
+ */
+export function declaredKind(document: SchemaObject): "structured" | "json_text" | "text" | "content" | undefined {
+  const block = document["x-toolgate"];
+  const result = isSchemaObject(block) ? block.result : undefined;
+  const kind = isSchemaObject(result) ? result.kind : undefined;
+  return kind === "structured" || kind === "json_text" || kind === "text" || kind === "content" ? kind : undefined;
 }
 
 /**

@@ -25,9 +25,67 @@ export interface XToolgate {
   retry?: Partial<Record<FailureCode, boolean>>;
   fields?: Record<string, { kind: "opaque" | "text"; onInstruction?: "flag" | "reject" }>;
   toolError?: { expose?: boolean; maxChars?: number };
+  /** How the tool answers (see {@link ResultKind}) and which content blocks may come with the answer. */
+  result?: { kind?: ResultKind; text?: { maxLines?: number; headShare?: number }; content?: ContentSettings };
+  /** Bounds as an overlay: JSON pointer into the output schema → narrowing keywords merged there (`refine.ts`). */
+  refine?: Record<string, Record<string, unknown>>;
   /** The name the MCP server knows the tool by, when the contract's `name` differs (`import --prefix`). */
   mcp?: { name?: string };
 }
+
+/**
+ * How a tool answers:
+ * - `structured`: MCP `structuredContent`, checked against the output schema (whose root may be any JSON type);
+ * - `json_text`: the first text block parsed as JSON and checked against the output schema, which the client owns
+ *   (the server advertises none);
+ * - `text`: the text blocks, joined with a line break, as untrusted prose the model reads; no output schema;
+ * - `content`: only the non-text blocks matter (a screenshot tool); the data is the list of admitted parts.
+ */
+export type ResultKind = "structured" | "json_text" | "text" | "content";
+
+/** What a contract may write of one media kind's rule; what it leaves out comes from {@link CONTENT_DEFAULTS}. */
+export interface MediaSettings {
+  mimeTypes?: string[];
+  maxBytes?: number;
+  maxCount?: number;
+}
+
+/** The `result.content` block as a contract may write it. */
+export interface ContentSettings {
+  maxBlocks?: number;
+  text?: { maxCount?: number };
+  image?: MediaSettings;
+  audio?: MediaSettings;
+  resourceLink?: { maxCount?: number };
+  resource?: MediaSettings;
+}
+
+/** One media kind's rule, complete: the runtime's `MediaRule`. */
+export interface MediaRules {
+  mimeTypes: string[];
+  maxBytes: number;
+  maxCount: number;
+}
+
+/** The content rules with every default applied: the runtime's `ContentRules` (`stages/receive/content-blocks.ts`). */
+export interface ContentRules {
+  maxBlocks: number;
+  text?: { maxCount: number };
+  image?: MediaRules;
+  audio?: MediaRules;
+  resourceLink?: { maxCount: number };
+  resource?: MediaRules;
+}
+
+/** Each kind of content block's rule when a contract names the kind without saying everything. */
+export const CONTENT_DEFAULTS = {
+  maxBlocks: 16,
+  text: { maxCount: 16 },
+  image: { mimeTypes: ["image/png", "image/jpeg", "image/webp", "image/gif"], maxBytes: 5 * 1024 * 1024, maxCount: 4 },
+  audio: { mimeTypes: ["audio/*"], maxBytes: 10 * 1024 * 1024, maxCount: 1 },
+  resourceLink: { maxCount: 32 },
+  resource: { mimeTypes: ["text/*", "application/json"], maxBytes: 1024 * 1024, maxCount: 4 },
+} as const;
 
 /** The defaults of every `x-toolgate` key, in one place so the README and the code cannot drift apart. */
 export const DEFAULTS = {
@@ -43,6 +101,8 @@ export const DEFAULTS = {
   spillPreview: 3,
   recallMax: 1,
   toolErrorChars: 500,
+  /** The text kind's line bound at receive, and the share of its view's budget for the first lines. */
+  text: { maxLines: 100_000, headShare: 0.67 },
 } as const;
 
 /**
@@ -69,12 +129,18 @@ export interface AppliedSettings {
   retry: Partial<Record<FailureCode, boolean>>;
   fields: NonNullable<XToolgate["fields"]>;
   toolError: { expose: boolean; maxChars: number };
+  /** `text` is set for the text kind only. */
+  result: { kind: ResultKind; text: { maxLines: number; headShare: number } | undefined; content: ContentRules };
+  refine: Record<string, Record<string, unknown>>;
   /** `name` stays absent when not declared: the server's name is then the contract's. */
   mcp: { name: string | undefined };
 }
 
-/** A contract's settings with the {@link DEFAULTS} applied. Pure: the block as written is not changed. */
-export function applyDefaults(settings: XToolgate): AppliedSettings {
+/**
+ * A contract's settings with the {@link DEFAULTS} applied. Pure: the block as written is not changed.
+ * @param hasOutputSchema whether the contract declares an output schema: the result kind's default follows from it
+ */
+export function applyDefaults(settings: XToolgate, hasOutputSchema = true): AppliedSettings {
   const unit = settings.context?.unit ?? DEFAULTS.context.unit;
   const view = settings.view ?? {};
   return {
@@ -107,6 +173,62 @@ export function applyDefaults(settings: XToolgate): AppliedSettings {
       expose: settings.toolError?.expose ?? false,
       maxChars: settings.toolError?.maxChars ?? DEFAULTS.toolErrorChars,
     },
+    result: resultDefaults(settings.result, hasOutputSchema),
+    refine: settings.refine ?? {},
     mcp: { name: settings.mcp?.name },
   };
+}
+
+/** The `result` block with its defaults: the kind from the output schema's presence, the content rules by kind. */
+function resultDefaults(result: XToolgate["result"], hasOutputSchema: boolean): AppliedSettings["result"] {
+  const kind = result?.kind ?? (hasOutputSchema ? "structured" : "text");
+  const text =
+    kind === "text"
+      ? {
+          maxLines: result?.text?.maxLines ?? DEFAULTS.text.maxLines,
+          headShare: result?.text?.headShare ?? DEFAULTS.text.headShare,
+        }
+      : undefined;
+  return { kind, text, content: contentRules(result?.content, kind) };
+}
+
+/**
+ * The content rules of a kind. Absent, the kind's defaults: text blocks (and resource links beside a structured or
+ * JSON result), or images and resource links for `content`. Written, each named kind of block gets the rest of its
+ * rule from {@link CONTENT_DEFAULTS}, and a text or JSON-text result always allows the text blocks it is read from.
+ */
+export function contentRules(written: ContentSettings | undefined, kind: ResultKind): ContentRules {
+  const d = CONTENT_DEFAULTS;
+  const copy = (rule: { readonly maxCount: number }) => ({ maxCount: rule.maxCount });
+  const media = (rule: {
+    readonly mimeTypes: readonly string[];
+    readonly maxBytes: number;
+    readonly maxCount: number;
+  }) => ({
+    mimeTypes: [...rule.mimeTypes],
+    maxBytes: rule.maxBytes,
+    maxCount: rule.maxCount,
+  });
+  if (written === undefined) {
+    if (kind === "text") return { maxBlocks: d.maxBlocks, text: copy(d.text) };
+    if (kind === "content")
+      return { maxBlocks: d.maxBlocks, image: media(d.image), resourceLink: copy(d.resourceLink) };
+    return { maxBlocks: d.maxBlocks, text: copy(d.text), resourceLink: copy(d.resourceLink) };
+  }
+  const rules: ContentRules = { maxBlocks: written.maxBlocks ?? d.maxBlocks };
+  if (written.text !== undefined) rules.text = { maxCount: written.text.maxCount ?? d.text.maxCount };
+  else if (kind === "text" || kind === "json_text") rules.text = copy(d.text);
+  for (const key of ["image", "audio", "resource"] as const) {
+    const given = written[key];
+    if (given === undefined) continue;
+    rules[key] = {
+      mimeTypes: [...(given.mimeTypes ?? d[key].mimeTypes)],
+      maxBytes: given.maxBytes ?? d[key].maxBytes,
+      maxCount: given.maxCount ?? d[key].maxCount,
+    };
+  }
+  if (written.resourceLink !== undefined) {
+    rules.resourceLink = { maxCount: written.resourceLink.maxCount ?? d.resourceLink.maxCount };
+  }
+  return rules;
 }

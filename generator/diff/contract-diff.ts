@@ -4,6 +4,7 @@
  * settings with their defaults applied, dialects and MCP metadata. Every change gets a class (see `classes.ts`).
  */
 import { compareText } from "../contract/load.js";
+import { refinedKeywordPointers } from "../contract/refine.js";
 import { isSchemaObject } from "../schema/guards.js";
 import { canonicalJson } from "../schema/json.js";
 import { escapePointerToken, fragmentToPointer, unescapePointerToken } from "../schema/pointer.js";
@@ -70,6 +71,7 @@ const SETTING_NAMES: Record<string, string> = {
   retry: "retry override",
   fields: "field kind",
   toolError: "tool error exposure",
+  result: "result kind",
 };
 
 /** Every change between two snapshots, tools in name order, each tool's changes most severe class first. */
@@ -134,7 +136,26 @@ export function diffTool(before: ToolSnapshot, after: ToolSnapshot): ContractCha
     schema,
     formatsAsserted: snapshot.formatsAsserted,
   });
-  schemaChanges(side(before, before.result.bundled), side(after, after.result.bundled), "result", add);
+  if (before.result !== undefined && after.result !== undefined) {
+    // A change at a keyword an overlay sets is the overlay's: named at its place in `x-toolgate.refine`.
+    const overlay = new Map([
+      ...refinedKeywordPointers(before.refine ?? {}),
+      ...refinedKeywordPointers(after.refine ?? {}),
+    ]);
+    schemaChanges(side(before, before.result.bundled), side(after, after.result.bundled), "result", add, overlay);
+  } else if (before.result !== undefined || after.result !== undefined) {
+    const added = after.result !== undefined;
+    add({
+      class: "breaking",
+      kind: added ? "output-schema-added" : "output-schema-removed",
+      area: "result",
+      pointer: "/outputSchema",
+      path: "",
+      summary: added
+        ? "output schema added: the result is now JSON checked against it, no longer text"
+        : "output schema removed: the result is no longer checked JSON",
+    });
+  }
   if (before.input === undefined && after.input !== undefined)
     add({
       class: "breaking",
@@ -262,26 +283,36 @@ function viewChanges(before: ToolSnapshot, after: ToolSnapshot, add: Add): void 
     const other = new Set(view.to.viewFields);
     for (const path of view.from.viewFields) {
       if (other.has(path)) continue;
-      const pointer = fieldPointer(view.from.result.bundled, path, "/outputSchema");
+      const pointer = fieldPointer(view.from.result?.bundled ?? true, path, "/outputSchema");
       // Keys in the order the JSON report has always shown them.
       add({ class: view.class, kind: view.kind, area: "view", pointer, path, summary: view.summary });
     }
   }
 }
 
-/** Semantic changes of one schema, classed for its role. */
-function schemaChanges(before: SchemaVersion, after: SchemaVersion, role: SchemaRole, add: Add): void {
+/**
+ * Semantic changes of one schema, classed for its role.
+ * @param overlay schema pointers of keywords `x-toolgate.refine` sets → their pointers in the contract file
+ */
+function schemaChanges(
+  before: SchemaVersion,
+  after: SchemaVersion,
+  role: SchemaRole,
+  add: Add,
+  overlay: ReadonlyMap<string, string> = new Map(),
+): void {
   const prefix = role === "result" ? "/outputSchema" : "/inputSchema";
   for (const change of compareSchemas(before, after)) {
+    const refined = overlay.get(change.pointer);
     add(
       withValues(
         {
           class: classify(change.direction, role),
           kind: change.kind,
           area: role,
-          pointer: prefix + change.pointer,
+          pointer: refined ?? prefix + change.pointer,
           path: change.path,
-          summary: change.summary,
+          summary: refined === undefined ? change.summary : `${change.summary} (x-toolgate.refine)`,
         },
         change.before,
         change.after,

@@ -20,7 +20,12 @@ export interface ToolSnapshot {
   sha256: string;
   /** The contract document as written (for its description and MCP metadata). */
   document: Record<string, unknown>;
-  result: { dialect: Dialect; bundled: JsonSchema };
+  /**
+   * The output schema the gate enforces (with `x-toolgate.refine` merged in); absent for a text or content result.
+   */
+  result?: { dialect: Dialect; bundled: JsonSchema } | undefined;
+  /** `x-toolgate.refine` as written: `diff` names an overlay's change by its place there. */
+  refine?: Record<string, Record<string, unknown>> | undefined;
   /** Absent when the contract declares no input schema. */
   input?: { dialect: Dialect; bundled: JsonSchema } | undefined;
   /** The `x-toolgate` settings with every default applied (see {@link effectiveSettings}). */
@@ -81,15 +86,22 @@ function tooDeep(error: unknown, file: string): unknown {
 /** Plan one prepared contract's view and keep what a comparison needs. Throws {@link ContractError}s as `generate` would. */
 function snapshotTool(prepared: PreparedContract): ToolSnapshot {
   const { contract, result, input, settings } = prepared;
-  const plan = planContractView(result.bundled, settings, contract.file, Object.keys(settings.fields));
+  // As in the model stage: a result without a schema is one string for the plan.
+  const plan = planContractView(
+    result?.bundled ?? { type: "string" },
+    settings,
+    contract.file,
+    Object.keys(settings.fields),
+  );
   return {
     name: contract.name,
     file: contract.relativePath,
     sha256: contract.sha256,
     document: contract.document,
-    result: { dialect: result.dialect, bundled: result.bundled },
+    result: result === undefined ? undefined : { dialect: result.dialect, bundled: result.bundled },
+    refine: settings.refine,
     input: input === undefined ? undefined : { dialect: input.dialect, bundled: input.bundled },
-    settings: effectiveSettings(contract.settings),
+    settings: effectiveSettings(contract.settings, contract.outputSchema !== undefined),
     formatsAsserted: settings.formats === "assert",
     viewFields: viewFields(plan),
   };
@@ -98,10 +110,14 @@ function snapshotTool(prepared: PreparedContract): ToolSnapshot {
 /**
  * The `x-toolgate` block with the defaults the generator applies ({@link applyDefaults}), so that writing a default
  * out is no change. A receive bound or summary budget that the generator derives is shown as the word `"derived"`:
- * its value follows from the schema's bounds or the context budget, whose own changes are reported.
+ * its value follows from the schema's bounds or the context budget, whose own changes are reported. `refine` is not
+ * here: its changes are changes of the schema the gate enforces, compared as such (`contract-diff.ts`).
  */
-export function effectiveSettings(written: LoadedContract["settings"]): Record<string, unknown> {
-  const settings = applyDefaults(written);
+export function effectiveSettings(
+  written: LoadedContract["settings"],
+  hasOutputSchema = true,
+): Record<string, unknown> {
+  const settings = applyDefaults(written, hasOutputSchema);
   const { receive, context, view } = settings;
   return {
     version: settings.version,
@@ -126,5 +142,10 @@ export function effectiveSettings(written: LoadedContract["settings"]): Record<s
     retry: settings.retry,
     fields: settings.fields,
     toolError: settings.toolError,
+    result: {
+      kind: settings.result.kind,
+      text: settings.result.text ?? null,
+      content: settings.result.content,
+    },
   };
 }

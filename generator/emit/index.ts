@@ -29,7 +29,11 @@ export type EmittedFiles = Map<string, string>;
 /** Emit the files of one tool. Throws {@link ContractError}s when the validator stage refuses the schema. */
 export async function emitTool(tool: ToolModel, version: string): Promise<EmittedFiles> {
   const top = header(version, tool.contract.file);
-  const requests: ValidatorRequest[] = [{ exportName: "validateResult", schema: tool.result, formats: tool.formats }];
+  const requests: ValidatorRequest[] = [];
+  if (tool.result !== undefined)
+    requests.push({ exportName: "validateResult", schema: tool.result, formats: tool.formats });
+  if (tool.advertised !== undefined)
+    requests.push({ exportName: "validateAdvertised", schema: tool.advertised, formats: tool.formats });
   if (tool.input !== undefined)
     requests.push({ exportName: "validateInput", schema: tool.input, formats: tool.formats });
   const validators = compileValidators(requests);
@@ -38,21 +42,24 @@ export async function emitTool(tool: ToolModel, version: string): Promise<Emitte
       (refusal) => new ContractError(tool.contract.file, refusal.pointer, `refused: ${refusal.reason}`),
     );
   }
-  const typeRequests = [{ name: tool.names.result, schema: tool.result.bundled }];
+  const typeRequests = tool.result === undefined ? [] : [{ name: tool.names.result, schema: tool.result.bundled }];
   if (tool.input !== undefined && tool.names.input !== undefined) {
     typeRequests.push({ name: tool.names.input, schema: tool.input.bundled });
   }
-  const declarations = await emitTypes(typeRequests);
+  const declarations = typeRequests.length === 0 ? "" : await emitTypes(typeRequests);
 
   const files: EmittedFiles = new Map();
   const add = (name: string, code: Code | string) => files.set(`${tool.folder}/${name}`, top + String(code));
   add("adapter.ts", adapterModule(tool));
   add("types.ts", typesModule(tool, declarations));
-  add("validate.d.ts", validateDeclarations(tool));
   // The result validator is placed in the catalog's validators.js (see templates/validate.ts); this compile finds
-  // its refusals, and the catalog reuses the code.
+  // its refusals, and the catalog reuses the code. A text or content result has none, and without an input schema
+  // such a tool has no validate module at all.
   const input = validators.validators.filter((v) => v.exportName === "validateInput");
-  add("validate.js", validateModule(tool, input.length === 0 ? undefined : assembleModule(input)));
+  if (tool.result !== undefined || input.length > 0) {
+    add("validate.d.ts", validateDeclarations(tool));
+    add("validate.js", validateModule(tool, input.length === 0 ? undefined : assembleModule(input)));
+  }
   add("view.ts", viewModule(tool));
   return files;
 }
@@ -76,8 +83,15 @@ export function emitCatalog(
   toolFiles: EmittedFiles,
   run: RunInputs,
 ): EmittedFiles {
+  // Every result validator, and beside a refined one the validator of the schema as advertised (for the MCP client).
   const results = compileValidators(
-    tools.map((tool) => ({ exportName: tool.names.resultValidator, schema: tool.result, formats: tool.formats })),
+    tools.flatMap((tool) => {
+      const { result, advertised, formats, names } = tool;
+      if (result === undefined) return [];
+      const refined = { exportName: names.resultValidator, schema: result, formats };
+      if (advertised === undefined || names.advertisedValidator === undefined) return [refined];
+      return [refined, { exportName: names.advertisedValidator, schema: advertised, formats }];
+    }),
   );
   if ("refusals" in results) throw new Error("a result validator the tool's own module compiled was refused");
   const top = header(version, source);

@@ -4,12 +4,12 @@
  */
 import type { ContextBudget, ToolSpec } from "@toolgate/runtime";
 import type { BoundsReport } from "../checks/index.js";
-import { ContractError } from "../contract/errors.js";
 import type { PreparedContract } from "../contract/index.js";
 import type { LoadedContract } from "../contract/load.js";
 import { DEFAULTS } from "../contract/x-toolgate.js";
 import type { ResolvedSchema } from "../schema/shapes.js";
 import { camelCase, folderName, NameScope } from "./names.js";
+import { type ResultModel, receiveLimits, resultModel } from "./result-kind.js";
 import { planContractView, type TypedPlan } from "./view-plan.js";
 
 /** The gate's settings of a tool, as its generated `ToolSpec` carries them. */
@@ -38,13 +38,23 @@ export interface ToolModel extends SpecSettings {
     adapter: string;
     /** The catalog's local name for the output validator, in the same scope as the adapters. */
     resultValidator: string;
+    /**
+     * The catalog's local name for the validator of the output schema as the server advertises it: set only when
+     * `x-toolgate.refine` changed the schema (the gate runs the refined one, the MCP client's provider this one).
+     */
+    advertisedValidator?: string | undefined;
     result: string;
     input?: string | undefined;
     view: string;
     outcome: string;
   };
-  result: ResolvedSchema;
+  /** The output schema the gate enforces (refined); absent for the text and content kinds. */
+  result: ResolvedSchema | undefined;
+  /** The output schema as written and advertised, when `x-toolgate.refine` changed it. */
+  advertised?: ResolvedSchema | undefined;
   input?: ResolvedSchema | undefined;
+  /** How the tool answers: the spec's `result` entry. */
+  resultKind: ResultModel;
   /** The checker's report on the output schema (pointers relative to the output schema). */
   bounds: BoundsReport;
   version: string;
@@ -63,38 +73,22 @@ export function nameScopes(): { folders: NameScope; identifiers: NameScope } {
   };
 }
 
-/** Build the model of one tool. Throws {@link ContractError} when settings and schema disagree. */
+/** Build the model of one tool. Throws a `ContractError` when settings and schema disagree. */
 export function modelTool(
   prepared: PreparedContract,
   bounds: BoundsReport,
   scopes: ReturnType<typeof nameScopes>,
 ): ToolModel {
-  const { contract, result, input, settings } = prepared;
+  const { contract, result, advertised, input, settings } = prepared;
   const file = contract.file;
 
-  const declaredBytes = settings.receive.maxBytes;
-  if (declaredBytes === undefined && bounds.maxBytes === null) {
-    throw new ContractError(
-      file,
-      "/x-toolgate/receive/maxBytes",
-      "the output schema is not fully bounded (see the findings above), so the receive ceiling must be declared",
-    );
-  }
-  if (declaredBytes !== undefined && bounds.maxBytes !== null && declaredBytes < bounds.maxBytes) {
-    throw new ContractError(
-      file,
-      "/x-toolgate/receive/maxBytes",
-      `the receive ceiling ${declaredBytes} is below the largest legitimate result, ${bounds.maxBytes} bytes as the ` +
-        "schema's bounds allow: raise it, or tighten the bounds",
-    );
-  }
-  const maxBytes = declaredBytes ?? (bounds.maxBytes as number);
-  const maxDepth =
-    settings.receive.maxDepth ?? Math.min(bounds.maxDepth ?? DEFAULTS.maxDepthCeiling, DEFAULTS.maxDepthCeiling);
+  const resultKind = resultModel(prepared);
+  const { maxBytes, maxDepth } = receiveLimits(prepared, bounds);
   const context: ContextBudget = { ...settings.context };
   const fieldEntries = Object.entries(settings.fields).sort(([a], [b]) => (a < b ? -1 : 1));
+  // A text or content result is one string (or list of parts) for the plan: the runtime's text view shows it.
   const plan = planContractView(
-    result.bundled,
+    result?.bundled ?? { type: "string" },
     settings,
     file,
     fieldEntries.map(([path]) => path),
@@ -105,6 +99,8 @@ export function modelTool(
   const names = {
     adapter,
     resultValidator: scopes.identifiers.claim(`${adapter}Validator`),
+    advertisedValidator:
+      advertised === undefined ? undefined : scopes.identifiers.claim(`${adapter}AdvertisedValidator`),
     result: `${typeBase}Result`,
     input: input === undefined ? undefined : `${typeBase}Input`,
     view: `${typeBase}View`,
@@ -117,7 +113,9 @@ export function modelTool(
     folder: scopes.folders.claim(folderName(contract.name)),
     names,
     result,
+    advertised,
     input,
+    resultKind,
     bounds,
     version: settings.version,
     formats: settings.formats,

@@ -148,7 +148,16 @@ describe("toolgate CLI", () => {
 
   const broken: Array<[string, string | Record<string, unknown>, RegExp]> = [
     ["invalid JSON", '{ "name": "x", ', /broken\.tool\.json#: invalid JSON at line 1, column \d+/],
-    ["no outputSchema", contract({ outputSchema: undefined }), /broken\.tool\.json#: no `outputSchema`/],
+    [
+      "a structured result and no outputSchema",
+      contract({ outputSchema: undefined, "x-toolgate": { result: { kind: "structured" } } }),
+      /broken\.tool\.json#: no `outputSchema`: a structured result is checked against the output schema/,
+    ],
+    [
+      "a text result without a receive ceiling",
+      contract({ outputSchema: undefined }),
+      /broken\.tool\.json#\/x-toolgate\/receive\/maxBytes: a text result has no schema to derive its receive ceiling from/,
+    ],
     [
       "an unknown x-toolgate key",
       contract({ "x-toolgate": { recieve: { maxBytes: 10 } } }),

@@ -66,7 +66,7 @@ describe("one front door for contracts", () => {
     await contracts({ "t.tool.json": tool("t", BOUNDED, { "x-toolgate": { context: { unit: "bytes" } } }) });
     const [entry] = await loadContracts(SCHEMAS, [process.cwd()]);
     const prepared = await prepareContract(entry?.contract as never, resolveOptions());
-    expect(prepared.result.dialect).toBe("2020-12");
+    expect(prepared.result?.dialect).toBe("2020-12");
     expect(prepared.input).toBeUndefined();
     expect(prepared.settings).toEqual(applyDefaults({ context: { unit: "bytes" } }));
     expect(prepared.settings.context).toEqual({ unit: "bytes", max: DEFAULTS.context.max, tokenizer: undefined });
