@@ -87,7 +87,9 @@ async function agentLoop(model: ReturnType<typeof scriptedModel>): Promise<Messa
       messages.push({ role: "tool", toolCallId: id, content: `error: ${why}` });
       continue;
     }
-    const raw = await client.callTool({ name, arguments: args }, undefined, { timeout: 15_000 }).catch(mcpCallFailure);
+    const raw = await client
+      .callTool({ name: tool.spec.mcp.name ?? name, arguments: args }, undefined, { timeout: 15_000 })
+      .catch(mcpCallFailure);
     const outcome = await tool.admit(raw, { args: input.value });
     messages.push({ role: "tool", toolCallId: id, content: toModelContent(outcome) });
   }
