@@ -58,13 +58,31 @@ export { previewPlan } from "./policies/candidate.js";
 export {
   FileSpillStore,
   getDefaultSpillStore,
+  isSpillHandle,
   MemorySpillStore,
   type SpillEntry,
+  type SpillMeta,
+  type SpillRecord,
+  type SpillScope,
   type SpillStore,
   SpillStoreError,
   type SpillStoreErrorCode,
+  type SpillStoreOptions,
   setDefaultSpillStore,
 } from "./policies/spill-store.js";
+export {
+  type PageBody,
+  READ_TOOL_RESULT,
+  type ReadBack,
+  type ReadBackArgs,
+  type ReadBackContext,
+  type ReadBackDefinition,
+  type ReadBackErrorCode,
+  type ReadBackOptions,
+  type ReadBackOutcome,
+  type ReadBackToolResult,
+  readBack,
+} from "./read-back/index.js";
 export {
   type CounterSnapshot,
   deliver,

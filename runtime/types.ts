@@ -142,6 +142,8 @@ export interface SpillReference {
   handle: string;
   /** The serialised size of the spilled value in bytes. */
   bytes: number;
+  /** The read-back tool the model may call with the handle (`AdmitContext.readTool`), when it has one. */
+  readTool?: string | undefined;
 }
 
 /**

@@ -85,6 +85,16 @@ export interface AdmitContext<T, V, I> {
   /** Where `spill` writes; default: `getDefaultSpillStore()`. */
   spillStore?: SpillStore | undefined;
   /**
+   * The session the call belongs to, when there is one: a spilled result is then readable back only in it (and
+   * only by `tenant`).
+   */
+  session?: string | undefined;
+  /**
+   * The name of the read-back tool the model has (`readBack(store).definition.name`): a spilled result's model
+   * content then names it beside the handle. `readBack(store).context` sets it with the store.
+   */
+  readTool?: string | undefined;
+  /**
    * Stops waiting for the transport (a promise, a stream, an iterable): e.g. `AbortSignal.timeout(5_000)` ends a
    * stalled read as `timeout`, and the stream is cancelled.
    */

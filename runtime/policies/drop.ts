@@ -14,9 +14,12 @@ export function oversizeFailure<T, V, I>(over: OverBudget<T, V, I>): Failure {
   const needed = measured.exact ? `${measured.value} ${unit}` : `more than ${budget.max} ${unit}`;
   // The path is made of view keys, which under a `value` node may be the tool's own: shown bounded and escaped.
   const largestPath = largest === undefined ? undefined : locationText(largest.path);
+  // The argument's name is the contract's own (an input property), shown bounded and escaped like a path.
+  const argument = admission.spec.pageArgument === undefined ? undefined : locationText(admission.spec.pageArgument);
+  const how = argument === undefined ? "a page size, a filter, a cursor" : `argument ${argument}, a filter, a cursor`;
   const narrowHint =
     largest !== undefined && largest.items > 1
-      ? ` The largest part is ${largestPath} with ${largest.items} items: ask for fewer (a page size, a filter, a cursor).`
+      ? ` The largest part is ${largestPath} with ${largest.items} items: ask for fewer (${how}).`
       : " Ask for less: a narrower filter, fewer fields or a smaller page.";
   return admission.fail(
     "oversize",
@@ -26,6 +29,7 @@ export function oversizeFailure<T, V, I>(over: OverBudget<T, V, I>): Failure {
       detail: {
         viewSizeIsFloor: !measured.exact,
         ...(largest ? { narrowPath: largestPath as string, narrowItems: largest.items } : {}),
+        ...(largest && argument !== undefined ? { narrowArgument: argument } : {}),
         ...passed,
       },
     },

@@ -1,21 +1,45 @@
 /**
  * Where the `spill` policy puts a validated result that is too large for the model's context: the model gets an
- * opaque handle and a bounded preview, and the caller's code (or a later tool) reads the full value back.
+ * opaque handle and a bounded preview, and the caller's code, or the model through the read-back tool
+ * (`readBack`, `read_tool_result`), reads the full value back.
  *
  * Handles are `spill_` plus 32 hex digits: opaque (never a path, URL or command) and checked on read, so a handle
  * cannot walk out of the store. {@link FileSpillStore} draws them from 128 random bits, so nobody can guess one or
- * tell from a value whether it was spilled; {@link MemorySpillStore} derives them from the value's sha256, so tests
- * and demos read the same handle on every run.
+ * tell from a value whether it was spilled; {@link MemorySpillStore} derives them from the value's sha256 (and the
+ * scope it was spilled in), so tests and demos read the same handle on every run.
+ *
+ * Every store keeps, with the value, who may read it back (the tenant and session of the call that spilled it),
+ * when it expires (`ttlMs`), and the index that makes every array item or line addressable (`spill-layout.ts`).
  */
+import { sha256Hex } from "../record/provenance.js";
 import type { SpillReference } from "../types.js";
+import {
+  decodeSpill,
+  encodeSpill,
+  type SpillMeta,
+  type SpillRecord,
+  type SpillScope,
+  SpillStoreError,
+} from "./spill-format.js";
+import { indexSpill, spillKindOf } from "./spill-layout.js";
+
+export {
+  type SpillMeta,
+  type SpillRecord,
+  type SpillScope,
+  SpillStoreError,
+  type SpillStoreErrorCode,
+} from "./spill-format.js";
 
 /** A validated value to keep. */
-export interface SpillEntry {
+export interface SpillEntry extends SpillScope {
   tool: string;
-  /** The validated value serialised as JSON. */
+  /** The validated value serialised as JSON (a JSON string is kept as a text, paged by lines). */
   json: string;
   /** sha256 (hex) of `json`'s UTF-8 bytes. */
   sha256: string;
+  /** How long the value stays readable, in milliseconds; default: the store's `ttlMs`. */
+  ttlMs?: number | undefined;
 }
 
 /** A place to keep spilled results. Implement it to spill to object storage, a database, a cache… */
@@ -24,32 +48,24 @@ export interface SpillStore {
   put(entry: SpillEntry): Promise<SpillReference>;
   /** The value kept under `handle`, or `undefined` when there is none (or the handle is not one of ours). */
   get(handle: string): Promise<unknown>;
+  /**
+   * The entry kept under `handle` with its scope, expiry and index, verified; `undefined` when there is none.
+   * What the read-back tool pages through; a store without it can only be read whole, with `get`.
+   */
+  read?(handle: string): Promise<SpillRecord | undefined>;
 }
 
-/** Why a {@link FileSpillStore} refused to use its directory or a file in it. */
-export type SpillStoreErrorCode =
-  /** The directory is a symbolic link, not a directory, owned by another user, or writable by group or others. */
-  | "unsafe_directory"
-  /** The file under a handle is not what this store wrote: replaced, truncated, edited, a link or not a file. */
-  | "tampered";
+/** Options every store of this module takes. */
+export interface SpillStoreOptions {
+  /** How long a spilled value stays readable, in milliseconds; default: until pruned (the file store) or forever. */
+  ttlMs?: number | undefined;
+  /** The clock (tests pass a fixed one); default `Date.now`. */
+  now?: (() => number) | undefined;
+}
 
-/**
- * A {@link FileSpillStore} refusing its directory or a file in it. `put` throws it (the gate then passes to the next
- * policy, `detail.spill = "store_failed"`); `get` throws it instead of returning a value it cannot vouch for. The
- * message names the directory or handle and what is wrong, never file content.
- */
-export class SpillStoreError extends Error {
-  override readonly name = "SpillStoreError";
-  /** What is wrong. */
-  readonly code: SpillStoreErrorCode;
-  /** The handle read, for `tampered`. */
-  readonly handle: string | undefined;
-
-  constructor(code: SpillStoreErrorCode, message: string, handle?: string) {
-    super(message);
-    this.code = code;
-    this.handle = handle;
-  }
+/** Whether `handle` is one a store could have made: `spill_` and 32 lower-case hex digits, nothing else. */
+export function isSpillHandle(handle: unknown): handle is string {
+  return typeof handle === "string" && HANDLE.test(handle);
 }
 
 const HANDLE = /^spill_[0-9a-f]{32}$/;
@@ -57,7 +73,7 @@ const HANDLE = /^spill_[0-9a-f]{32}$/;
 /** A temporary file of a write in progress: the handle, 16 random hex digits, `.tmp`. */
 const TEMPORARY = /^spill_[0-9a-f]{32}\.[0-9a-f]{16}\.tmp$/;
 
-/** The handle for an entry, derived from its sha256 (what {@link MemorySpillStore} uses). */
+/** The handle for an entry, derived from its sha256 (what {@link MemorySpillStore} uses when it has no scope). */
 export function spillHandle(entry: SpillEntry): string {
   return `spill_${entry.sha256.slice(0, 32)}`;
 }
@@ -65,6 +81,23 @@ export function spillHandle(entry: SpillEntry): string {
 /** The byte length of a JSON string. */
 function byteLength(json: string): number {
   return new TextEncoder().encode(json).byteLength;
+}
+
+/** What a store records of an entry it keeps under `handle`, with the value's own sha256. */
+export function spillMeta(handle: string, entry: SpillEntry, sha256: string, options: SpillStoreOptions): SpillMeta {
+  const createdAt = (options.now ?? Date.now)();
+  const ttl = entry.ttlMs ?? options.ttlMs;
+  return {
+    handle,
+    tool: entry.tool,
+    kind: spillKindOf(entry.json),
+    sha256,
+    bytes: byteLength(entry.json),
+    createdAt,
+    expiresAt: ttl === undefined ? undefined : createdAt + ttl,
+    tenant: entry.tenant,
+    session: entry.session,
+  };
 }
 
 /** The first line of defence of every file operation: the directory is ours alone, or it is not used. */
@@ -90,73 +123,6 @@ function directoryProblem(facts: DirectoryFacts, uid: number | undefined): strin
     return `is writable by its group or by others (mode ${(facts.mode & 0o777).toString(8).padStart(3, "0")})`;
   }
   return undefined;
-}
-
-/** The file format's name, the first field of every spilled file. */
-const FORMAT = "toolgate-spill/1";
-
-/** What separates a spilled file's header fields from the value; it cannot occur inside a JSON string. */
-const VALUE_FIELD = ',"value":';
-
-/**
- * A spilled file's text up to the value: a JSON object whose last field, `value`, is the value's JSON text as it
- * was given. The whole file is JSON (`jq .value` reads it), and the digest covers the value's exact bytes.
- */
-function fileHead(handle: string, sha256: string, bytes: number, tool: string): string {
-  const header = JSON.stringify({ format: FORMAT, handle, sha256, bytes, tool });
-  return `${header.slice(0, -1)}${VALUE_FIELD}`;
-}
-
-/**
- * The value's JSON text from a spilled file's bytes, once the file proves to be the one written under `handle`: the
- * header names this format and this handle, the value has the byte length and sha256 the header states and, when
- * this store wrote the file, the sha256 it remembers. Throws {@link SpillStoreError} (`tampered`) otherwise.
- */
-function verifiedSpill(
-  bytes: Uint8Array,
-  handle: string,
-  remembered: string | undefined,
-  sha256Hex: (bytes: Uint8Array) => string,
-): string {
-  const tampered = (what: string) =>
-    new SpillStoreError("tampered", `The spilled file for ${handle} ${what}; it is not returned.`, handle);
-  const text = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
-  const delimiter = new TextEncoder().encode(VALUE_FIELD);
-  const at = indexOf(bytes, delimiter);
-  if (at < 0) throw tampered("is not a spill file");
-  let header: { format?: unknown; handle?: unknown; sha256?: unknown; bytes?: unknown };
-  try {
-    header = JSON.parse(`${text.decode(bytes.subarray(0, at))}}`);
-  } catch {
-    throw tampered("has a malformed header");
-  }
-  if (header.format !== FORMAT || header.handle !== handle) throw tampered("was written for another handle");
-  const start = at + delimiter.length;
-  const value = bytes.subarray(start, Math.max(start, bytes.length - 1));
-  if (bytes[bytes.length - 1] !== 0x7d || value.byteLength !== header.bytes) throw tampered("is truncated or padded");
-  const digest = sha256Hex(value);
-  if (digest !== header.sha256) throw tampered("does not match its sha256");
-  if (remembered !== undefined && digest !== remembered) throw tampered("was replaced since this store wrote it");
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(value);
-  } catch {
-    throw tampered("is not UTF-8");
-  }
-}
-
-/** Where `needle` first occurs in `haystack`, or −1. */
-function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
-  const first = needle[0] as number;
-  for (
-    let i = haystack.indexOf(first);
-    i >= 0 && i + needle.length <= haystack.length;
-    i = haystack.indexOf(first, i + 1)
-  ) {
-    let j = 1;
-    while (j < needle.length && haystack[i + j] === needle[j]) j++;
-    if (j === needle.length) return i;
-  }
-  return -1;
 }
 
 /** How many handles a store remembers the sha256 of (the newest ones), for the check that a file was not replaced. */
@@ -191,10 +157,15 @@ export class FileSpillStore implements SpillStore {
   #directory: string | undefined;
   /** sha256 of what this store wrote, by handle (the newest {@link REMEMBERED_HANDLES}). */
   readonly #written = new Map<string, string>();
+  readonly #options: SpillStoreOptions;
 
-  /** @param options.directory where to write; default `<os.tmpdir()>/toolgate-spill`. */
-  constructor(options: { directory?: string } = {}) {
+  /**
+   * @param options.directory where to write; default `<os.tmpdir()>/toolgate-spill`. Any process of the same user
+   *   on the machine that opens a store on the same directory reads what this one wrote.
+   */
+  constructor(options: { directory?: string | undefined } & SpillStoreOptions = {}) {
     this.#directory = options.directory;
+    this.#options = { ttlMs: options.ttlMs, now: options.now };
   }
 
   async #dir(): Promise<string> {
@@ -247,14 +218,14 @@ export class FileSpillStore implements SpillStore {
     ]);
     const directory = (await this.#checkedDirectory(true)) as string;
     const handle = `spill_${randomBytes(16).toString("hex")}`;
-    const value = new TextEncoder().encode(entry.json);
-    // Hashed here, from the bytes written: the file's digest is what `get` checks, whatever the caller passed.
-    const sha256 = createHash("sha256").update(value).digest("hex");
+    const hash = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+    // Hashed here, from the bytes written: the file's digest is what a read checks, whatever the caller passed.
+    const sha256 = hash(new TextEncoder().encode(entry.json));
+    const { head, value, tail } = encodeSpill(spillMeta(handle, entry, sha256, this.#options), entry.json, hash);
     const temporary = join(directory, `${handle}.${randomBytes(8).toString("hex")}.tmp`);
-    const head = new TextEncoder().encode(fileHead(handle, sha256, value.byteLength, entry.tool));
     try {
       // `wx`: O_CREAT | O_EXCL, so nothing already at the name (a file, a planted link) is opened or followed.
-      await writeFile(temporary, [head, value, new Uint8Array([0x7d])], { flag: "wx", mode: 0o600 });
+      await writeFile(temporary, [head, value, tail], { flag: "wx", mode: 0o600 });
       await rename(temporary, join(directory, `${handle}.json`));
     } catch (error) {
       await unlink(temporary).catch(() => undefined);
@@ -269,7 +240,21 @@ export class FileSpillStore implements SpillStore {
    * {@link SpillStoreError} when the directory is unsafe or the file under the handle is not the one written.
    */
   async get(handle: string): Promise<unknown> {
-    if (typeof handle !== "string" || !HANDLE.test(handle)) return undefined;
+    const record = await this.read(handle);
+    if (record === undefined) return undefined;
+    try {
+      return JSON.parse(record.json);
+    } catch {
+      throw new SpillStoreError("tampered", `The spilled file for ${handle} does not hold JSON; it is not returned.`);
+    }
+  }
+
+  /**
+   * The entry under `handle` with its scope, expiry and index, verified as {@link get} does; `undefined` for a
+   * malformed handle or one with no spill.
+   */
+  async read(handle: string): Promise<SpillRecord | undefined> {
+    if (!isSpillHandle(handle)) return undefined;
     const [{ open, constants }, { join }, { createHash }] = await Promise.all([
       import("node:fs/promises"),
       import("node:path"),
@@ -303,14 +288,9 @@ export class FileSpillStore implements SpillStore {
     } finally {
       await file.close();
     }
-    const json = verifiedSpill(bytes, handle, this.#written.get(handle), (value) =>
+    return decodeSpill(bytes, handle, this.#written.get(handle), (value) =>
       createHash("sha256").update(value).digest("hex"),
     );
-    try {
-      return JSON.parse(json);
-    } catch {
-      throw tampered("does not hold JSON");
-    }
   }
 
   /**
@@ -352,19 +332,37 @@ export class FileSpillStore implements SpillStore {
 
 /** Keeps spilled results in memory: for tests, and for short-lived processes that read them back themselves. */
 export class MemorySpillStore implements SpillStore {
-  readonly #entries = new Map<string, string>();
+  readonly #entries = new Map<string, SpillRecord>();
+  readonly #options: SpillStoreOptions;
 
-  /** Keeps the entry and returns its reference. */
+  constructor(options: SpillStoreOptions = {}) {
+    this.#options = options;
+  }
+
+  /**
+   * Keeps the entry and returns its reference. The handle is the value's sha256 when it has no scope, else a
+   * sha256 of the value's and the scope's, so two tenants spilling the same value get two entries.
+   */
   async put(entry: SpillEntry): Promise<SpillReference> {
-    const handle = spillHandle(entry);
-    this.#entries.set(handle, entry.json);
-    return { handle, bytes: byteLength(entry.json) };
+    const scoped = entry.tenant !== undefined || entry.session !== undefined;
+    const scope = JSON.stringify([entry.sha256, entry.tenant ?? null, entry.session ?? null]);
+    const handle = scoped
+      ? `spill_${(await sha256Hex(new TextEncoder().encode(scope))).slice(0, 32)}`
+      : spillHandle(entry);
+    const meta = spillMeta(handle, entry, entry.sha256, this.#options);
+    this.#entries.set(handle, { meta, json: entry.json, index: indexSpill(entry.json) });
+    return { handle, bytes: meta.bytes };
   }
 
   /** The value kept under `handle`, parsed afresh on every read so callers cannot change the stored copy. */
   async get(handle: string): Promise<unknown> {
-    const json = this.#entries.get(handle);
-    return json === undefined ? undefined : JSON.parse(json);
+    const record = this.#entries.get(handle);
+    return record === undefined ? undefined : JSON.parse(record.json);
+  }
+
+  /** The entry kept under `handle`, with its scope, expiry and index. */
+  async read(handle: string): Promise<SpillRecord | undefined> {
+    return isSpillHandle(handle) ? this.#entries.get(handle) : undefined;
   }
 }
 

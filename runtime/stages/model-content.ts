@@ -26,7 +26,11 @@ const MARKUP_UNSAFE = /[&<>\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E\u2028\u2029]/g;
 
 /** JSON with every character that could start or end markup escaped (see the module comment). */
 export function markupSafeJson(value: unknown): string {
-  const json = JSON.stringify(value) ?? "null";
+  return markupSafeText(JSON.stringify(value) ?? "null");
+}
+
+/** JSON text already written, with every character that could start or end markup escaped, as {@link markupSafeJson}. */
+export function markupSafeText(json: string): string {
   return json.replace(MARKUP_UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
@@ -45,6 +49,30 @@ function sourceOf(rawSha256: string | undefined): string {
 }
 
 /**
+ * The line that tells the model where a spilled result is: the handle and, when the call names a read-back tool,
+ * the value's size and the tool to page through it with.
+ */
+function spilledLine(spill: { handle: string; bytes: number; readTool?: string | undefined }): string {
+  const handle = `handle="${attribute(spill.handle)}"`;
+  if (spill.readTool === undefined) return `<spilled ${handle}/>`;
+  return `<spilled ${handle} bytes="${spill.bytes}" read_with="${attribute(spill.readTool.slice(0, 64))}"/>`;
+}
+
+/**
+ * An `oversize` failure's line that says what a narrower call asks less of: the largest array's path (bounded and
+ * escaped already) and length, and the argument that pages it when the contract names one.
+ */
+function narrowLine(outcome: Outcome<unknown, unknown>): string | undefined {
+  if (outcome.ok || outcome.error.code !== "oversize") return undefined;
+  const detail = outcome.diagnostics.detail;
+  if (detail === undefined || typeof detail.narrowPath !== "string") return undefined;
+  const narrow: Record<string, string | number> = { path: detail.narrowPath };
+  if (typeof detail.narrowItems === "number") narrow.items = detail.narrowItems;
+  if (typeof detail.narrowArgument === "string") narrow.argument = detail.narrowArgument;
+  return `<narrow>${markupSafeJson(narrow)}</narrow>`;
+}
+
+/**
  * Renders an outcome for the model.
  *
  * A success:
@@ -56,11 +84,14 @@ function sourceOf(rawSha256: string | undefined): string {
  * </tool_result>
  * ```
  * Under `summarize` the body is `<summary>"…"</summary>` instead of the view; under `spill` the body is the
- * preview followed by `<spilled handle="spill_…"/>`. Each image or audio block admitted with the result is a line
- * `<media type="image/png" bytes="1234"/>` after the body: described, never its data (see {@link toModelParts}).
+ * preview followed by `<spilled handle="spill_…"/>`, which names the read-back tool when the call has one
+ * (`<spilled handle="spill_…" bytes="412345" read_with="read_tool_result"/>`). Each image or audio block admitted
+ * with the result is a line `<media type="image/png" bytes="1234"/>` after the body: described, never its data
+ * (see {@link toModelParts}).
  *
  * A failure shows the code and whether a retry may help, nothing else (the raw body never appears):
- * `<tool_result tool="get_record" source="…" complete="false" error="schema_mismatch" retryable="false"/>`.
+ * `<tool_result tool="get_record" source="…" complete="false" error="schema_mismatch" retryable="false"/>`. An
+ * `oversize` failure adds what to narrow: `<narrow>{"path":"/items","items":400,"argument":"limit"}</narrow>`.
  * A `tool_error` whose contract opts in (`exposeToolError`) adds the cleaned, bounded tool message as
  * `<tool_message>"…"</tool_message>`, which the MCP spec suggests so a model can correct its call.
  */
@@ -69,14 +100,21 @@ export function toModelContent(outcome: Outcome<unknown, unknown>): string {
   const open = `<${RESULT_TAG} tool="${attribute(tool)}" source="${sourceOf(rawSha256)}"`;
   if (!outcome.ok) {
     const failure = `${open} complete="false" error="${outcome.error.code}" retryable="${outcome.error.retryable}"`;
-    if (outcome.modelMessage === undefined) return `${failure}/>`;
-    return `${failure}>\n<tool_message>${markupSafeJson(outcome.modelMessage)}</tool_message>\n</${RESULT_TAG}>`;
+    const narrow = narrowLine(outcome);
+    if (outcome.modelMessage === undefined && narrow === undefined) return `${failure}/>`;
+    const body = [`${failure}>`];
+    if (outcome.modelMessage !== undefined) {
+      body.push(`<tool_message>${markupSafeJson(outcome.modelMessage)}</tool_message>`);
+    }
+    if (narrow !== undefined) body.push(narrow);
+    body.push(`</${RESULT_TAG}>`);
+    return body.join("\n");
   }
   const lines = [`${open} complete="${outcome.complete}"${outcome.policy ? ` policy="${outcome.policy}"` : ""}>`];
   if (outcome.summary !== undefined) lines.push(`<summary>${markupSafeJson(outcome.summary)}</summary>`);
   else lines.push(markupSafeJson(outcome.view));
   if (outcome.parts !== undefined) lines.push(...mediaLines(outcome.parts));
-  if (outcome.spill !== undefined) lines.push(`<spilled handle="${attribute(outcome.spill.handle)}"/>`);
+  if (outcome.spill !== undefined) lines.push(spilledLine(outcome.spill));
   // A summary stands for the whole value; the preview's omissions describe a view the model does not see.
   if (outcome.summary === undefined && outcome.omissions.length > 0)
     lines.push(`<omitted>${markupSafeJson(outcome.omissions)}</omitted>`);

@@ -1,0 +1,255 @@
+/**
+ * One page of a spilled value, fitted to the budget: as many of the asked-for items (or lines) as fit with the
+ * delimiter, where the page is and the next page's arguments, found by halving. An item or line larger than a page
+ * on its own is shown in part (a line, a string: its first characters) or by its parts (an object or array: the
+ * pointers to read instead), and the page says so.
+ */
+
+import { measureText } from "../stages/measure.js";
+import { markupSafeText } from "../stages/model-content.js";
+import { cleanText } from "../text.js";
+import type { ContextBudget } from "../types.js";
+import type { ReadBackArgs } from "./arguments.js";
+import { renderPage } from "./render.js";
+import { itemsOf, type Loaded, lineOf, partsOf, select } from "./select.js";
+import type { PageBody, ReadBackErrorCode } from "./types.js";
+
+/** What a page is built with. */
+export interface PageSettings {
+  name: string;
+  budget: ContextBudget;
+  defaultItems: number;
+  defaultLines: number;
+}
+
+/** A page, or why there is none. */
+export type Built = { body: PageBody; content: string } | { code: ReadBackErrorCode; problem: string };
+
+const number = (n: number) => n.toLocaleString("en-US");
+
+/** The run of positions a page covers: forward from `offset`, or back from the end. */
+function window(total: number, args: ReadBackArgs, limit: number): { start: number; end: number } {
+  const offset = args.offset ?? 0;
+  if (args.fromEnd) return { start: Math.max(0, total - offset - limit), end: Math.max(0, total - offset) };
+  return { start: Math.min(offset, total), end: Math.min(total, offset + limit) };
+}
+
+/** The next page's arguments after showing `shown` items of an asked-for `limit`, or none past the end. */
+function nextArgs(
+  args: ReadBackArgs,
+  start: number,
+  shown: number,
+  total: number,
+  asked: number,
+): ReadBackArgs | undefined {
+  const next: ReadBackArgs = { handle: args.handle };
+  if (args.pointer !== undefined) next.pointer = args.pointer;
+  if (args.pattern !== undefined) next.pattern = args.pattern;
+  if (args.fromEnd) {
+    if (start <= 0) return undefined;
+    next.fromEnd = true;
+    next.offset = total - start;
+  } else {
+    if (start + shown >= total) return undefined;
+    next.offset = start + shown;
+  }
+  // A page that had to hold fewer than asked hands on the count that fitted, so the next page fits at once.
+  if (args.limit !== undefined || shown < asked) next.limit = Math.max(1, Math.min(asked, shown));
+  return next;
+}
+
+/** Model-facing text of a JSON text: invisible characters out (they only occur inside strings), markup escaped. */
+function shownText(json: string): string {
+  return markupSafeText(cleanText(json));
+}
+
+async function measured(settings: PageSettings, content: string): Promise<boolean> {
+  return (await measureText(content, settings.budget)).within;
+}
+
+/** The largest `n` ≤ `want` for which `make(n)` fits, by halving; 0 when not even one does. */
+async function largestFitting(want: number, make: (n: number) => string, settings: PageSettings): Promise<number> {
+  if (want === 0 || (await measured(settings, make(want)))) return want;
+  let fits = 0;
+  let over = want;
+  while (over - fits > 1) {
+    const middle = (fits + over) >> 1;
+    if (await measured(settings, make(middle))) fits = middle;
+    else over = middle;
+  }
+  return fits;
+}
+
+/** The longest prefix of `text` (whole code points) for which `make(prefix)` fits. */
+async function fittingPrefix(text: string, make: (prefix: string) => string, settings: PageSettings): Promise<string> {
+  let fits = 0;
+  let over = text.length;
+  while (over - fits > 1) {
+    const middle = (fits + over) >> 1;
+    if (await measured(settings, make(cut(text, middle)))) fits = middle;
+    else over = middle;
+  }
+  return cut(text, fits);
+}
+
+/** `text` cut to at most `units` code units, never inside a surrogate pair. */
+function cut(text: string, units: number): string {
+  const code = text.charCodeAt(units - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? units - 1 : units);
+}
+
+/** A page of a structured value. */
+export async function jsonPage(loaded: Loaded, args: ReadBackArgs, settings: PageSettings): Promise<Built> {
+  if (args.pattern !== undefined) {
+    return { code: "invalid_arguments", problem: "pattern applies to text results; use a pointer with *" };
+  }
+  const pointer = args.pointer ?? "";
+  const selection = select(loaded, pointer);
+  if ("problem" in selection) return { code: "invalid_arguments", problem: selection.problem };
+  const { total } = selection;
+  const asked = args.limit ?? settings.defaultItems;
+  const { start, end } = window(total, args, asked);
+  const items = itemsOf(loaded, selection, start, end - start);
+  const where = pointer === "" ? "/" : pointer;
+  const plain = selection.kind === "array";
+  const texts = items.map((item) => shownText(item.text));
+  const ats = items.map((item) => JSON.stringify(item.at));
+  const sha256 = loaded.record.meta.sha256;
+  const body = (from: number, n: number): PageBody => {
+    const shown = items.slice(from, from + n);
+    const range = { from: start + from + 1, to: start + from + n, total };
+    const what = plain ? "items" : "matches";
+    const note =
+      total === 0
+        ? `no items at ${where}`
+        : n === 0
+          ? `no ${what} past ${number(total)} at ${where}`
+          : `${what} ${number(range.from)}–${number(range.to)} of ${number(total)} at ${where}`;
+    const page: PageBody = { handle: args.handle, kind: "json", pointer: where, range, note, complete: false };
+    if (plain) page.items = shown.map((item) => item.value);
+    else page.matches = shown.map((item) => ({ at: item.at, value: item.value }));
+    page.next = nextArgs(args, start + from, n, total, asked);
+    page.complete = page.next === undefined;
+    return page;
+  };
+  const content = (from: number, n: number): string => {
+    const page = body(from, n);
+    const shown = plain
+      ? `{"items":[${texts.slice(from, from + n).join(",")}]}`
+      : `{"matches":[${texts
+          .slice(from, from + n)
+          .map((text, i) => `{"at":${shownText(ats[from + i] as string)},"value":${text}}`)
+          .join(",")}]}`;
+    return renderPage(settings.name, sha256, page, shown);
+  };
+  // Going back from the end keeps the items nearest the end; going forward, the first ones.
+  const from = (n: number) => (args.fromEnd ? items.length - n : 0);
+  const n = await largestFitting(items.length, (k) => content(from(k), k), settings);
+  if (n > 0 || items.length === 0) return { body: body(from(n), n), content: content(from(n), n) };
+  // Not even one item fits: show it by its parts.
+  const one = from(1);
+  const item = items[one] as (typeof items)[number];
+  const allParts = partsOf(loaded, item.at, item.value);
+  for (const keep of [allParts.length, 5, 0]) {
+    const page = body(one, 1);
+    page.items = undefined;
+    page.matches = undefined;
+    page.cut = true;
+    page.complete = false;
+    page.parts = allParts.slice(0, keep);
+    page.note = `${plain ? "item" : "match"} ${number(page.range.from)} of ${number(total)} at ${where} (${item.at}) is larger than a page: read its parts`;
+    const text = renderPage(settings.name, sha256, page, shownText(JSON.stringify({ cut: true, parts: page.parts })));
+    if (await measured(settings, text)) return { body: page, content: text };
+  }
+  return { code: "page_over_budget", problem: "not even one item fits the page budget" };
+}
+
+/** The line numbers of a text's lines holding `pattern`, kept per pattern (a few at a time). */
+function matchingLines(loaded: Loaded, pattern: string): number[] {
+  loaded.patterns ??= new Map();
+  let found = loaded.patterns.get(pattern);
+  if (found === undefined) {
+    found = [];
+    const total = loaded.text?.lines.length ?? 0;
+    for (let line = 0; line < total; line++) if (lineOf(loaded, line).includes(pattern)) found.push(line);
+    if (loaded.patterns.size >= 8) loaded.patterns.delete(loaded.patterns.keys().next().value as string);
+    loaded.patterns.set(pattern, found);
+  }
+  return found;
+}
+
+/** A page of a text. */
+export async function textPage(loaded: Loaded, args: ReadBackArgs, settings: PageSettings): Promise<Built> {
+  if (args.pointer !== undefined) {
+    return {
+      code: "invalid_arguments",
+      problem: "pointer applies to structured results; use offset and limit in lines",
+    };
+  }
+  const lineCount = loaded.text?.lines.length ?? 0;
+  const matched = args.pattern === undefined ? undefined : matchingLines(loaded, args.pattern);
+  const total = matched?.length ?? lineCount;
+  const asked = args.limit ?? settings.defaultLines;
+  const { start, end } = window(total, args, asked);
+  const numbers = Array.from({ length: end - start }, (_, i) => matched?.[start + i] ?? start + i);
+  const lines = numbers.map((line) => lineOf(loaded, line));
+  const shownLines = lines.map((line) => shownText(JSON.stringify(line)));
+  const sha256 = loaded.record.meta.sha256;
+  const what = matched === undefined ? "lines" : "matches";
+  const ofWhat =
+    matched === undefined
+      ? `of ${number(total)}`
+      : `of ${number(total)} for ${JSON.stringify(args.pattern)} in ${number(lineCount)} lines`;
+  const body = (from: number, n: number): PageBody => {
+    const range = { from: start + from + 1, to: start + from + n, total };
+    const note =
+      n === 0 ? `no ${what} past ${number(total)}` : `${what} ${number(range.from)}–${number(range.to)} ${ofWhat}`;
+    const page: PageBody = { handle: args.handle, kind: "text", range, note, complete: false };
+    if (matched === undefined) page.lines = lines.slice(from, from + n);
+    else
+      page.matches = numbers
+        .slice(from, from + n)
+        .map((line, i) => ({ line: line + 1, text: lines[from + i] as string }));
+    page.next = nextArgs(args, start + from, n, total, asked);
+    page.complete = page.next === undefined;
+    return page;
+  };
+  const content = (from: number, n: number, page = body(from, n)): string => {
+    const shown =
+      matched === undefined
+        ? `{"lines":[${shownLines.slice(from, from + n).join(",")}]}`
+        : `{"matches":[${shownLines
+            .slice(from, from + n)
+            .map((text, i) => `{"line":${(numbers[from + i] as number) + 1},"text":${text}}`)
+            .join(",")}]}`;
+    return renderPage(settings.name, sha256, page, shown);
+  };
+  const from = (n: number) => (args.fromEnd ? lines.length - n : 0);
+  const n = await largestFitting(lines.length, (k) => content(from(k), k), settings);
+  if (n > 0 || lines.length === 0) return { body: body(from(n), n), content: content(from(n), n) };
+  // One line longer than a page: its first characters.
+  const one = from(1);
+  const line = lines[one] as string;
+  const page = body(one, 1);
+  page.cut = true;
+  page.complete = false;
+  const described = (shown: number) =>
+    `line ${number((numbers[one] as number) + 1)} of ${number(lineCount)} is longer than a page: its first ${number(shown)} of ${number(line.length)} characters`;
+  // Fitted with the longest count the note can give, so the note the page ends with is never longer.
+  page.note = described(line.length);
+  const make = (prefix: string) => {
+    const text = shownText(JSON.stringify(prefix));
+    const shown =
+      matched === undefined
+        ? `{"lines":[${text}],"cut":true}`
+        : `{"matches":[{"line":${(numbers[one] as number) + 1},"text":${text}}],"cut":true}`;
+    return renderPage(settings.name, sha256, page, shown);
+  };
+  const prefix = await fittingPrefix(line, make, settings);
+  if (prefix.length === 0)
+    return { code: "page_over_budget", problem: "not even part of one line fits the page budget" };
+  if (matched === undefined) page.lines = [prefix];
+  else page.matches = [{ line: (numbers[one] as number) + 1, text: prefix }];
+  page.note = described(prefix.length);
+  return { body: page, content: make(prefix) };
+}
