@@ -25,6 +25,7 @@ import type { ToolSummary } from "../pipeline.js";
 import { configFolders, readConfig } from "./config.js";
 import { type Console, parseCommandArgs, reportUsage, stdio, terminalConsole, UsageError } from "./console.js";
 import { INIT_HELP, runInit } from "./init.js";
+import { tokenizerWarning } from "./tokenizer-check.js";
 
 const HELP = `toolgate: typed, precompiled, bounded adapters for AI tool results
 
@@ -129,6 +130,10 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
   const result = await generate({ schemas, remotes, roots });
   // A check answers one question, what is stale: the tools and their warnings are what generate already said.
   if (!values.check || values.verbose) printSummary(result.tools, io);
+  if (!values.check || values.verbose) {
+    const warning = tokenizerWarning(result.tools, process.cwd());
+    if (warning !== undefined) io.err(terminalText(warning));
+  }
   if (!result.ok) {
     for (const error of result.errors) io.err(`error ${errorLine(error)}`);
     io.err(`${result.errors.length} contract error${result.errors.length === 1 ? "" : "s"}: nothing written.`);
