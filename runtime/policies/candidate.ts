@@ -9,14 +9,18 @@ import { continuationOf } from "../stages/view.js";
 import type { GateFlag, Outcome, Success, ViewPlan } from "../types.js";
 import type { LargestArray, OverBudget } from "./policy.js";
 
-/** The largest array in a view, by an iterative walk; its path is made of plan-declared keys and indices only. */
+/**
+ * The largest non-empty array in a view, by an iterative walk; its path is made of plan-declared keys and indices
+ * only.
+ */
 export function largestArray(view: unknown): LargestArray | undefined {
   let best: LargestArray | undefined;
   const stack: Array<{ value: unknown; path: string }> = [{ value: view, path: "" }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const { value, path } = item;
     if (Array.isArray(value)) {
-      if (best === undefined || value.length > best.items) best = { path: path || "/", items: value.length };
+      // An empty array is never what a narrower call should ask less of.
+      if (value.length > (best?.items ?? 0)) best = { path: path || "/", items: value.length };
       for (const [index, entry] of value.entries()) stack.push({ value: entry, path: `${path}/${index}` });
     } else if (value !== null && typeof value === "object") {
       for (const key of Object.keys(value)) {

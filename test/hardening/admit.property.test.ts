@@ -1,6 +1,7 @@
 /**
- * Issue 12's acceptance property for `admit`, on example adapters generated from `schemas/`: for arbitrary
- * JavaScript values (`fc.anything()`, in every wrapping a transport uses) and for hostile objects (throwing getters
+ * Issue 12's acceptance property for `admit`, on example adapters generated from `schemas/` and on a text and a
+ * content result (`kinds.ts`): for arbitrary JavaScript values (`fc.anything()`, in every wrapping a transport uses,
+ * content blocks of every kind among them) and for hostile objects (throwing getters
  * on every key the gate reads, proxies with throwing traps, revoked proxies, self-resolving and never-settling
  * thenables, iterators that break the protocol, spin on empty chunks or stall, `toJSON` that throws or goes deep,
  * detached buffers), with a 500 ms signal:
@@ -19,6 +20,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type GateEvent, type Outcome, parsedResult, toModelContent } from "../../runtime/index.js";
 import { HOSTILE_MARKER, type HostileRecipe, hostileRaw, TOOL_TEXT } from "./hostile-raw.js";
+import { kindsUnderTest } from "./kinds.js";
 import { type AnyAdapter, adaptersOf, generateInto, REPO } from "./scratch.js";
 
 let adapters: AnyAdapter[];
@@ -26,7 +28,11 @@ let adapters: AnyAdapter[];
 beforeAll(async () => {
   const folder = await generateInto(path.join(REPO, "schemas"), "admit-property");
   const all = await adaptersOf(folder);
-  adapters = ["search_docs", "get_record"].map((tool) => all.get(tool) as AnyAdapter);
+  // Two JSON contracts, and a text and a content result (`kinds.ts`), whose readers take other paths through receive.
+  adapters = [
+    ...["search_docs", "get_record"].map((tool) => all.get(tool) as AnyAdapter),
+    ...kindsUnderTest().map((subject) => subject.adapter),
+  ];
 }, 120_000);
 
 /** `fc.anything()` with every kind of value it can make, delivered the ways a transport delivers a value. */
@@ -47,6 +53,23 @@ const anyRaw: fc.Arbitrary<unknown> = fc.oneof(
   anyValue.map((value) => parsedResult(value)),
   anyValue.map((value) => ({ content: [], structuredContent: value })),
   anyValue.map((value) => ({ content: [{ type: "text", text: value }], isError: value })),
+  fc
+    .array(
+      fc.record(
+        {
+          type: fc.constantFrom("text", "image", "audio", "resource_link", "resource"),
+          text: anyValue,
+          data: anyValue,
+          mimeType: anyValue,
+          uri: anyValue,
+          name: anyValue,
+          resource: anyValue,
+        },
+        { requiredKeys: ["type"] },
+      ),
+      { maxLength: 5 },
+    )
+    .map((content) => ({ content })),
   anyValue.map((value) => Promise.resolve(value)),
   anyValue.map((value) => ({
     [Symbol.asyncIterator]: async function* () {

@@ -9,7 +9,14 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ContractUnderTest, judgePayload, loadExampleContracts, undeclaredKeys } from "./invariants.js";
+import {
+  type ContractUnderTest,
+  judgeKindPayload,
+  judgePayload,
+  loadExampleContracts,
+  undeclaredKeys,
+} from "./invariants.js";
+import { contentPayloadArbitrary, kindsUnderTest, SCRIPT_MARKER, textPayloadArbitrary } from "./kinds.js";
 import { hostilePayloadArbitrary, MARKER, type Payload, payloadArbitrary } from "./payloads.js";
 import type { AnyAdapter } from "./scratch.js";
 
@@ -127,5 +134,55 @@ describe.each(tools)("%s, for any payload", (tool) => {
     console.info(`${tool}: ${hostileRuns} hostile raw values, outcomes ${JSON.stringify(tally)}`);
     // None of them is a result, and none makes admit throw: each ends as a typed failure.
     expect(codes.get("ok") ?? 0).toBe(0);
+  });
+});
+
+describe.each(kindsUnderTest())("$tool, a $kind result, for any payload", (subject) => {
+  /** A fifth of the payloads a schema's contract gets: these payloads have fewer shapes. */
+  const runs = Math.max(200, Math.ceil(runsPerContract / 5));
+
+  it(`keeps every invariant over ${runs} generated payloads`, { timeout }, async () => {
+    const codes = new Map<string, number>();
+    const payloads = subject.kind === "text" ? textPayloadArbitrary : contentPayloadArbitrary;
+    await fc.assert(
+      fc.asyncProperty(payloads, async (payload: Payload) => {
+        const { code, violations } = await judgeKindPayload(subject, payload);
+        expect({ made: payload.made, violations }).toEqual({ made: payload.made, violations: [] });
+        codes.set(code, (codes.get(code) ?? 0) + 1);
+      }),
+      { numRuns: runs, ...(seed === undefined ? {} : { seed }), endOnFailure: true },
+    );
+    const tally = Object.fromEntries([...codes].sort(([a], [b]) => (a < b ? -1 : 1)));
+    console.info(`${subject.tool}: ${runs} payloads, outcomes ${JSON.stringify(tally)}`);
+    // Both sides of the gate, and the refusals each kind has.
+    const expected =
+      subject.kind === "text"
+        ? ["ok", "invalid_encoding", "result_too_large", "schema_mismatch"]
+        : ["ok", "schema_mismatch", "result_too_large"];
+    for (const code of expected) expect(codes.get(code) ?? 0, code).toBeGreaterThan(0);
+  });
+
+  it("the checks catch media data, a hidden link or a changed text reaching the model", async () => {
+    const adapter = subject.adapter;
+    const leaky = {
+      ...subject,
+      adapter: {
+        ...adapter,
+        admit: async (raw: unknown, ctx?: Parameters<typeof adapter.admit>[1]) => {
+          const outcome = await adapter.admit(raw, ctx);
+          if (!outcome.ok) return outcome;
+          const view = { ...(outcome.view as object), text: `${SCRIPT_MARKER} AAAAAAAAAAAA` };
+          return { ...outcome, view, data: subject.kind === "text" ? "changed" : outcome.data };
+        },
+      },
+    };
+    const raw =
+      subject.kind === "text"
+        ? "some text"
+        : { content: [{ type: "image", mimeType: "image/png", data: "AAAAAAAAAAAA" }] };
+    const { violations } = await judgeKindPayload(leaky, { raw, text: "some text", made: ["probe"] });
+    expect(violations).toContain("the model reads a link whose scheme runs code");
+    if (subject.kind === "text") expect(violations).toContain("ok, but the data is not the text that was sent");
+    else expect(violations).toContain("media data reaches the model as text");
   });
 });

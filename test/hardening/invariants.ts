@@ -9,6 +9,9 @@
  *    outcome shows anything a hostile raw value's code threw (`HOSTILE_MARKER`), anywhere.
  * 4. The rendered view never exceeds the context budget and never holds a key the output schema does not declare,
  *    nor one the contract omits.
+ * 5. For text and content results (`kinds.ts`): `data` is the text sent, or the admitted blocks, within their
+ *    rules; the model reads no media data, no invisible or control character and no link whose scheme runs code;
+ *    `toModelParts` hands on exactly the admitted media; no event of a success holds payload text.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -26,8 +29,10 @@ import {
   measureText,
   type Outcome,
   toModelContent,
+  toModelParts,
 } from "../../runtime/index.js";
 import { HOSTILE_MARKER, TOOL_TEXT } from "./hostile-raw.js";
+import { type KindUnderTest, kindSuccessViolations } from "./kinds.js";
 import { MARKER, type Payload } from "./payloads.js";
 import { type AnyAdapter, adaptersOf, generateInto, REPO } from "./scratch.js";
 
@@ -95,25 +100,52 @@ export interface Verdict {
   violations: string[];
 }
 
+/** What a successful outcome is checked for beyond the invariants every outcome keeps. */
+type SuccessCheck = (outcome: Extract<Outcome<unknown, unknown>, { ok: true }>, content: string) => Promise<string[]>;
+
 /** Admit one payload and report its outcome code and every invariant it breaks. */
 export async function judgePayload(contract: ContractUnderTest, payload: Payload): Promise<Verdict> {
-  let code = "threw";
-  const violations = await violationsOf(contract, payload, (outcome) => {
-    code = outcome.ok ? (outcome.policy === undefined ? "ok" : `ok_${outcome.policy}`) : outcome.error.code;
+  return judgeWith(contract.adapter, payload, (outcome, content) =>
+    successViolations(contract, payload, outcome, content),
+  );
+}
+
+/**
+ * Admit one payload to a text or content tool and report its outcome code and every invariant it breaks: those of
+ * every outcome, the budget on what the model reads, and the kind's own (`kindSuccessViolations`).
+ */
+export async function judgeKindPayload(subject: KindUnderTest, payload: Payload): Promise<Verdict> {
+  return judgeWith(subject.adapter, payload, async (outcome, content) => {
+    const violations = kindSuccessViolations(subject, payload, outcome, content, toModelParts(outcome));
+    violations.push(...(await budgetViolations(subject.adapter, outcome, content)));
+    return violations;
   });
+}
+
+async function judgeWith(adapter: AnyAdapter, payload: Payload, check: SuccessCheck): Promise<Verdict> {
+  let code = "threw";
+  const violations = await violationsOf(
+    adapter,
+    payload,
+    (outcome) => {
+      code = outcome.ok ? (outcome.policy === undefined ? "ok" : `ok_${outcome.policy}`) : outcome.error.code;
+    },
+    check,
+  );
   return { code, violations };
 }
 
 /** Admit one payload and return every invariant it breaks (empty when none). */
 async function violationsOf(
-  contract: ContractUnderTest,
+  adapter: AnyAdapter,
   payload: Payload,
   seen: (outcome: Outcome<unknown, unknown>) => void,
+  check: SuccessCheck,
 ): Promise<string[]> {
   const events: GateEvent[] = [];
   let outcome: Outcome<unknown, unknown>;
   try {
-    outcome = await contract.adapter.admit(payload.make === undefined ? payload.raw : payload.make(), {
+    outcome = await adapter.admit(payload.make === undefined ? payload.raw : payload.make(), {
       sink: (event) => events.push(event),
       spillStore: new MemorySpillStore(),
       correlationId: "hardening",
@@ -135,7 +167,8 @@ async function violationsOf(
     violations.push("an outcome shows what a hostile raw value threw");
   }
   if (outcome.ok) {
-    violations.push(...(await successViolations(contract, payload, outcome, content)));
+    violations.push(...(await check(outcome, content)));
+    if (JSON.stringify(events).includes(MARKER)) violations.push("an event holds payload text");
   } else {
     if (!FAILURE_CODES.includes(outcome.error.code)) violations.push(`unknown failure code ${outcome.error.code}`);
     const leaks = (text: string) => text.includes(MARKER) || text.includes(TOOL_TEXT);
@@ -159,13 +192,24 @@ async function successViolations(
   if (payload.text !== undefined && !sameJson(outcome.data, JSON.parse(payload.text))) {
     violations.push("ok, but the data is not what JSON.parse makes of the payload");
   }
-  const budget = contract.adapter.spec.context;
-  const measured = await measureText(content, budget);
-  if (!measured.within) violations.push(`the rendered view is over its budget of ${budget.max} ${budget.unit}`);
-  if (outcome.contextUsed.value > budget.max) violations.push("contextUsed is over the budget");
+  violations.push(...(await budgetViolations(contract.adapter, outcome, content)));
   for (const key of undeclaredKeys(outcome.view, contract.schema, contract.omit)) {
     violations.push(`the view holds an undeclared or omitted key at ${key}`);
   }
+  return violations;
+}
+
+/** Nothing over budget reaches the model, and nothing inside closes the delimiter. */
+async function budgetViolations(
+  adapter: AnyAdapter,
+  outcome: Extract<Outcome<unknown, unknown>, { ok: true }>,
+  content: string,
+): Promise<string[]> {
+  const violations: string[] = [];
+  const budget = adapter.spec.context;
+  const measured = await measureText(content, budget);
+  if (!measured.within) violations.push(`the rendered view is over its budget of ${budget.max} ${budget.unit}`);
+  if (outcome.contextUsed.value > budget.max) violations.push("contextUsed is over the budget");
   if ((content.match(/<\/tool_result>/g) ?? []).length !== 1) violations.push("the delimiter closes more than once");
   return violations;
 }
