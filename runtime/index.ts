@@ -105,13 +105,17 @@ export {
 } from "./record/otel.js";
 export { hashArguments, sha256Hex } from "./record/provenance.js";
 export {
+  type Compaction,
   type Contribution,
   type ContributionReason,
   type ContributionStatus,
   describeUnread,
+  type ToolShare,
   Turn,
   type TurnOptions,
   type TurnReport,
+  type TurnWindow,
+  type WindowState,
 } from "./record/turn.js";
 export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./stages/fields.js";
 export { DEFAULT_TOKENIZER, loadTokenizer, type Measured, measureText } from "./stages/measure.js";

@@ -3,7 +3,9 @@
  *
  * The caller opens a `Turn` per agent turn and passes it to every `admit` (`ctx.turn`). At the end it reads
  * {@link Turn.report}: whether every expected result arrived complete, and if not which ones are partial, absent
- * or failed and why, so it can compact the context or stop with an answer that says what could not be read.
+ * or failed and why, so it can compact the context or stop with an answer that says what could not be read. Given
+ * the model's window, {@link Turn.window} says after each admit how full it is, whether to compact (at 70% by
+ * default, down to 40%), what each tool contributed, and when compacting did not help, that the turn should stop.
  */
 import type { FailureCode, Omission, Outcome } from "../types.js";
 
@@ -62,7 +64,71 @@ export interface TurnOptions {
   recallLimit?: number | Readonly<Record<string, number>> | ReadonlyMap<string, number> | undefined;
   /** The context the turn's results may take, per unit: the report says when they are over it. */
   budget?: { bytes?: number | undefined; tokens?: number | undefined } | undefined;
+  /**
+   * The model's context window: after each admit, {@link Turn.window} (and `onWindow`) says how full it is, whether
+   * compaction should run and what each tool contributed.
+   */
+  window?: TurnWindow | undefined;
+  /** Called after each outcome is recorded, with the window's state (when a window is set). */
+  onWindow?: ((state: WindowState) => void) | undefined;
 }
+
+/** The model's context window, and when to compact it. */
+export interface TurnWindow {
+  unit: "bytes" | "tokens";
+  /** The window's size, in `unit`. */
+  max: number;
+  /** What the rest of the context already takes (system prompt, history), in `unit`; default 0. */
+  reserved?: number | undefined;
+  /** Compact once the window is this full (a fraction); default 0.7. */
+  compactAt?: number | undefined;
+  /** Compact down to this (a fraction); default 0.4. */
+  aimAt?: number | undefined;
+}
+
+/** What one tool takes of the window. */
+export interface ToolShare {
+  tool: string;
+  /** In the window's unit (estimated at 4 bytes a token where a contract counts in the other unit). */
+  used: number;
+  calls: number;
+  /** Calls whose result is not complete (partial, failed, absent). */
+  unread: number;
+}
+
+/** The window after an admit: how full it is and what to do about it. */
+export interface WindowState {
+  unit: "bytes" | "tokens";
+  max: number;
+  /** Reserved plus every result, less what compaction freed. */
+  used: number;
+  /** `used / max`. */
+  ratio: number;
+  /** True once `used` reaches `compactAt × max`: compaction should run now. */
+  compact: boolean;
+  /** How much compaction should free to get down to `aimAt × max`; 0 when it need not run. */
+  free: number;
+  /** True when some share was converted between bytes and tokens (an estimate). */
+  estimated: boolean;
+  /** Each tool's share, largest first: what to drop or summarize first. */
+  byTool: ToolShare[];
+  /**
+   * Present when the turn already dropped or summarized (a compaction, or a result the gate summarized or
+   * refused as oversize) and the window is still at or past `compactAt`: it cannot progress, so stop with a partial
+   * answer that says what it could not read (`answer`, from {@link describeUnread}).
+   */
+  stop?: { reason: "cannot_progress"; answer: string; unread: Contribution[] } | undefined;
+}
+
+/** How much of the context was freed by compaction, and how. */
+export interface Compaction {
+  how: "dropped" | "summarized";
+  /** What it freed, in the window's unit. */
+  freed: number;
+}
+
+/** Bytes per token, to convert a contribution measured in the other unit (a rough, conservative estimate). */
+const BYTES_PER_TOKEN = 4;
 
 let turnCounter = 0;
 
@@ -75,6 +141,9 @@ export class Turn {
   readonly #argumentHashes = new Map<string, Set<string>>();
   readonly #recallLimit: TurnOptions["recallLimit"];
   readonly #budget: TurnOptions["budget"];
+  readonly #window: TurnWindow | undefined;
+  readonly #onWindow: TurnOptions["onWindow"];
+  readonly #compactions: Compaction[] = [];
 
   /** Opens a turn; see {@link TurnOptions}. */
   constructor(options: TurnOptions = {}) {
@@ -82,6 +151,15 @@ export class Turn {
     this.id = options.id ?? `turn-${turnCounter}`;
     this.#recallLimit = options.recallLimit;
     this.#budget = options.budget;
+    const window = options.window;
+    if (window !== undefined) {
+      const fraction = (value: number | undefined, fallback: number) =>
+        typeof value === "number" && value > 0 && value <= 1 ? value : fallback;
+      if (!(Number.isFinite(window.max) && window.max > 0)) throw new TypeError("Turn: window.max must be above 0");
+      const compactAt = fraction(window.compactAt, 0.7);
+      this.#window = { ...window, compactAt, aimAt: Math.min(fraction(window.aimAt, 0.4), compactAt) };
+    }
+    this.#onWindow = options.onWindow;
   }
 
   /**
@@ -123,7 +201,69 @@ export class Turn {
     );
     if (expected >= 0) this.#contributions[expected] = contribution;
     else this.#contributions.push(contribution);
+    if (this.#onWindow !== undefined && this.#window !== undefined) {
+      const state = this.window() as WindowState;
+      try {
+        this.#onWindow(state);
+      } catch {
+        // The caller's callback never changes an outcome.
+      }
+    }
     return contribution;
+  }
+
+  /**
+   * Notes that the caller compacted the context (dropped results or summarized them) and how much it freed, in the
+   * window's unit. A window still at `compactAt` after a compaction is one the turn cannot progress in.
+   */
+  compacted(compaction: Compaction): void {
+    const freed = Number.isFinite(compaction.freed) && compaction.freed > 0 ? compaction.freed : 0;
+    this.#compactions.push({ how: compaction.how, freed });
+  }
+
+  /** The window's state now: `undefined` when the turn has no window. */
+  window(): WindowState | undefined {
+    const window = this.#window;
+    if (window === undefined) return undefined;
+    const shares = new Map<string, ToolShare>();
+    let estimated = false;
+    let results = 0;
+    for (const entry of this.#contributions) {
+      let used = entry.contextUsed.value;
+      if (entry.contextUsed.unit !== window.unit && used > 0) {
+        estimated = true;
+        used = window.unit === "tokens" ? Math.ceil(used / BYTES_PER_TOKEN) : used * BYTES_PER_TOKEN;
+      }
+      results += used;
+      let share = shares.get(entry.tool);
+      if (share === undefined) {
+        share = { tool: entry.tool, used: 0, calls: 0, unread: 0 };
+        shares.set(entry.tool, share);
+      }
+      share.used += used;
+      share.calls += 1;
+      if (entry.status !== "complete") share.unread += 1;
+    }
+    const freed = this.#compactions.reduce((sum, compaction) => sum + compaction.freed, 0);
+    const used = Math.max(0, (window.reserved ?? 0) + results - freed);
+    const compactAt = (window.compactAt as number) * window.max;
+    const compact = used >= compactAt;
+    const state: WindowState = {
+      unit: window.unit,
+      max: window.max,
+      used,
+      ratio: used / window.max,
+      compact,
+      free: compact ? Math.ceil(used - (window.aimAt as number) * window.max) : 0,
+      estimated,
+      byTool: [...shares.values()].sort((a, b) => b.used - a.used || (a.tool < b.tool ? -1 : 1)),
+    };
+    const gateCut = this.#contributions.some((entry) => entry.reason === "summarize" || entry.reason === "oversize");
+    if (compact && (this.#compactions.length > 0 || gateCut)) {
+      const report = this.report();
+      state.stop = { reason: "cannot_progress", answer: describeUnread(report), unread: report.unread };
+    }
+    return state;
   }
 
   /** How many re-calls `tool` has made in this turn. */

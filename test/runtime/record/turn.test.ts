@@ -87,3 +87,73 @@ describe("Turn", () => {
     expect(new Turn({ recallLimit: 5 }).recallLimitFor("get_record", 2)).toBe(2);
   });
 });
+
+describe("the turn's window", () => {
+  const big = () =>
+    JSON.stringify(goodRecord({ items: Array.from({ length: 40 }, (_, id) => ({ id, label: "x".repeat(30) })) }));
+
+  it("after each admit says how full the window is, what each tool took, and when to compact", async () => {
+    const states: Array<ReturnType<Turn["window"]>> = [];
+    const turn = new Turn({
+      window: { unit: "bytes", max: 4000, reserved: 500 },
+      onWindow: (state) => states.push(state),
+    });
+    const lookup = defineTool(recordSpec());
+    const search = defineTool({ ...recordSpec(), name: "search_records" });
+    const first = await lookup.admit(JSON.stringify(goodRecord()), { turn });
+    expect(states).toHaveLength(1);
+    const one = states[0];
+    const used = first.ok ? first.contextUsed.value : 0;
+    expect(one).toMatchObject({ unit: "bytes", max: 4000, used: 500 + used, compact: false, free: 0 });
+    expect(one?.byTool).toEqual([{ tool: "get_record", used, calls: 1, unread: 0 }]);
+
+    // Results pile up until the window passes 70%: compaction should run, down to 40%.
+    for (let call = 0; call < 5; call++) await search.admit(big(), { turn });
+    const state = turn.window();
+    expect(state?.used).toBeGreaterThanOrEqual(0.7 * 4000);
+    expect(state?.compact).toBe(true);
+    expect(state?.free).toBe(Math.ceil((state?.used ?? 0) - 0.4 * 4000));
+    expect(state?.byTool[0]).toMatchObject({ tool: "search_records", calls: 5, unread: 5 });
+    expect(state?.byTool[1]?.tool).toBe("get_record");
+    // Compacting is possible yet: no stop signal until the turn has dropped or summarized.
+    expect(state?.stop).toBeUndefined();
+  });
+
+  it("a turn that compacted and is still past the threshold says to stop with a partial answer", async () => {
+    const turn = new Turn({ window: { unit: "bytes", max: 2000, compactAt: 0.5, aimAt: 0.2 } });
+    const search = defineTool({ ...recordSpec(), name: "search_records" });
+    for (let call = 0; call < 3; call++) await search.admit(big(), { turn, correlationId: `s-${call}` });
+    const before = turn.window();
+    expect(before?.compact).toBe(true);
+    turn.compacted({ how: "dropped", freed: 200 });
+    const after = turn.window();
+    expect(after?.used).toBe((before?.used ?? 0) - 200);
+    expect(after?.compact).toBe(true);
+    expect(after?.stop?.reason).toBe("cannot_progress");
+    expect(after?.stop?.unread).toHaveLength(3);
+    expect(after?.stop?.answer).toContain("search_records (s-0): shown in part");
+
+    // Freeing enough ends the signal.
+    turn.compacted({ how: "summarized", freed: 10_000 });
+    expect(turn.window()).toMatchObject({ used: 0, compact: false, free: 0 });
+    expect(turn.window()?.stop).toBeUndefined();
+  });
+
+  it("an oversize failure the gate already dropped counts as having dropped", async () => {
+    const turn = new Turn({ window: { unit: "tokens", max: 100 } });
+    const tight = defineTool({ ...recordSpec(), context: { unit: "bytes", max: 300 }, oversize: ["drop"] });
+    const outcome = await tight.admit(big(), { turn });
+    expect(outcome.ok || outcome.error.code).toBe("oversize");
+    const lookup = defineTool(recordSpec());
+    await lookup.admit(big(), { turn });
+    const state = turn.window();
+    expect(state?.estimated).toBe(true);
+    expect(state?.compact).toBe(true);
+    expect(state?.stop?.answer).toContain("get_record: failed (oversize)");
+  });
+
+  it("has no window unless given one, and refuses a window of no size", () => {
+    expect(new Turn().window()).toBeUndefined();
+    expect(() => new Turn({ window: { unit: "tokens", max: 0 } })).toThrow(/window.max/);
+  });
+});
