@@ -148,7 +148,8 @@ export interface SpillReference {
 
 /**
  * Notes about a call that did not decide its outcome. Codes only: never text from the payload.
- * - `mcp_text_mismatch`: an MCP result's text block is not the same JSON as its structured content.
+ * - `mcp_text_mismatch`: a text block beside an MCP result's structured content parses as JSON and is another
+ *   value (prose beside it is normal and not flagged).
  * - `instruction_like_text`: a `text` field looks like instructions to the model (contract says `flag`).
  * - `recalled`: the result came from a re-call with narrowed arguments.
  * - `summary_cached`: the summary came from the cache for the same raw bytes.
