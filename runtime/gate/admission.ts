@@ -5,7 +5,14 @@
  * closing over locals.
  */
 import { FAILURE_MESSAGES, RETRY_DEFAULTS } from "../failure.js";
-import { deliver, type GateEvent, gateCounters, getDefaultSink, type PolicyMix } from "../record/events.js";
+import {
+  deliver,
+  type GateEvent,
+  gateCounters,
+  getDefaultSink,
+  type PolicyMix,
+  type SummarizeFacts,
+} from "../record/events.js";
 import type { RawKind } from "../stages/receive/received.js";
 import { type ResolvedResult, resolveResult } from "../stages/result-kind.js";
 import type {
@@ -60,6 +67,8 @@ export class Admission<T, V, I> {
   flags: GateFlag[] = NO_FLAGS;
   /** The raw payload's size and ceiling; set once its bytes are hashed. */
   sizes: RawSizes = NO_SIZES;
+  /** What the `summarize` policy measured, when it ran: the event reports it whatever ends the admit. */
+  summarize: SummarizeFacts | undefined;
   /** The content blocks admitted beside the primary value (an MCP result's); set once the payload is received. */
   parts: ContentPart[] | undefined;
   /** The tool's result kind and block rules, resolved once per spec. */
@@ -100,6 +109,7 @@ export class Admission<T, V, I> {
       ...(facts.policy === undefined ? {} : { policy: facts.policy }),
       ...(facts.flags === undefined || facts.flags.length === 0 ? {} : { flags: facts.flags }),
       ...(facts.policy === "recall" ? { recall: true } : {}),
+      ...(this.summarize === undefined ? {} : { summarize: this.summarize }),
     };
     gateCounters.emit(event);
     deliver(ctx.sink ?? getDefaultSink(), event);

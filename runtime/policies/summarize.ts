@@ -1,7 +1,9 @@
 /**
  * Policy `summarize`: the caller's `summarize` hook writes a short text that the model reads instead of the view,
- * beside a bounded preview for the caller. Summaries are cached per adapter and hook by the raw payload's sha256,
- * and the summary must fit its own budget (`summaryMax`) as well as the whole outcome the contract's.
+ * beside a bounded preview for the caller. Summaries are cached per adapter and hook by the raw payload's sha256
+ * (at most {@link SUMMARY_CACHE_SIZE} per hook, oldest out first), and the summary must fit its own budget
+ * (`summaryMax`) as well as the whole outcome the contract's. The admit's event records how long the summary took
+ * and whether the cache had it.
  */
 import { measureText } from "../stages/measure.js";
 import { cleanText } from "../text.js";
@@ -9,7 +11,7 @@ import { acceptCandidate, measureCandidate, previewCandidate } from "./candidate
 import { type OverBudget, type Policy, type PolicyVerdict, pass } from "./policy.js";
 
 /** Summaries kept per adapter and summarize hook. */
-const SUMMARY_CACHE_SIZE = 256;
+export const SUMMARY_CACHE_SIZE = 256;
 
 /** The summary of the raw payload, from the cache or the hook; a reason to pass when there is none. */
 async function summaryOf<T, V, I>(over: OverBudget<T, V, I>): Promise<{ summary: string; cached: boolean } | string> {
@@ -44,9 +46,14 @@ async function summaryOf<T, V, I>(over: OverBudget<T, V, I>): Promise<{ summary:
   return { summary, cached: false };
 }
 
-/** Shows the summary with a preview when both fit. */
+/** Shows the summary with a preview when both fit. The admit's event reports how long the summary took. */
 export const summarize: Policy = async <T, V, I>(over: OverBudget<T, V, I>): Promise<PolicyVerdict<T, V>> => {
+  const started = performance.now();
   const found = await summaryOf(over);
+  if (found !== "no_hook") {
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    over.admission.summarize = { ms, cached: typeof found !== "string" && found.cached };
+  }
   if (typeof found === "string") return pass(found);
   const { summary, cached } = found;
   const { spec, flags } = over.admission;

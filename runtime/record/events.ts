@@ -10,6 +10,14 @@ import type { FailureCode, GateFlag, GateStage } from "../types.js";
 /** How an admit's view was brought within budget: `direct` (it fit), a policy, or `drop` (an `oversize` failure). */
 export type PolicyMix = "direct" | "summarize" | "spill" | "recall" | "drop";
 
+/** What the `summarize` policy measured: numbers and a flag only, never the summary. */
+export interface SummarizeFacts {
+  /** Milliseconds from asking for the summary to having it (the hook's run, or the cache lookup), to 0.1 ms. */
+  ms: number;
+  /** True when the summary came from the cache (same hook, same raw sha256). */
+  cached: boolean;
+}
+
 /** What one admit did. */
 export interface GateEvent {
   tool: string;
@@ -27,6 +35,8 @@ export interface GateEvent {
   flags?: GateFlag[] | undefined;
   /** True when the outcome came from a `recall` (a re-call with narrowed arguments); sizes are then the re-call's. */
   recall?: boolean | undefined;
+  /** When the `summarize` policy ran: how long the summary took and whether it came from the cache. */
+  summarize?: SummarizeFacts | undefined;
   /** ISO 8601 time the payload was received. */
   receivedAt: string;
 }

@@ -17,6 +17,7 @@ import {
   toModelContent,
   type ViewPlan,
 } from "../../../runtime/index.js";
+import { SUMMARY_CACHE_SIZE } from "../../../runtime/policies/summarize.js";
 import {
   admitCollecting,
   expectNoLeak,
@@ -91,6 +92,46 @@ describe("summarize", () => {
     // Another hook writes its own summary: the cache is per hook.
     const other = await tool.admit(raw, { hooks: { summarize: () => "Forty items." } });
     expect(other.ok && other.summary).toBe("Forty items.");
+  });
+
+  it("the admit's event records how long the summary took and whether the cache had it, numbers only", async () => {
+    const tool = recordTool({ ...tight, oversize: ["summarize", "drop"] });
+    const hooks = {
+      summarize: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return "A summary.";
+      },
+    };
+    const raw = bigRecord();
+    const first = await admitCollecting(tool, raw, { hooks });
+    expect(first.events).toHaveLength(1);
+    const facts = first.events[0]?.summarize;
+    expect(facts?.cached).toBe(false);
+    expect(facts?.ms).toBeGreaterThanOrEqual(25);
+    expect(Object.keys(facts ?? {}).sort()).toEqual(["cached", "ms"]);
+    const second = await admitCollecting(tool, raw, { hooks });
+    expect(second.events[0]?.summarize?.cached).toBe(true);
+    expect(second.events[0]?.summarize?.ms).toBeLessThan(25);
+    // No hook, no summarize facts: the policy did not run.
+    const none = await admitCollecting(tool, raw);
+    expect(none.events[0]?.summarize).toBeUndefined();
+    // A declined summary still reports its latency, and the event of the drop that followed carries it.
+    const declined = await admitCollecting(tool, raw, { hooks: { summarize: () => undefined } });
+    expect(declined.events[0]).toMatchObject({ code: "oversize", summarize: { cached: false } });
+  });
+
+  it("the summary cache keeps at most SUMMARY_CACHE_SIZE results per hook, oldest out first", async () => {
+    const tool = recordTool({ ...tight, oversize: ["summarize", "drop"] });
+    let calls = 0;
+    const hooks = { summarize: () => `Summary ${++calls}.` };
+    const raws = Array.from({ length: SUMMARY_CACHE_SIZE + 1 }, (_, i) => bigRecord(`item-${i}`));
+    for (const raw of raws) await tool.admit(raw, { hooks });
+    expect(calls).toBe(SUMMARY_CACHE_SIZE + 1);
+    // The newest is still cached; the oldest was let go, so it is summarized again.
+    await tool.admit(raws[SUMMARY_CACHE_SIZE] as string, { hooks });
+    expect(calls).toBe(SUMMARY_CACHE_SIZE + 1);
+    await tool.admit(raws[0] as string, { hooks });
+    expect(calls).toBe(SUMMARY_CACHE_SIZE + 2);
   });
 
   it("a summary over its own budget passes to the next policy", async () => {
