@@ -4,6 +4,7 @@
  */
 import { canonicalJson, parseJsonText } from "../../json-text.js";
 import { hashTextNow } from "../../record/provenance.js";
+import { utf8Length } from "../../text.js";
 import type { ContentPart } from "../../types.js";
 import { resolveResult } from "../result-kind.js";
 import { type BlockProblem, readContentBlocks } from "./content-blocks.js";
@@ -90,7 +91,7 @@ function blockRefusal(kind: Received["kind"], problem: BlockProblem, index: numb
 /** A tool error: its text blocks, read up to the receive ceiling, become the tool message (kept in diagnostics). */
 function toolError(content: readonly unknown[], limits: ReceiveLimits): NotReceived {
   const { text, over } = textOf(content, limits.maxBytes);
-  const length = encoder.encode(text).byteLength;
+  const length = utf8Length(text);
   const bytes = !over && length <= limits.maxBytes ? encoder.encode(text) : undefined;
   return {
     ...refused("mcp_error", "tool_error", "transport", length, { reason: "is_error", ...(over ? { over: true } : {}) }),
