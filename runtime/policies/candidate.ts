@@ -5,6 +5,7 @@
  */
 import { type Measured, measureModelContent } from "../stages/measure.js";
 import { pointerSegment, project } from "../stages/project.js";
+import { isJsonKind } from "../stages/result-kind.js";
 import { continuationOf } from "../stages/view.js";
 import type { GateFlag, Outcome, Success, ViewPlan } from "../types.js";
 import type { LargestArray, OverBudget } from "./policy.js";
@@ -83,7 +84,10 @@ export function previewCandidate<T, V, I>(
   maxChars: number | undefined,
   fields: CandidateFields<T, V>,
 ): Success<T, V> {
-  const { spec } = over.admission;
+  const { spec, result } = over.admission;
+  // A text or content result has no plan to cut: its preview is its text view, already as short as the budget
+  // allowed, so the caller's `view` keeps its type.
+  if (!isJsonKind(result.kind)) return { ...over.success, complete: false, ...fields };
   const shown = project(over.data, previewPlan(spec.view.plan, spec.spillPreview, maxChars), {
     maxStringChars: spec.view.maxStringChars,
   });
