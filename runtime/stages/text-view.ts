@@ -141,9 +141,9 @@ export async function textView<T, V, I>(admission: Admission<T, V, I>, data: T):
   const overhead = overheadBytes(admission, data, lines, cleaned.length, beside);
   if (budget.unit === "bytes") return successOf(admission, data, excerptWithin(budget.max - overhead), beside);
 
-  // Tokens: start from the whole text, then shrink the byte bound by how far over each round's count was.
-  // Every token is at least one byte, and prose runs about four bytes a token: a first bound of four bytes per token
-  // of budget fits most texts in one round and leaves the rounds for dense ones.
+  // Tokens: a first byte bound, then shrunk by how far over each round's count was. Every token is at least one byte
+  // and prose runs about four bytes a token, so four bytes per token of budget (or the whole text, when smaller) fits
+  // most texts in one round and leaves the other rounds for dense ones.
   let room = Math.min(utf8Length(cleaned) + overhead, budget.max * 4);
   let candidate = successOf(admission, data, excerptWithin(room - overhead), beside);
   for (let round = 0; round < TOKEN_ROUNDS; round++) {
