@@ -3,7 +3,7 @@
  * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
  * every figure to bench/results.json.
  *
- *   node bench/run.js [--only cold,gate,receive,tokens,validators,codegen] [--quick] [--profile]
+ *   node bench/run.js [--only cold,gate,receive,tokens,readback,validators,codegen] [--quick] [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen.
  * Needs `npm run build` first (the script in package.json does it). Scratch files go to .tmp/bench/run-<pid>/ and
@@ -18,6 +18,7 @@ import { runCodegen } from "./codegen.js";
 import { CONTENDERS, prepareColdStart, runColdStart } from "./cold-start.js";
 import { runGateOverhead } from "./gate-overhead.js";
 import { ratio } from "./lib/stats.js";
+import { runReadBack } from "./read-back.js";
 import { runReceiveCeiling } from "./receive-ceiling.js";
 import { runTokenBudget } from "./token-budget.js";
 import { prepareSizeVariants } from "./validator-size.js";
@@ -30,7 +31,7 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
   },
 });
-const ALL = ["cold", "gate", "receive", "tokens", "validators", "codegen"];
+const ALL = ["cold", "gate", "receive", "tokens", "readback", "validators", "codegen"];
 const selected = new Set(values.only ? values.only.split(",") : ALL);
 const quick = values.quick;
 // Scratch files of this run only: two runs at once (the tree is shared) must not delete each other's files.
@@ -306,6 +307,23 @@ if (selected.has("tokens"))
       }
     }
     tables.tokenBudget = rows.slice(firstRow);
+  });
+
+if (selected.has("readback"))
+  await section("readBack", async () => {
+    const firstRow = rows.length;
+    say("read-back: a 10 MB spilled result, page by page against whole…");
+    const read = await runReadBack({ rounds: quick ? 3 : 9, work: WORK });
+    results.benchmarks.readBack = read;
+    rows.push([
+      `read-back, ${mib(read.bytes)} spilled (${read.items} items), ${read.pages} pages of 16,000 bytes`,
+      `paged ${ms(read.timing.paged)}`,
+      `reading it whole once ${ms(read.timing.whole)}`,
+      x(read.ratio),
+      "≤ 2×",
+      read.ratio <= 2 ? "met" : "missed",
+    ]);
+    tables.readBack = rows.slice(firstRow);
   });
 
 if (selected.has("validators"))

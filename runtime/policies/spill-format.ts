@@ -32,6 +32,11 @@ export interface SpillMeta extends SpillScope {
   createdAt?: number | undefined;
   /** When it stops being readable, in milliseconds since the epoch; absent: kept until pruned. */
   expiresAt?: number | undefined;
+  /**
+   * Whether the value's text holds control or invisible characters that model-facing text must lose (found once,
+   * when it was spilled); absent when not known, and then a reader cleans every page.
+   */
+  invisible?: boolean | undefined;
 }
 
 /** A spilled value as a reader gets it back: verified, with its index. */
@@ -89,6 +94,7 @@ export function encodeSpill(
     expiresAt: meta.expiresAt,
     tenant: meta.tenant,
     session: meta.session,
+    invisible: meta.invisible,
     indexSha256: sha256(new TextEncoder().encode(indexText)),
     index,
   });
@@ -110,6 +116,7 @@ interface Header {
   expiresAt?: unknown;
   tenant?: unknown;
   session?: unknown;
+  invisible?: unknown;
   indexSha256?: unknown;
   index?: unknown;
 }
@@ -177,6 +184,7 @@ export function decodeSpill(
     expiresAt: optionalNumber(header.expiresAt),
     tenant: optionalString(header.tenant),
     session: optionalString(header.session),
+    invisible: typeof header.invisible === "boolean" ? header.invisible : undefined,
   };
   return { meta, json, index };
 }

@@ -12,6 +12,7 @@
  * when it expires (`ttlMs`), and the index that makes every array item or line addressable (`spill-layout.ts`).
  */
 import { sha256Hex } from "../record/provenance.js";
+import { hasInvisible } from "../text.js";
 import type { SpillReference } from "../types.js";
 import {
   decodeSpill,
@@ -97,6 +98,7 @@ export function spillMeta(handle: string, entry: SpillEntry, sha256: string, opt
     expiresAt: ttl === undefined ? undefined : createdAt + ttl,
     tenant: entry.tenant,
     session: entry.session,
+    invisible: hasInvisible(entry.json),
   };
 }
 

@@ -24,7 +24,7 @@ import { DEFAULT_TOKENIZER, measureText } from "../stages/measure.js";
 import type { ContextBudget } from "../types.js";
 import { checkArgs, inputSchema, outputSchema, type ReadBackArgs } from "./arguments.js";
 import { type LoadedCache, openRecord } from "./open.js";
-import { jsonPage, textPage } from "./pages.js";
+import { jsonPage, type PageSettings, textPage } from "./pages.js";
 import { renderFailure } from "./render.js";
 import type { PageBody, ReadBackContext, ReadBackErrorCode } from "./types.js";
 
@@ -122,10 +122,9 @@ export function readBack(store: SpillStore, options: ReadBackOptions = {}): Read
     throw new TypeError(`readBack: the page budget must be at least ${MIN_BUDGET[budget.unit]} ${budget.unit}`);
   }
   const maxLimit = options.maxLimit ?? 1000;
-  const settings = {
+  const settings: PageSettings = {
     name,
     budget,
-    maxLimit,
     defaultItems: Math.min(options.defaultItems ?? 50, maxLimit),
     defaultLines: Math.min(options.defaultLines ?? 200, maxLimit),
   };
@@ -169,7 +168,9 @@ export function readBack(store: SpillStore, options: ReadBackOptions = {}): Read
         : await jsonPage(loaded, args, settings);
     if ("problem" in built) return fail(built.code, built.problem);
     const { content } = built;
-    const size = await measureText(content, budget, Number.MAX_SAFE_INTEGER);
+    const last = settings.last;
+    settings.last = undefined;
+    const size = last?.content === content ? last : await measureText(content, budget, Number.MAX_SAFE_INTEGER);
     return {
       ok: true,
       page: built.body,

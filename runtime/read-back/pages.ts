@@ -11,7 +11,7 @@ import { cleanText } from "../text.js";
 import type { ContextBudget } from "../types.js";
 import type { ReadBackArgs } from "./arguments.js";
 import { renderPage } from "./render.js";
-import { itemsOf, type Loaded, lineOf, partsOf, select } from "./select.js";
+import { itemsOf, type Loaded, lineOf, partsOf, select, valuesOf } from "./select.js";
 import type { PageBody, ReadBackErrorCode } from "./types.js";
 
 /** What a page is built with. */
@@ -20,6 +20,8 @@ export interface PageSettings {
   budget: ContextBudget;
   defaultItems: number;
   defaultLines: number;
+  /** The last content measured within budget and its size, so the page that ends up shown is not measured twice. */
+  last?: { content: string; value: number } | undefined;
 }
 
 /** A page, or why there is none. */
@@ -58,13 +60,18 @@ function nextArgs(
   return next;
 }
 
-/** Model-facing text of a JSON text: invisible characters out (they only occur inside strings), markup escaped. */
-function shownText(json: string): string {
-  return markupSafeText(cleanText(json));
+/**
+ * Model-facing text of a JSON text: invisible characters out (they only occur inside strings; skipped when the
+ * spill found none in the whole value), markup escaped.
+ */
+function shownText(json: string, clean = true): string {
+  return markupSafeText(clean ? cleanText(json) : json);
 }
 
 async function measured(settings: PageSettings, content: string): Promise<boolean> {
-  return (await measureText(content, settings.budget)).within;
+  const size = await measureText(content, settings.budget);
+  if (size.within) settings.last = { content, value: size.value };
+  return size.within;
 }
 
 /** The largest `n` ≤ `want` for which `make(n)` fits, by halving; 0 when not even one does. */
@@ -112,48 +119,53 @@ export async function jsonPage(loaded: Loaded, args: ReadBackArgs, settings: Pag
   const items = itemsOf(loaded, selection, start, end - start);
   const where = pointer === "" ? "/" : pointer;
   const plain = selection.kind === "array";
-  const texts = items.map((item) => shownText(item.text));
-  const ats = items.map((item) => JSON.stringify(item.at));
   const sha256 = loaded.record.meta.sha256;
-  const body = (from: number, n: number): PageBody => {
-    const shown = items.slice(from, from + n);
+  const what = plain ? "items" : "matches";
+  /** Where a page of `n` items from `from` (of those fetched) is, and what comes next. */
+  const frame = (from: number, n: number): PageBody => {
     const range = { from: start + from + 1, to: start + from + n, total };
-    const what = plain ? "items" : "matches";
     const note =
       total === 0
         ? `no items at ${where}`
         : n === 0
           ? `no ${what} past ${number(total)} at ${where}`
           : `${what} ${number(range.from)}–${number(range.to)} of ${number(total)} at ${where}`;
-    const page: PageBody = { handle: args.handle, kind: "json", pointer: where, range, note, complete: false };
-    if (plain) page.items = shown.map((item) => item.value);
-    else page.matches = shown.map((item) => ({ at: item.at, value: item.value }));
-    page.next = nextArgs(args, start + from, n, total, asked);
-    page.complete = page.next === undefined;
-    return page;
+    const next = nextArgs(args, start + from, n, total, asked);
+    return { handle: args.handle, kind: "json", pointer: where, range, note, next, complete: next === undefined };
   };
-  const content = (from: number, n: number): string => {
-    const page = body(from, n);
-    const shown = plain
-      ? `{"items":[${texts.slice(from, from + n).join(",")}]}`
-      : `{"matches":[${texts
-          .slice(from, from + n)
-          .map((text, i) => `{"at":${shownText(ats[from + i] as string)},"value":${text}}`)
-          .join(",")}]}`;
-    return renderPage(settings.name, sha256, page, shown);
+  const shownItems = (from: number, n: number): string => {
+    const slice = items.slice(from, from + n);
+    const json = plain
+      ? `{"items":[${slice.map((item) => item.text).join(",")}]}`
+      : `{"matches":[${slice.map((item) => `{"at":${JSON.stringify(item.at)},"value":${item.text}}`).join(",")}]}`;
+    return shownText(json, loaded.record.meta.invisible !== false);
   };
+  const rendered = new Map<number, string>();
   // Going back from the end keeps the items nearest the end; going forward, the first ones.
   const from = (n: number) => (args.fromEnd ? items.length - n : 0);
-  const n = await largestFitting(items.length, (k) => content(from(k), k), settings);
-  if (n > 0 || items.length === 0) return { body: body(from(n), n), content: content(from(n), n) };
+  const content = (n: number): string => {
+    let text = rendered.get(n);
+    if (text === undefined) {
+      text = renderPage(settings.name, sha256, frame(from(n), n), shownItems(from(n), n));
+      rendered.set(n, text);
+    }
+    return text;
+  };
+  const n = await largestFitting(items.length, content, settings);
+  if (n > 0 || items.length === 0) {
+    const page = frame(from(n), n);
+    const shown = items.slice(from(n), from(n) + n);
+    if (plain) page.items = valuesOf(shown.map((item) => item.text));
+    else page.matches = shown.map((item) => ({ at: item.at, value: item.value?.value }));
+    return { body: page, content: content(n) };
+  }
   // Not even one item fits: show it by its parts.
   const one = from(1);
   const item = items[one] as (typeof items)[number];
-  const allParts = partsOf(loaded, item.at, item.value);
+  const value = item.value?.value ?? JSON.parse(item.text);
+  const allParts = partsOf(loaded, item.at, value);
   for (const keep of [allParts.length, 5, 0]) {
-    const page = body(one, 1);
-    page.items = undefined;
-    page.matches = undefined;
+    const page = frame(one, 1);
     page.cut = true;
     page.complete = false;
     page.parts = allParts.slice(0, keep);

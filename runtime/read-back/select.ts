@@ -141,26 +141,33 @@ function expand(loaded: Loaded, pointer: string, segments: readonly string[]): S
   return { kind: "values", pointer, paths: found.map(pointerOf), total: found.length };
 }
 
-/** Items `from` to `from + count − 1` of a selection: their pointers, JSON texts and values. */
+/**
+ * Items `from` to `from + count − 1` of a selection: their pointers and JSON texts (and, for matches, their values,
+ * which finding them parsed). An array's items are not parsed here: a page parses the ones it shows, at once.
+ */
 export function itemsOf(
   loaded: Loaded,
   selection: Selection,
   from: number,
   count: number,
-): Array<{ at: string; text: string; value: unknown }> {
-  const out: Array<{ at: string; text: string; value: unknown }> = [];
+): Array<{ at: string; text: string; value?: { value: unknown } }> {
+  const out: Array<{ at: string; text: string; value?: { value: unknown } }> = [];
   const { json } = loaded.record;
   for (let item = from; item < from + count; item++) {
     if (selection.kind === "array") {
-      const text = itemText(json, selection.row, item);
-      out.push({ at: `${selection.pointer}/${item}`, text, value: JSON.parse(text) });
+      out.push({ at: `${selection.pointer}/${item}`, text: itemText(json, selection.row, item) });
     } else {
       const at = selection.paths[item] as string;
-      const { value } = valueAt(loaded, segmentsOf(at)) as { value: unknown };
-      out.push({ at, text: JSON.stringify(value), value });
+      const found = valueAt(loaded, segmentsOf(at)) as { value: unknown };
+      out.push({ at, text: JSON.stringify(found.value), value: found });
     }
   }
   return out;
+}
+
+/** The values of items by their JSON texts, parsed in one go. */
+export function valuesOf(texts: readonly string[]): unknown[] {
+  return JSON.parse(`[${texts.join(",")}]`) as unknown[];
 }
 
 /** For a value larger than a page: the pointers of its parts, with their item counts where they are arrays. */

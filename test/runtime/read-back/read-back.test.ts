@@ -135,6 +135,16 @@ describe("pages of a structured value", () => {
     expect(scalar.matches).toEqual([{ at: "/owner", value: "acme" }]);
   });
 
+  it("invisible characters a spilled value holds never reach the model's text", async () => {
+    const store = new MemorySpillStore();
+    const reader = readBack(store);
+    const json = JSON.stringify({ items: ["plain", "zero\u200Bwidth", "bidi\u202Eoverride"] });
+    const { handle } = await store.put({ tool: "t", json, sha256: "b".repeat(64) });
+    const outcome = await reader.handle({ handle, pointer: "/items" });
+    expect(shown(outcome.content).items).toEqual(["plain", "zerowidth", "bidioverride"]);
+    expect(outcome.content).not.toMatch(/[\u200B\u202E]/u);
+  });
+
   it("an item larger than a page is shown by its parts, and the next page goes on after it", async () => {
     const { reader, handle } = await spilled(new MemorySpillStore(), { title: "t".repeat(1900) }, {}, 700);
     const root = page(await reader.handle({ handle }));
