@@ -35,12 +35,14 @@ Usage:
       (default generated/). With --check, write nothing: exit 1 and name every stale, missing or extra
       file; only those and the verdict are printed (and contract errors), unless --verbose also prints
       each tool and its warnings as generate does.
-  toolgate import FILE... [--out DIR] [--prefix NAME] [--force]
-  toolgate import --stdio "[NAME=value...] COMMAND ARGS" [--cwd DIR] [--out DIR] [--prefix NAME] [--force]
+  toolgate import FILE... [--out DIR] [--prefix NAME] [--json-text NAME]... [--force]
+  toolgate import --stdio "[NAME=value...] COMMAND ARGS" [--cwd DIR] [--out DIR] [--prefix NAME]
+                  [--json-text NAME]... [--force]
       Turn MCP tool definitions (a tools/list result, a JSON-RPC response, an array of tools or one tool; or a
       server started over stdio, every page) into contracts in DIR (default schemas/), and list every unbounded
-      field to bound. Tools without an outputSchema are refused. An existing contract is only replaced with
-      --force, which keeps its x-toolgate block. Exit 1 when any tool was refused.
+      field to bound. A tool without an outputSchema is gated as text (1 MiB), or, with --json-text NAME, as
+      JSON in its first text block against an outputSchema you write. An existing contract is only replaced
+      with --force, which keeps its x-toolgate block. Exit 1 when any tool was refused.
       --stdio: leading NAME=value words set the server's environment; --cwd is its working directory; when
       it fails, the last lines of its stderr are shown. --prefix NAME: the tools go to DIR/NAME/, named
       NAME_<tool> (the server's own name kept in x-toolgate.mcp.name), so two servers' tools of the same

@@ -1,8 +1,8 @@
 /**
  * `toolgate import`: MCP tool definitions become contract files.
  *
- *   toolgate import FILE... [--out DIR] [--prefix NAME] [--force]
- *   toolgate import --stdio "[NAME=value...] COMMAND ARGS" [--cwd DIR] [--out DIR] [--prefix NAME] [--force]
+ *   toolgate import FILE... [--out DIR] [--prefix NAME] [--json-text NAME]... [--force]
+ *   toolgate import --stdio "[NAME=value...] COMMAND ARGS" [--cwd DIR] [--out DIR] [--prefix NAME] [--json-text NAME]... [--force]
  *
  * A FILE holds a `tools/list` result (`{ tools, nextCursor? }`), a JSON-RPC response wrapping one, an array of tools
  * or one `Tool`. With `--stdio` the server is started and asked through the SDK client (see `mcp/server-tools.ts`).
@@ -16,10 +16,14 @@
  *   title, description, inputSchema, outputSchema, annotations, execution, icons, _meta, any other key sorted,
  *   `x-toolgate` last); the schemas are kept exactly as the server wrote them, so the contract's output schema
  *   hashes the same as the one the server advertises (the SDK validator provider looks validators up by it).
- * - A tool without `outputSchema` is refused and named in the report, no file written: toolgate gates results
- *   against the output schema, and one contract the generator refuses would stop `toolgate generate` for the whole
- *   folder. Schemas the generator would refuse (an unsupported dialect, draft-07 `items: [..]` under 2020-12, a
- *   reference that cannot be resolved locally) are refused the same way, with the generator's message.
+ * - Every tool is gated (`result-settings.ts`): one with an `outputSchema` as `structured`, one without as `text`
+ *   (its text blocks, read under a 1 MiB ceiling, as prose for the model), or as `json_text` with `--json-text NAME`
+ *   (its first text block parsed as JSON, against an output schema of the user's own, `{}` at first and kept on
+ *   re-import). The import never calls a tool, so it cannot tell JSON from prose: the user says so. Every new
+ *   contract allows each kind of content block under default bounds, and the report says what to tighten.
+ *   Schemas the generator would refuse (an unsupported dialect, draft-07 `items: [..]` under 2020-12, a reference
+ *   that cannot be resolved locally) are refused, with the generator's message: one contract the generator refuses
+ *   would stop `toolgate generate` for the whole folder.
  * - The `x-toolgate` block gets defaults: `version: "1"` and, when the output schema is not fully bounded (the
  *   generator then requires a declared ceiling), `receive.maxBytes` of {@link DEFAULT_RECEIVE_BYTES}. Every unbounded
  *   field is listed so the user can bound it. An `x-toolgate` block sent by the server is ignored: the server does
@@ -48,6 +52,7 @@ import {
   type ShapeProblem,
   shapeProblem,
 } from "../contract/load.js";
+import type { ResultKind } from "../contract/x-toolgate.js";
 import { checkWritablePath, readBoundedText, readFailure, UnsafeOutputError, writeFileInside } from "../files.js";
 import { folderName, NameScope } from "../model/names.js";
 import { isSchemaObject } from "../schema/guards.js";
@@ -63,6 +68,16 @@ import {
   settingsOf,
   withServerName,
 } from "./contract-file.js";
+import {
+  importedResult,
+  keptKind,
+  kindNote,
+  outputSchemaOf,
+  refinedBy,
+  refitKind,
+  withOutputSchema,
+  withoutSettings,
+} from "./result-settings.js";
 import { listServerTools, ServerListError, type ServerToolList } from "./server-tools.js";
 
 export { DEFAULT_RECEIVE_BYTES, PREFIX_SHAPE, prefixedName } from "./contract-file.js";
@@ -77,6 +92,8 @@ export interface ImportOptions {
   projectRoot?: string;
   /** Contracts go to `<out>/<prefix>/`, named `<prefix>_<tool>`, the server's name kept in `x-toolgate.mcp.name`. */
   prefix?: string | undefined;
+  /** Tools without an output schema that answer with JSON in text (by the server's name or the contract's). */
+  jsonText?: readonly string[] | undefined;
 }
 
 /** A `--prefix` that cannot name a folder and the start of a tool name. */
@@ -99,8 +116,10 @@ export interface ImportedTool {
   status: "written" | "replaced" | "unchanged";
   /** Unbounded parts of the output schema, with pointers into the contract file (`/outputSchema/...`). */
   findings: Finding[];
-  /** Set when the import wrote the default receive ceiling because the output schema is unbounded. */
+  /** Set when the import wrote the default receive ceiling because the output schema is unbounded (or absent). */
   defaultCeiling?: number | undefined;
+  /** How the tool is gated (`x-toolgate.result.kind`). */
+  kind: ResultKind;
   /** Things the user should know that did not stop the import. */
   notes: string[];
 }
@@ -230,7 +249,14 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
   accepted.sort((a, b) => compareText(a.name, b.name));
 
   const scope = new NameScope([...existing.files].map((file) => file.slice(0, -CONTRACT_SUFFIX.length)));
-  for (const { name: serverName, definition } of accepted) {
+  const jsonText = new Set(options.jsonText ?? []);
+  for (const name of jsonText) {
+    const known = accepted.some(
+      ({ name: tool }) => tool === name || (prefix !== undefined && prefixedName(prefix, tool) === name),
+    );
+    if (!known) report.notes.push(`--json-text ${boundedText(name, 128)}: the input has no tool of that name`);
+  }
+  for (const { name: serverName, definition: served } of accepted) {
     // The name the model sees (and the catalog key); the server's own name is kept for the call itself.
     const name = prefix === undefined ? serverName : prefixedName(prefix, serverName);
     if (name.length > MAX_NAME_LENGTH) {
@@ -251,14 +277,7 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
       report.refused.push({ tool: name, reason: error.message });
       continue;
     }
-    const schemaProblems = await checkSchemas(definition, target, options.projectRoot ?? process.cwd(), out);
-    if ("reasons" in schemaProblems) {
-      report.refused.push({ tool: name, reason: schemaProblems.reasons.join("; ") });
-      continue;
-    }
     const notes: string[] = [];
-    if (Object.hasOwn(definition, "x-toolgate")) notes.push("the server's own x-toolgate block was ignored");
-
     let previous: string | undefined;
     try {
       previous = existsSync(target) ? await readBoundedText(target) : undefined;
@@ -266,12 +285,53 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
       report.refused.push({ tool: name, reason: `cannot read ${shown}: ${readFailure(error)}` });
       continue;
     }
-    const previousSettings = previous === undefined ? undefined : settingsOf(previous);
+    let previousSettings = previous === undefined ? undefined : settingsOf(previous);
+    const wantsJson = jsonText.has(serverName) || jsonText.has(name) || keptKind(previousSettings) === "json_text";
+    const declaresSchema = served.outputSchema !== undefined;
+    if (declaresSchema && (jsonText.has(serverName) || jsonText.has(name))) {
+      notes.push(
+        "--json-text ignored: the server advertises an outputSchema, so the tool answers with structured content",
+      );
+    }
+    const kind: ResultKind = declaresSchema ? "structured" : wantsJson ? "json_text" : "text";
+    // A JSON-in-text tool's output schema is the user's own: the one in the contract is kept, else it starts empty.
+    const definition =
+      kind === "json_text"
+        ? withOutputSchema(served, previous === undefined ? undefined : outputSchemaOf(previous))
+        : served;
+    const refitted = previousSettings === undefined ? undefined : refitKind(previousSettings, declaresSchema);
+    if (refitted !== undefined) {
+      previousSettings = refitted;
+      notes.push(
+        "the server now advertises an outputSchema: the kept result.kind was dropped, so the tool is gated as structured",
+      );
+    }
+    const schemaProblems = await checkSchemas(
+      definition,
+      target,
+      options.projectRoot ?? process.cwd(),
+      out,
+      previousSettings,
+    );
+    if ("reasons" in schemaProblems) {
+      report.refused.push({ tool: name, reason: schemaProblems.reasons.join("; ") });
+      continue;
+    }
+    if (Object.hasOwn(served, "x-toolgate")) notes.push("the server's own x-toolgate block was ignored");
     const defaultCeiling =
       schemaProblems.maxBytes === null && previousSettings === undefined ? DEFAULT_RECEIVE_BYTES : undefined;
-    const settings = withServerName(previousSettings ?? defaultSettings(defaultCeiling), name, serverName);
+    const fresh = { ...defaultSettings(defaultCeiling), result: importedResult(kind) };
+    const settings = withServerName(previousSettings ?? fresh, name, serverName);
+    if (previousSettings === undefined) {
+      const note = kindNote(kind, defaultCeiling);
+      if (note !== undefined) notes.push(note);
+    }
     if (schemaProblems.maxBytes === null && previousSettings !== undefined && !hasCeiling(previousSettings)) {
-      notes.push("the output schema is not fully bounded and the kept x-toolgate block declares no receive.maxBytes");
+      notes.push(
+        kind === "text"
+          ? "the kept x-toolgate block declares no receive.maxBytes, which a text result needs"
+          : "the output schema is not fully bounded and the kept x-toolgate block declares no receive.maxBytes",
+      );
     }
     let text: string;
     try {
@@ -281,7 +341,7 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
       continue;
     }
     const findings = schemaProblems.findings.map((f) => ({ ...f, pointer: `/outputSchema${f.pointer}` }));
-    const entry: ImportedTool = { tool: name, file: shown, status: "written", findings, defaultCeiling, notes };
+    const entry: ImportedTool = { tool: name, file: shown, status: "written", findings, defaultCeiling, kind, notes };
     if (previous !== undefined) {
       if (previous === text) {
         report.imported.push({ ...entry, status: "unchanged", defaultCeiling: undefined });
@@ -315,15 +375,14 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
 /** How `import` words a shape problem where its reader needs other advice than a contract file's author. */
 const IMPORT_WORDING: Partial<Record<ShapeProblem["kind"], (problem: ShapeProblem) => string>> = {
   "not-an-object": () => "not a tool definition (a JSON object)",
-  "no-output-schema": () =>
-    "no outputSchema: the tool's results cannot be gated. Write the contract by hand with the shape of the JSON the tool returns (or ask the server to declare one)",
   "not-a-schema": (problem) => `\`${problem.key}\` is not a JSON Schema`,
 };
 
 /** A definition's name and shape (the load stage's own check), or why it cannot become a contract. */
 function checkDefinition(source: ToolSource): { name: string; definition: SchemaObject } | RefusedTool {
   const definition = source.definition;
-  const problem = shapeProblem(definition);
+  // The server's own x-toolgate block is ignored (the import writes its own), so it cannot choose the result kind.
+  const problem = shapeProblem(withoutSettings(definition));
   if (problem === undefined) {
     const tool = definition as SchemaObject & { name: string };
     return { name: tool.name, definition: tool };
@@ -343,17 +402,23 @@ async function checkSchemas(
   file: string,
   projectRoot: string,
   contractsFolder: string,
+  kept: SchemaObject | undefined,
 ): Promise<{ findings: Finding[]; maxBytes: number | null } | { reasons: string[] }> {
   const shown = displayPath(file);
   const reasons: string[] = [];
-  let bounds: { findings: Finding[]; maxBytes: number | null } | undefined;
+  // A tool without an output schema (a text result) has nothing to bound: its ceiling is declared.
+  let bounds: { findings: Finding[]; maxBytes: number | null } | undefined =
+    definition.outputSchema === undefined ? { findings: [], maxBytes: null } : undefined;
   const options = { projectRoot, remotes: [], roots: [contractsFolder] };
   for (const key of ["outputSchema", "inputSchema"] as const) {
     const schema = definition[key] as JsonSchema | undefined;
     if (schema === undefined) continue;
     try {
       const resolved = await prepareSchema(schema, shown, file, `/${key}`, options);
-      if (key === "outputSchema") bounds = checkBounds(resolved.bundled, { dialect: resolved.dialect });
+      if (key === "outputSchema") {
+        const refined = refinedBy(resolved, kept, shown);
+        bounds = checkBounds(refined.bundled, { dialect: refined.dialect });
+      }
     } catch (error) {
       const errors: ContractError[] = [];
       collectContractErrors(errors, error);
@@ -399,8 +464,8 @@ function boundedText(text: string, max = 200): string {
 export type ImportConsole = Console;
 
 const USAGE = `Usage:
-  toolgate import FILE... [--out DIR] [--prefix NAME] [--force]
-  toolgate import --stdio "[NAME=value...] COMMAND ARGS" [--cwd DIR] [--out DIR] [--prefix NAME] [--force]`;
+  toolgate import FILE... [--out DIR] [--prefix NAME] [--json-text NAME]... [--force]
+  toolgate import --stdio "[NAME=value...] COMMAND ARGS" [--cwd DIR] [--out DIR] [--prefix NAME] [--json-text NAME]... [--force]`;
 
 /** `toolgate import …` (the arguments after `import`); resolves to the exit code. */
 export async function runImport(argv: readonly string[], io: ImportConsole): Promise<number> {
@@ -465,7 +530,12 @@ export async function runImport(argv: readonly string[], io: ImportConsole): Pro
     notes.push(...read.notes);
   }
 
-  const report = await importTools(sources, { out, force: values.force ?? false, prefix: values.prefix });
+  const report = await importTools(sources, {
+    out,
+    force: values.force ?? false,
+    prefix: values.prefix,
+    jsonText: values["json-text"],
+  });
   report.refused.unshift(...refused);
   report.notes.unshift(...notes);
   printReport(report, io);
@@ -478,6 +548,7 @@ function parseImportArgs(argv: readonly string[]) {
     stdio: { type: "string" },
     cwd: { type: "string" },
     prefix: { type: "string" },
+    "json-text": { type: "string", multiple: true },
     force: { type: "boolean" },
     help: { type: "boolean", short: "h" },
   });
@@ -493,12 +564,14 @@ export function printReport(report: ImportReport, io: ImportConsole): void {
   for (const note of report.notes) io.out(`note ${note}`);
   for (const tool of report.imported) {
     const bounded =
-      tool.findings.length === 0
-        ? "fully bounded"
-        : `${tool.findings.length} unbounded field${tool.findings.length === 1 ? "" : "s"}`;
+      tool.kind === "text"
+        ? "gated as text"
+        : tool.findings.length === 0
+          ? "fully bounded"
+          : `${tool.findings.length} unbounded field${tool.findings.length === 1 ? "" : "s"}`;
     io.out(`${tool.status.padEnd(9)} ${tool.file} (${boundedText(tool.tool, 128)}): ${bounded}`);
     for (const finding of tool.findings) io.out(`  warn ${tool.file}#${finding.pointer}: ${finding.message}`);
-    if (tool.defaultCeiling !== undefined) {
+    if (tool.defaultCeiling !== undefined && tool.kind === "structured") {
       io.out(
         `  note x-toolgate.receive.maxBytes set to ${tool.defaultCeiling} because the output schema is not fully bounded: review it, or bound the fields above`,
       );

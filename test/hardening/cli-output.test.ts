@@ -69,7 +69,8 @@ describe("contract text reaches the terminal escaped", () => {
     const schemas = await folder({ "\u001b[2J\u001b[31mx.tool.json": { name: "x" } });
     const result = await toolgate("generate", "--schemas", schemas, "--out", path.join(schemas, "out"));
     expect(result.code).toBe(1);
-    expect(result.err).toContain("\\u001b[2J\\u001b[31mx.tool.json#: no `outputSchema`");
+    // A contract without an output schema is a text contract, whose receive ceiling must be declared.
+    expect(result.err).toContain("\\u001b[2J\\u001b[31mx.tool.json#/x-toolgate/receive/maxBytes: a text result");
   });
 
   it("a message quoting contract text: an unknown x-toolgate key with C1 and bidi controls", async () => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../generator/cli/main.js";
 import { DEFAULT_RECEIVE_BYTES, importTools, type ToolSource, toolsOfDocument } from "../../../generator/mcp/import.js";
+import { importedResult } from "../../../generator/mcp/result-settings.js";
 import { listServerTools, ServerListError, splitCommandLine } from "../../../generator/mcp/server-tools.js";
 import { generate } from "../../../generator/pipeline.js";
 
@@ -114,7 +115,7 @@ describe("importTools", () => {
     expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
     expect(JSON.parse(text).outputSchema).toEqual(weather.outputSchema);
     // Fully bounded: no ceiling needed, nothing to report.
-    expect(JSON.parse(text)["x-toolgate"]).toEqual({ version: "1" });
+    expect(JSON.parse(text)["x-toolgate"]).toEqual({ version: "1", result: importedResult("structured") });
     expect(report.imported).toEqual([
       expect.objectContaining({ tool: "get_weather", status: "written", findings: [], defaultCeiling: undefined }),
     ]);
@@ -124,7 +125,11 @@ describe("importTools", () => {
     const out = await freshFolder();
     const report = await importTools(sources(openResults), { out });
     const contract = JSON.parse(await readFile(path.join(out, "search.tool.json"), "utf8"));
-    expect(contract["x-toolgate"]).toEqual({ version: "1", receive: { maxBytes: DEFAULT_RECEIVE_BYTES } });
+    expect(contract["x-toolgate"]).toEqual({
+      version: "1",
+      receive: { maxBytes: DEFAULT_RECEIVE_BYTES },
+      result: importedResult("structured"),
+    });
     const [tool] = report.imported;
     expect(tool?.defaultCeiling).toBe(DEFAULT_RECEIVE_BYTES);
     // The array and, below it, its strings: bounding the array alone would leave the strings open.
@@ -134,7 +139,7 @@ describe("importTools", () => {
     ]);
   });
 
-  it("refuses what cannot be gated or generated, and still writes the rest", async () => {
+  it("refuses what cannot be generated, and still writes the rest", async () => {
     const out = await freshFolder();
     const report = await importTools(
       sources(
@@ -153,7 +158,8 @@ describe("importTools", () => {
       { out },
     );
     const reasons = Object.fromEntries(report.refused.map((r) => [r.tool, r.reason]));
-    expect(reasons.send_mail).toMatch(/^no outputSchema/);
+    // A tool without an output schema is not refused: it is gated as text (see the result-kind tests below).
+    expect(reasons.send_mail).toBeUndefined();
     expect(reasons.old_tuple).toMatch(
       /#\/outputSchema\/properties\/p\/items: `items` is an array \(the draft-07 tuple form\)/,
     );
@@ -162,7 +168,7 @@ describe("importTools", () => {
     expect(reasons["input#4"]).toMatch(/`name` must be a string/);
     expect(reasons["input#5"]).toMatch(/not a tool definition/);
     expect(reasons.get_weather).toMatch(/defined twice/);
-    expect(await readdir(out)).toEqual(["get_weather.tool.json"]);
+    expect((await readdir(out)).sort()).toEqual(["get_weather.tool.json", "send_mail.tool.json"]);
   });
 
   it("gives hostile and clashing names safe, distinct file names, and keeps a __proto__ key a key", async () => {
@@ -244,6 +250,7 @@ describe("importTools", () => {
 
 describe("toolgate import (CLI)", () => {
   it("imports a tools/list file, prints the report, and exits 1 when a tool was refused", async () => {
+    const tuple = { name: "old_tuple", outputSchema: { type: "array", items: [{ type: "number" }] } };
     const out = await freshFolder();
     const file = path.join(out, "..", `list-${folders}.json`);
     await writeFile(
@@ -251,7 +258,7 @@ describe("toolgate import (CLI)", () => {
       JSON.stringify({
         jsonrpc: "2.0",
         id: 3,
-        result: { tools: [weather, openResults, { name: "send_mail", inputSchema: {} }] },
+        result: { tools: [weather, openResults, { name: "send_mail", inputSchema: {} }, tuple] },
       }),
     );
     const run = await toolgate("import", file, "--out", out);
@@ -261,12 +268,14 @@ describe("toolgate import (CLI)", () => {
     expect(run.out).toMatch(/warn \S*search\.tool\.json#\/outputSchema\/properties\/hits: array without maxItems/);
     expect(run.out).toMatch(/warn \S*search\.tool\.json#\/outputSchema\/properties\/hits\/items: string without/);
     expect(run.out).toMatch(/receive\.maxBytes set to 1048576/);
-    expect(run.err).toMatch(/refused\s+send_mail: no outputSchema/);
-    expect(run.out).toMatch(/2 written, 0 replaced, 0 unchanged, 1 refused\./);
-    expect((await readdir(out)).sort()).toEqual(["get_weather.tool.json", "search.tool.json"]);
+    expect(run.out).toMatch(/written\s+\S*send_mail\.tool\.json \(send_mail\): gated as text/);
+    expect(run.out).toMatch(/note no outputSchema: gated as text \(result\.kind "text": receive\.maxBytes 1048576/);
+    expect(run.err).toMatch(/refused\s+old_tuple: #\/outputSchema\/items/);
+    expect(run.out).toMatch(/3 written, 0 replaced, 0 unchanged, 1 refused\./);
+    expect((await readdir(out)).sort()).toEqual(["get_weather.tool.json", "search.tool.json", "send_mail.tool.json"]);
 
     const again = await toolgate("import", file, "--out", out);
-    expect(again.out).toMatch(/0 written, 0 replaced, 2 unchanged, 1 refused\./);
+    expect(again.out).toMatch(/0 written, 0 replaced, 3 unchanged, 1 refused\./);
   });
 
   it("says when a file is only one page of a paged list, and refuses a file that holds no tools", async () => {
@@ -300,16 +309,17 @@ describe("toolgate import --stdio", () => {
     const run = await toolgate("import", "--stdio", `node ${JSON.stringify(pagedServer)}`, "--out", out);
     expect(run.out).toMatch(/toolgate-fixture-paged 2\.1\.0: 5 tools in 3 pages/);
     expect(run.code).toBe(1);
-    expect(run.err).toMatch(/refused\s+send_mail: no outputSchema/);
+    expect(run.out).toMatch(/written\s+\S*send_mail\.tool\.json \(send_mail\): gated as text/);
     expect(run.err).toMatch(/refused\s+old_tuple: #\/outputSchema\/properties\/pair\/items/);
     expect((await readdir(out)).sort()).toEqual([
       "get_status.tool.json",
       "get_status_2.tool.json",
       "search_docs.tool.json",
+      "send_mail.tool.json",
     ]);
     const status2 = JSON.parse(await readFile(path.join(out, "get_status_2.tool.json"), "utf8"));
     expect(status2.name).toBe("get-status");
-    expect(status2["x-toolgate"]).toEqual({ version: "1" });
+    expect(status2["x-toolgate"]).toEqual({ version: "1", result: importedResult("structured") });
     const search = JSON.parse(await readFile(path.join(out, "search_docs.tool.json"), "utf8"));
     expect(search.annotations).toEqual({ readOnlyHint: true });
     expect(search.title).toBe("Search the docs");

@@ -11,6 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../generator/cli/main.js";
 import { importTools, PrefixError, type ToolSource } from "../../../generator/mcp/import.js";
+import { importedResult } from "../../../generator/mcp/result-settings.js";
 import { generate } from "../../../generator/pipeline.js";
 import type { ToolAdapter } from "../../../runtime/index.js";
 
@@ -68,7 +69,11 @@ describe("importTools with a prefix", () => {
     const contract = await readJson(path.join(out, "ops", "get_status.tool.json"));
     expect(contract.name).toBe("ops_get_status");
     expect(contract.outputSchema).toEqual(status.outputSchema);
-    expect(contract["x-toolgate"]).toEqual({ version: "1", mcp: { name: "get_status" } });
+    expect(contract["x-toolgate"]).toEqual({
+      version: "1",
+      result: importedResult("structured"),
+      mcp: { name: "get_status" },
+    });
 
     // Again: unchanged. The same tool without a prefix is another contract, beside it.
     expect((await importTools(sources(status), { out, prefix: "ops" })).imported[0]?.status).toBe("unchanged");
