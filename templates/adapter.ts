@@ -23,6 +23,8 @@ function specData(tool: ToolModel): Record<string, Literal> {
     fields: tool.fields.map((field) => ({ ...field })),
     exposeToolError: tool.exposeToolError,
     toolErrorMaxChars: tool.toolErrorChars,
+    // What an oversize failure names as the argument to narrow; only where the input has one.
+    ...(tool.pageArgument === undefined ? {} : { pageArgument: tool.pageArgument }),
     // How the tool answers; `mcp.structured` is its older form, kept for runtimes that read no `result`.
     result: resultData(tool),
     // The server's own name only where it is not the tool's: output for every other contract stays as it was.

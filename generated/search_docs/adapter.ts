@@ -46,6 +46,7 @@ export const searchDocs = defineTool<SearchDocsResult, SearchDocsView, SearchDoc
     "recall",
     "drop",
   ],
+  pageArgument: "limit",
   recallLimit: 1,
   result: {
     content: {

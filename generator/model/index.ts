@@ -9,6 +9,7 @@ import type { LoadedContract } from "../contract/load.js";
 import { DEFAULTS } from "../contract/x-toolgate.js";
 import type { ResolvedSchema } from "../schema/shapes.js";
 import { camelCase, folderName, NameScope } from "./names.js";
+import { pageArgumentOf } from "./page-argument.js";
 import { type ResultModel, receiveLimits, resultModel } from "./result-kind.js";
 import { planContractView, type TypedPlan } from "./view-plan.js";
 
@@ -24,6 +25,7 @@ type SpecSettings = Pick<
   | "retry"
   | "fields"
   | "exposeToolError"
+  | "pageArgument"
 >;
 
 /** One tool, ready for the templates. */
@@ -132,6 +134,7 @@ export function modelTool(
         : { path, kind: "opaque" },
     ),
     exposeToolError: settings.toolError.expose,
+    pageArgument: pageArgumentOf(input),
     toolErrorChars: settings.toolError.maxChars,
     view: { plan, continuation: settings.view.continuation, maxStringChars: settings.view.maxStringChars },
     serverName: settings.mcp.name === contract.name ? undefined : settings.mcp.name,

@@ -53,6 +53,20 @@ describe("drop", () => {
     expectNoLeak(outcome, events, marker);
   });
 
+  it("tells the model which array to narrow and, when the input has one, the argument that pages it", async () => {
+    const plain = await recordTool({ ...tight, oversize: ["drop"] }).admit(bigRecord());
+    expect(toModelContent(plain)).toMatch(
+      /error="oversize" retryable="false">\n<narrow>\{"path":"\/items","items":5\}<\/narrow>\n<\/tool_result>$/,
+    );
+    const paged = await recordTool({ ...tight, oversize: ["drop"], pageArgument: "limit" }).admit(bigRecord());
+    expect(paged.ok || paged.diagnostics.detail).toMatchObject({ narrowArgument: "limit" });
+    expect(paged.ok || paged.error.message).toContain("argument limit");
+    expect(toModelContent(paged)).toContain('<narrow>{"path":"/items","items":5,"argument":"limit"}</narrow>');
+    // A failure that is not oversize keeps its one line.
+    const other = await recordTool().admit("{");
+    expect(toModelContent(other)).toMatch(/error="invalid_json" retryable="false"\/>$/);
+  });
+
   it("is what happens when no policy in the chain can apply", async () => {
     const outcome = await recordTool({ ...tight, oversize: ["summarize", "recall"] }).admit(bigRecord());
     expect(outcome.ok).toBe(false);
