@@ -68,16 +68,7 @@ import {
   settingsOf,
   withServerName,
 } from "./contract-file.js";
-import {
-  importedResult,
-  keptKind,
-  kindNote,
-  outputSchemaOf,
-  refinedBy,
-  refitKind,
-  withOutputSchema,
-  withoutSettings,
-} from "./result-settings.js";
+import { gateDefinition, importedResult, kindNote, refinedBy, withoutSettings } from "./result-settings.js";
 import { listServerTools, ServerListError, type ServerToolList } from "./server-tools.js";
 
 export { DEFAULT_RECEIVE_BYTES, PREFIX_SHAPE, prefixedName } from "./contract-file.js";
@@ -230,32 +221,9 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
   const report: ImportReport = { imported: [], refused: [], notes: [] };
   const existing = await existingContracts(out, folder);
 
-  // Check every definition first; names are handed out in tool-name order so a clash is always suffixed the same way.
-  const accepted: Array<{ name: string; definition: SchemaObject }> = [];
-  const names = new Set<string>();
-  for (const source of sources) {
-    const checked = checkDefinition(source);
-    if ("reason" in checked) {
-      report.refused.push(checked);
-      continue;
-    }
-    if (names.has(checked.name)) {
-      report.refused.push({ tool: checked.name, reason: "defined twice in the input: only the first is imported" });
-      continue;
-    }
-    names.add(checked.name);
-    accepted.push(checked);
-  }
-  accepted.sort((a, b) => compareText(a.name, b.name));
-
+  const accepted = acceptedDefinitions(sources, report, prefix, options.jsonText ?? []);
   const scope = new NameScope([...existing.files].map((file) => file.slice(0, -CONTRACT_SUFFIX.length)));
   const jsonText = new Set(options.jsonText ?? []);
-  for (const name of jsonText) {
-    const known = accepted.some(
-      ({ name: tool }) => tool === name || (prefix !== undefined && prefixedName(prefix, tool) === name),
-    );
-    if (!known) report.notes.push(`--json-text ${boundedText(name, 128)}: the input has no tool of that name`);
-  }
   for (const { name: serverName, definition: served } of accepted) {
     // The name the model sees (and the catalog key); the server's own name is kept for the call itself.
     const name = prefix === undefined ? serverName : prefixedName(prefix, serverName);
@@ -285,27 +253,11 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
       report.refused.push({ tool: name, reason: `cannot read ${shown}: ${readFailure(error)}` });
       continue;
     }
-    let previousSettings = previous === undefined ? undefined : settingsOf(previous);
-    const wantsJson = jsonText.has(serverName) || jsonText.has(name) || keptKind(previousSettings) === "json_text";
-    const declaresSchema = served.outputSchema !== undefined;
-    if (declaresSchema && (jsonText.has(serverName) || jsonText.has(name))) {
-      notes.push(
-        "--json-text ignored: the server advertises an outputSchema, so the tool answers with structured content",
-      );
-    }
-    const kind: ResultKind = declaresSchema ? "structured" : wantsJson ? "json_text" : "text";
-    // A JSON-in-text tool's output schema is the user's own: the one in the contract is kept, else it starts empty.
-    const definition =
-      kind === "json_text"
-        ? withOutputSchema(served, previous === undefined ? undefined : outputSchemaOf(previous))
-        : served;
-    const refitted = previousSettings === undefined ? undefined : refitKind(previousSettings, declaresSchema);
-    if (refitted !== undefined) {
-      previousSettings = refitted;
-      notes.push(
-        "the server now advertises an outputSchema: the kept result.kind was dropped, so the tool is gated as structured",
-      );
-    }
+    const named = jsonText.has(serverName) || jsonText.has(name);
+    const gated = gateDefinition(served, previous, previous === undefined ? undefined : settingsOf(previous), named);
+    const { kind, definition } = gated;
+    const previousSettings = gated.kept;
+    notes.push(...gated.notes);
     const schemaProblems = await checkSchemas(
       definition,
       target,
@@ -370,6 +322,41 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
     report.imported.push(entry);
   }
   return report;
+}
+
+/**
+ * The definitions that can become contracts, in tool-name order (so a clash is always suffixed the same way); the
+ * others go to the report's refusals, and a `--json-text` name that names no tool to its notes.
+ */
+function acceptedDefinitions(
+  sources: readonly ToolSource[],
+  report: ImportReport,
+  prefix: string | undefined,
+  jsonText: readonly string[],
+): Array<{ name: string; definition: SchemaObject }> {
+  const accepted: Array<{ name: string; definition: SchemaObject }> = [];
+  const names = new Set<string>();
+  for (const source of sources) {
+    const checked = checkDefinition(source);
+    if ("reason" in checked) {
+      report.refused.push(checked);
+      continue;
+    }
+    if (names.has(checked.name)) {
+      report.refused.push({ tool: checked.name, reason: "defined twice in the input: only the first is imported" });
+      continue;
+    }
+    names.add(checked.name);
+    accepted.push(checked);
+  }
+  accepted.sort((a, b) => compareText(a.name, b.name));
+  for (const name of jsonText) {
+    const known = accepted.some(
+      ({ name: tool }) => tool === name || (prefix !== undefined && prefixedName(prefix, tool) === name),
+    );
+    if (!known) report.notes.push(`--json-text ${boundedText(name, 128)}: the input has no tool of that name`);
+  }
+  return accepted;
 }
 
 /** How `import` words a shape problem where its reader needs other advice than a contract file's author. */

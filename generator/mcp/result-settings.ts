@@ -128,3 +128,47 @@ export function refinedBy(resolved: ResolvedSchema, kept: SchemaObject | undefin
     return resolved;
   }
 }
+
+/** How one definition is gated, and what the report says of it. */
+export interface Gated {
+  kind: ResultKind;
+  /** The definition as written into the contract: a `json_text` one carries the user's output schema. */
+  definition: SchemaObject;
+  /** The kept `x-toolgate` block, its kind dropped when it no longer fits; absent for a new contract. */
+  kept: SchemaObject | undefined;
+  notes: string[];
+}
+
+/**
+ * The kind a served definition is gated as: `structured` with an output schema; without one `json_text` when the
+ * user named the tool (`--json-text`) or its contract already says so, else `text`. A JSON-in-text contract keeps
+ * the output schema of the existing contract (it is the user's), else starts with an empty one.
+ * @param previous the existing contract's text; `kept` its `x-toolgate` block
+ */
+export function gateDefinition(
+  served: SchemaObject,
+  previous: string | undefined,
+  kept: SchemaObject | undefined,
+  named: boolean,
+): Gated {
+  const notes: string[] = [];
+  const declaresSchema = served.outputSchema !== undefined;
+  if (declaresSchema && named) {
+    notes.push(
+      "--json-text ignored: the server advertises an outputSchema, so the tool answers with structured content",
+    );
+  }
+  const wantsJson = named || keptKind(kept) === "json_text";
+  const kind: ResultKind = declaresSchema ? "structured" : wantsJson ? "json_text" : "text";
+  const definition =
+    kind === "json_text"
+      ? withOutputSchema(served, previous === undefined ? undefined : outputSchemaOf(previous))
+      : served;
+  const refitted = kept === undefined ? undefined : refitKind(kept, declaresSchema);
+  if (refitted !== undefined) {
+    notes.push(
+      "the server now advertises an outputSchema: the kept result.kind was dropped, so the tool is gated as structured",
+    );
+  }
+  return { kind, definition, kept: refitted ?? kept, notes };
+}
