@@ -22,7 +22,7 @@ function at(value: unknown, pointer: string): unknown {
 function arraysOf(value: unknown, pointer = "", out: string[] = []): string[] {
   if (Array.isArray(value)) {
     out.push(pointer);
-    value.forEach((item, i) => arraysOf(item, `${pointer}/${i}`, out));
+    for (const [i, item] of value.entries()) arraysOf(item, `${pointer}/${i}`, out);
   } else if (value !== null && typeof value === "object") {
     for (const key of Object.keys(value)) {
       arraysOf(
