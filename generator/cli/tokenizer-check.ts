@@ -7,14 +7,23 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { ToolSummary } from "../pipeline.js";
 
-/** Whether `specifier` resolves from the project folder `dir`, as the project's own code would resolve it. */
-function resolvesFrom(dir: string, specifier: string): boolean {
+/** Where `specifier` resolves from the file or folder `from` (as Node resolves it for code there), if it does. */
+function resolveFrom(from: string, specifier: string): string | undefined {
   try {
-    createRequire(path.join(dir, "package.json")).resolve(specifier);
-    return true;
+    return createRequire(from).resolve(specifier);
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * Whether the runtime the project installed can load the tokenizer. The runtime imports it from its own place, so
+ * that is where it must resolve; a project that does not resolve `@toolgate/runtime` at all has another problem to
+ * solve first (its adapters cannot load), and gets no warning about the tokenizer.
+ */
+function tokenizerMissing(projectDir: string): boolean {
+  const runtime = resolveFrom(path.join(projectDir, "package.json"), "@toolgate/runtime");
+  return runtime !== undefined && resolveFrom(runtime, "gpt-tokenizer") === undefined;
 }
 
 /** The warning to print when some tools count tokens and `gpt-tokenizer` is not installed in `projectDir`. */
@@ -22,7 +31,7 @@ export function tokenizerWarning(tools: readonly ToolSummary[], projectDir: stri
   const counting = tools
     .filter((tool) => tool.folder !== "" && tool.context.unit === "tokens")
     .map((tool) => tool.tool);
-  if (counting.length === 0 || resolvesFrom(projectDir, "gpt-tokenizer")) return undefined;
+  if (counting.length === 0 || !tokenizerMissing(projectDir)) return undefined;
   const names =
     counting.length <= 3 ? counting.join(", ") : `${counting.slice(0, 3).join(", ")} and ${counting.length - 3} more`;
   return (

@@ -21,24 +21,35 @@ function tool(name: string, unit: "bytes" | "tokens"): ToolSummary {
   } as ToolSummary;
 }
 
+/** A package folder with a manifest and an empty entry: enough for Node to resolve it. */
+async function fakePackage(project: string, name: string): Promise<void> {
+  const dir = path.join(project, "node_modules", ...name.split("/"));
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, "package.json"), JSON.stringify({ name, main: "index.js" }));
+  await writeFile(path.join(dir, "index.js"), "");
+}
+
+async function project(...packages: string[]): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "toolgate-tokenizer-"));
+  await writeFile(path.join(dir, "package.json"), "{}\n");
+  for (const name of packages) await fakePackage(dir, name);
+  return dir;
+}
+
 describe("tokenizerWarning", () => {
-  it("names the tools that count tokens when the project has no gpt-tokenizer", async () => {
-    const project = await mkdtemp(path.join(tmpdir(), "toolgate-tokenizer-"));
-    await writeFile(path.join(project, "package.json"), "{}\n");
-    const warning = tokenizerWarning([tool("a", "tokens"), tool("b", "bytes"), tool("c", "tokens")], project);
+  it("names the tools that count tokens when the installed runtime cannot load gpt-tokenizer", async () => {
+    const dir = await project("@toolgate/runtime");
+    const warning = tokenizerWarning([tool("a", "tokens"), tool("b", "bytes"), tool("c", "tokens")], dir);
     expect(warning).toMatch(/^warn 2 tools count their budgets in tokens \(a, c\), but gpt-tokenizer is not installed/);
     expect(warning).toContain("npm install gpt-tokenizer");
   });
 
-  it("says nothing when the project resolves gpt-tokenizer, or no tool counts tokens", async () => {
+  it("says nothing when the runtime resolves gpt-tokenizer, when no tool counts tokens, or with no runtime", async () => {
     expect(tokenizerWarning([tool("a", "tokens")], process.cwd())).toBeUndefined();
-    const project = await mkdtemp(path.join(tmpdir(), "toolgate-tokenizer-"));
-    expect(tokenizerWarning([tool("a", "bytes")], project)).toBeUndefined();
-    // Installed in the project: a package folder with its manifest is enough to resolve it.
-    const installed = path.join(project, "node_modules", "gpt-tokenizer");
-    await mkdir(installed, { recursive: true });
-    await writeFile(path.join(installed, "package.json"), JSON.stringify({ name: "gpt-tokenizer", main: "main.js" }));
-    await writeFile(path.join(installed, "main.js"), "");
-    expect(tokenizerWarning([tool("a", "tokens")], project)).toBeUndefined();
+    expect(
+      tokenizerWarning([tool("a", "tokens")], await project("@toolgate/runtime", "gpt-tokenizer")),
+    ).toBeUndefined();
+    expect(tokenizerWarning([tool("a", "bytes")], await project("@toolgate/runtime"))).toBeUndefined();
+    expect(tokenizerWarning([tool("a", "tokens")], await project())).toBeUndefined();
   });
 });
