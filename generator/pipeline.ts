@@ -37,6 +37,8 @@ export interface ToolSummary {
   findings: Finding[];
   maxBytes: number;
   derivedMaxBytes: number | null;
+  /** How the tool answers (`x-toolgate.result.kind`). */
+  kind?: ToolModel["resultKind"]["kind"] | undefined;
   context: ToolModel["context"];
 }
 
@@ -93,6 +95,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         findings: bounds.findings.map((f) => ({ ...f, pointer: `/outputSchema${f.pointer}` })),
         maxBytes: 0,
         derivedMaxBytes: bounds.maxBytes,
+        kind: settings.result.kind,
         context: { unit: "bytes", max: 0 },
       };
       summaries.push(summary);

@@ -184,10 +184,16 @@ function errorLine(error: ContractError): string {
 function printSummary(tools: readonly ToolSummary[], io: Console): void {
   for (const tool of tools) {
     const budget = `${tool.context.max} ${tool.context.unit}`;
-    const derived =
-      tool.derivedMaxBytes === null ? "unbounded schema" : `largest valid result ${tool.derivedMaxBytes} B`;
-    const findings =
-      tool.findings.length === 0
+    // A text or content result has no schema: its ceiling is the declared one.
+    const schemaless = tool.kind === "text" || tool.kind === "content";
+    const derived = schemaless
+      ? `${tool.kind} result, declared`
+      : tool.derivedMaxBytes === null
+        ? "unbounded schema"
+        : `largest valid result ${tool.derivedMaxBytes} B`;
+    const findings = schemaless
+      ? "no output schema"
+      : tool.findings.length === 0
         ? "fully bounded"
         : `${tool.findings.length} finding${tool.findings.length === 1 ? "" : "s"}`;
     const name = terminalText(tool.tool);

@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { main } from "../../../generator/cli/main.js";
 import { contractErrors, generateInto, importGenerated, typeCheck, writeContracts } from "../../hardening/scratch.js";
 
 const INPUT = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
@@ -149,5 +150,22 @@ describe("kinds and schemas that do not fit together", () => {
     expect(module.searchIssues.spec.result).toMatchObject({ kind: "json_text" });
     expect(module.searchIssues.spec.mcp).toEqual({ structured: false });
     expect(typeof module.searchIssues.spec.validateResult).toBe("function");
+  });
+});
+
+describe("generate's summary of a text tool", () => {
+  it("says its ceiling is declared and that it has no output schema, not that it is fully bounded", async () => {
+    const schemas = await writeContracts("kind-summary", {
+      "t.tool.json": { name: "read_notes", "x-toolgate": { receive: { maxBytes: 4096 } } },
+    });
+    const out: string[] = [];
+    const code = await main(["generate", "--schemas", schemas, "--out", path.join(path.dirname(schemas), "out")], {
+      out: (line) => out.push(line),
+      err: (line) => out.push(line),
+    });
+    expect(code).toBe(0);
+    expect(out.join("\n")).toMatch(
+      /read_notes → read_notes\/ {2}ceiling 4096 B \(text result, declared\), .*, no output schema/,
+    );
   });
 });
