@@ -294,14 +294,11 @@ export interface ToolSpec<T, V, I = unknown> {
   exposeToolError: boolean;
   /** Longest tool error message kept, in characters (`x-toolgate.toolError.maxChars`); 500 when absent. */
   toolErrorMaxChars?: number | undefined;
+  /** How the tool answers: its result kind and the content blocks allowed beside it (`x-toolgate.result`). */
+  result: ResultSpec;
   /**
-   * How the tool answers: its result kind and the content blocks allowed beside it. When absent, the kind is read
-   * from `mcp.structured` (`structured`, else `json_text`) with the kind's default rules.
+   * `name`: the name to call the MCP server with, present when it is not {@link ToolSpec.name} (a contract imported
+   * with `toolgate import --prefix`, model-facing name `<prefix>_<tool>`): call `spec.mcp.name ?? spec.name`.
    */
-  result?: ResultSpec | undefined;
-  /**
-   * `structured`: the older form of `result.kind === "structured"`, read only when `result` is absent. `name`: the name to call the MCP server with, present when it is not {@link ToolSpec.name} (a contract
-   * imported with `toolgate import --prefix`, model-facing name `<prefix>_<tool>`): call `spec.mcp.name ?? spec.name`.
-   */
-  mcp: { structured?: boolean | undefined; name?: string | undefined };
+  mcp: { name?: string | undefined };
 }

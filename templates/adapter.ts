@@ -7,7 +7,6 @@ import { type Code, ident, jsdoc, type Literal, literalBlock, own, ts } from "./
 
 /** The tool's spec as data: everything but the functions, which are imported from the sibling modules. */
 function specData(tool: ToolModel): Record<string, Literal> {
-  const structured = tool.resultKind.kind === "structured";
   return {
     name: tool.name,
     contract: { version: tool.version, sha256: tool.contract.sha256, file: tool.contract.relativePath },
@@ -25,10 +24,10 @@ function specData(tool: ToolModel): Record<string, Literal> {
     toolErrorMaxChars: tool.toolErrorChars,
     // What an oversize failure names as the argument to narrow; only where the input has one.
     ...(tool.pageArgument === undefined ? {} : { pageArgument: tool.pageArgument }),
-    // How the tool answers; `mcp.structured` is its older form, kept for runtimes that read no `result`.
+    // How the tool answers.
     result: resultData(tool),
-    // The server's own name only where it is not the tool's: output for every other contract stays as it was.
-    mcp: tool.serverName === undefined ? { structured } : { name: tool.serverName, structured },
+    // The server's own name only where it is not the tool's.
+    mcp: tool.serverName === undefined ? {} : { name: tool.serverName },
   };
 }
 

@@ -38,9 +38,7 @@ export const getRecord = defineTool<GetRecordResult, GetRecordView, GetRecordInp
     maxDepth: 2,
     timeoutMs: 30000,
   },
-  mcp: {
-    structured: true,
-  },
+  mcp: {},
   name: "get_record",
   oversize: [
     "recall",

@@ -22,9 +22,7 @@ export const queryDatabase = defineTool<QueryDatabaseResult, QueryDatabaseView, 
     maxDepth: 3,
     timeoutMs: 30000,
   },
-  mcp: {
-    structured: true,
-  },
+  mcp: {},
   name: "query_database",
   oversize: [
     "summarize",

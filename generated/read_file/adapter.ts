@@ -29,9 +29,7 @@ export const readFile = defineTool<ReadFileResult, ReadFileView, ReadFileInput>(
     maxDepth: 4,
     timeoutMs: 30000,
   },
-  mcp: {
-    structured: true,
-  },
+  mcp: {},
   name: "read_file",
   oversize: [
     "spill",

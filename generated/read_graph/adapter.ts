@@ -29,9 +29,7 @@ export const readGraph = defineTool<ReadGraphResult, ReadGraphView, ReadGraphInp
     maxDepth: 4,
     timeoutMs: 30000,
   },
-  mcp: {
-    structured: true,
-  },
+  mcp: {},
   name: "read_graph",
   oversize: [
     "spill",

@@ -38,9 +38,7 @@ export const searchDocs = defineTool<SearchDocsResult, SearchDocsView, SearchDoc
     maxDepth: 3,
     timeoutMs: 30000,
   },
-  mcp: {
-    structured: true,
-  },
+  mcp: {},
   name: "search_docs",
   oversize: [
     "recall",

@@ -1,7 +1,4 @@
-/**
- * A tool's result kind as the gate applies it: the contract's `result` block with its defaults, or, for adapters
- * generated before result kinds, the kind read from `mcp.structured`.
- */
+/** A tool's result kind as the gate applies it: the contract's `result` block, with the defaults it leaves out. */
 import type { ContentRules, MediaRule, ResultKind, ToolSpec } from "../types.js";
 
 /** What the gate knows of a tool's result: its kind, the blocks allowed beside it, and the text bounds. */
@@ -38,13 +35,15 @@ export function isJsonKind(kind: ResultKind): boolean {
   return kind === "structured" || kind === "json_text";
 }
 
-/** The result as the gate applies it: `spec.result` with its defaults, else the kind `mcp.structured` implies. */
-export function resolveResult(spec: Pick<ToolSpec<unknown, unknown>, "result" | "mcp">): ResolvedResult {
-  const declared = spec.result;
-  const kind: ResultKind = declared?.kind ?? (spec.mcp.structured === true ? "structured" : "json_text");
-  return {
-    kind,
-    content: declared?.content ?? DEFAULT_CONTENT_RULES[kind],
-    text: declared?.text ?? DEFAULT_TEXT_RULE,
-  };
+/** The result as the gate applies it: `spec.result`, the text bounds defaulted where the kind has none. */
+export function resolveResult(spec: Pick<ToolSpec<unknown, unknown>, "result">): ResolvedResult {
+  const { kind, content, text } = spec.result;
+  return { kind, content, text: text ?? DEFAULT_TEXT_RULE };
 }
+
+/** How `receive` reads an MCP result when its caller names no kind: the first text block as JSON, default rules. */
+export const DEFAULT_RESULT: ResolvedResult = Object.freeze({
+  kind: "json_text",
+  content: DEFAULT_CONTENT_RULES.json_text,
+  text: DEFAULT_TEXT_RULE,
+});

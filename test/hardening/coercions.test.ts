@@ -14,9 +14,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Outcome, parsedResult } from "../../runtime/index.js";
 import { parsedValueJson } from "../../runtime/json-text.js";
-import { goodRecord, recordTool } from "../runtime/fixture.js";
+import { goodRecord, recordTool, STRUCTURED_RESULT } from "../runtime/fixture.js";
 
-const structured = () => recordTool({ mcp: { structured: true } });
+const structured = () => recordTool({ result: STRUCTURED_RESULT });
 
 /** Every way the gate receives the JSON text `text` of a value (`value`, when it has one, for the parsed forms). */
 function deliveries(text: string, value?: unknown): Array<[string, () => unknown, "text" | "structured"]> {

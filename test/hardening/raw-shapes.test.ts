@@ -7,7 +7,7 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { type Outcome, parsedResult } from "../../runtime/index.js";
-import { admitCollecting, expectNoLeak, goodRecord, recordTool } from "../runtime/fixture.js";
+import { admitCollecting, expectNoLeak, goodRecord, recordTool, STRUCTURED_RESULT } from "../runtime/fixture.js";
 
 const MARKER = "HOSTILEq9x";
 const good = JSON.stringify(goodRecord());
@@ -161,7 +161,7 @@ describe("iterators that break the protocol", () => {
 });
 
 describe("MCP results and proxies", () => {
-  const structuredTool = () => recordTool({ mcp: { structured: true } });
+  const structuredTool = () => recordTool({ result: STRUCTURED_RESULT });
 
   it("a throwing getter on content, isError or structuredContent (the issue's example)", async () => {
     expect(await codeOf(Object.defineProperty({}, "content", throwing))).toEqual(["transport_error", "hostile_raw"]);

@@ -103,6 +103,18 @@ export function compile<T>(schema: object): ValidateFunction<T> {
 export const validateResult = compile<RecordResult>(outputSchema);
 export const validateInput = compile<RecordInput>(inputSchema);
 
+/** The rules of a JSON-in-text result as the generator writes them when the contract names none. */
+export const JSON_TEXT_RESULT: ResultSpec = {
+  kind: "json_text",
+  content: { maxBlocks: 16, text: { maxCount: 16 }, resourceLink: { maxCount: 32 } },
+};
+
+/** The rules of a structured result as the generator writes them when the contract names none. */
+export const STRUCTURED_RESULT: ResultSpec = {
+  kind: "structured",
+  content: { maxBlocks: 16, text: { maxCount: 16 }, resourceLink: { maxCount: 32 } },
+};
+
 /** The spec, with test-chosen overrides. Defaults: 1 MiB ceiling, depth 12, a 2,000-byte budget, drop. */
 export function recordSpec(overrides: Partial<ToolSpec<RecordResult, unknown, RecordInput>> = {}) {
   const spec: ToolSpec<RecordResult, unknown, RecordInput> = {
@@ -121,7 +133,8 @@ export function recordSpec(overrides: Partial<ToolSpec<RecordResult, unknown, Re
     retry: {},
     fields: [],
     exposeToolError: false,
-    mcp: { structured: false },
+    result: JSON_TEXT_RESULT,
+    mcp: {},
     ...overrides,
   };
   return spec;

@@ -59,7 +59,7 @@ afterAll(async () => {
 async function sample(tool: string, name: string): Promise<unknown> {
   const text = await readFile(join("test/fixtures/payloads", tool, name), "utf8");
   const adapter = adapters.get(tool) as AnyAdapter;
-  if (!adapter.spec.mcp.structured) return text;
+  if (adapter.spec.result.kind !== "structured") return text;
   let structured: unknown;
   try {
     structured = JSON.parse(text);

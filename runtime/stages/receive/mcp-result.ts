@@ -6,7 +6,7 @@ import { canonicalJson, parseJsonText } from "../../json-text.js";
 import { hashTextNow } from "../../record/provenance.js";
 import { utf8Length } from "../../text.js";
 import type { ContentPart } from "../../types.js";
-import { resolveResult } from "../result-kind.js";
+import { DEFAULT_RESULT } from "../result-kind.js";
 import { type BlockProblem, readContentBlocks } from "./content-blocks.js";
 import { receiveParsedValue } from "./parsed-value.js";
 import { type NotReceived, type Received, type ReceiveLimits, refused } from "./received.js";
@@ -139,7 +139,7 @@ export function receiveCallToolResult(
 ): Received | NotReceived {
   const { isError } = result as { isError?: unknown };
   if (isError === true) return toolError(content, limits);
-  const { kind, content: rules } = limits.result ?? resolveResult({ mcp: { structured: limits.structured } });
+  const { kind, content: rules } = limits.result ?? DEFAULT_RESULT;
   const rawKind = kind === "structured" ? "mcp_structured" : kind === "content" ? "mcp_content" : "mcp_text";
   const blocks = readContentBlocks(content, rules);
   if (!blocks.ok) return blockRefusal(rawKind, blocks.problem, blocks.index);

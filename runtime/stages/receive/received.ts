@@ -78,13 +78,11 @@ export interface NotReceived {
 export interface ReceiveLimits {
   maxBytes: number;
   maxDepth: number;
-  /** The result kind and its block rules: how an MCP `CallToolResult` is read. */
-  result?: ResolvedResult | undefined;
   /**
-   * The older form of `result`, read only when it is absent: MCP `structuredContent` (`true`) or the first text block
-   * as JSON.
+   * The result kind and its block rules: how an MCP `CallToolResult` is read. Absent, the first text block is the
+   * JSON of the result, under the default rules (`DEFAULT_RESULT`).
    */
-  structured?: boolean | undefined;
+  result?: ResolvedResult | undefined;
   /**
    * Stops waiting for the transport: a pending promise or read is abandoned and the stream cancelled. Its reason
    * decides the code (`TimeoutError`, as from `AbortSignal.timeout(ms)`, is `timeout`; anything else

@@ -86,7 +86,7 @@ describe("a contract without an output schema", () => {
       kind: "structured",
       content: { maxBlocks: 16, text: { maxCount: 16 }, resourceLink: { maxCount: 32 } },
     });
-    expect(rec.getRec.spec.mcp).toEqual({ structured: true });
+    expect(rec.getRec.spec.mcp).toEqual({});
 
     const lock = JSON.parse(await read("toolgate.lock.json"));
     expect(lock.tools.read_notes.schemas.output).toBeNull();
@@ -148,7 +148,7 @@ describe("kinds and schemas that do not fit together", () => {
       "search_issues/adapter.ts",
     );
     expect(module.searchIssues.spec.result).toMatchObject({ kind: "json_text" });
-    expect(module.searchIssues.spec.mcp).toEqual({ structured: false });
+    expect(module.searchIssues.spec.mcp).toEqual({});
     expect(typeof module.searchIssues.spec.validateResult).toBe("function");
   });
 });

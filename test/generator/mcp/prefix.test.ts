@@ -174,7 +174,7 @@ describe("two filesystem servers in one project", () => {
     expect(run.code).toBe(0);
     const adapterText = await readFile(path.join(generated, "notes_read_text_file", "adapter.ts"), "utf8");
     expect(adapterText).toContain('name: "notes_read_text_file"');
-    expect(adapterText).toMatch(/mcp: \{\s*name: "read_text_file",\s*structured: true,\s*\}/);
+    expect(adapterText).toMatch(/mcp: \{\s*name: "read_text_file",\s*\}/);
 
     // The generated catalog, run against this source tree's runtime.
     const modules = path.join(dir, "modules");
@@ -193,7 +193,7 @@ describe("two filesystem servers in one project", () => {
     const notes = catalog.notes_read_text_file?.adapter;
     const docs = catalog.docs_read_text_file?.adapter;
     expect(notes?.name).toBe("notes_read_text_file");
-    expect(notes?.spec.mcp).toEqual({ name: "read_text_file", structured: true });
+    expect(notes?.spec.mcp).toEqual({ name: "read_text_file" });
     expect(docs?.spec.mcp.name).toBe("read_text_file");
 
     // The model asked for notes_read_text_file: the notes server is called by its own name, and the result admitted.

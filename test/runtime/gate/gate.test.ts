@@ -23,6 +23,7 @@ import {
   type RecordResult,
   recordSpec,
   recordTool,
+  STRUCTURED_RESULT,
 } from "../fixture.js";
 
 const encoder = new TextEncoder();
@@ -396,7 +397,7 @@ describe("MCP CallToolResult", () => {
   });
 
   it("with one, reads structuredContent and flags a text block that says something else", async () => {
-    const tool = recordTool({ mcp: { structured: true } });
+    const tool = recordTool({ result: STRUCTURED_RESULT });
     const agreeing = await tool.admit({
       content: [{ type: "text", text: JSON.stringify({ ...goodRecord() }) }],
       structuredContent: goodRecord(),
@@ -419,7 +420,7 @@ describe("MCP CallToolResult", () => {
   });
 
   it("with one, a result without structuredContent fails", async () => {
-    const outcome = await recordTool({ mcp: { structured: true } }).admit({
+    const outcome = await recordTool({ result: STRUCTURED_RESULT }).admit({
       content: [{ type: "text", text: JSON.stringify(goodRecord()) }],
     });
     expect(outcome.ok ? "ok" : outcome.error.code).toBe("schema_mismatch");
@@ -428,7 +429,7 @@ describe("MCP CallToolResult", () => {
   it("structuredContent nested past the depth limit is refused before anything recurses into it", async () => {
     let deep: unknown = 1;
     for (let i = 0; i < 50_000; i++) deep = [deep];
-    const outcome = await recordTool({ mcp: { structured: true } }).admit({ content: [], structuredContent: deep });
+    const outcome = await recordTool({ result: STRUCTURED_RESULT }).admit({ content: [], structuredContent: deep });
     expect(outcome.ok ? "ok" : outcome.error.code).toBe("schema_mismatch");
     expect(outcome.ok || outcome.diagnostics.detail?.reason).toBe("too_deep");
   });

@@ -394,7 +394,6 @@ describe("content results and media", () => {
 
   it("media beside a structured result are parts too, and the view's media lines follow its body", async () => {
     const tool = recordTool({
-      mcp: { structured: true },
       result: {
         kind: "structured",
         content: {
