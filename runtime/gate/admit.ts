@@ -28,6 +28,8 @@
  * - Parsed data is never spread or `Object.assign`ed: a `__proto__` key stays an own property of `data`.
  * - A view over budget goes through the contract's policy chain in order; a policy that cannot apply (no hook,
  *   limit reached, result still over budget) passes to the next, and when none is left the call fails `oversize`.
+ *   A text view within budget that left lines out goes through it too when the chain holds `spill` and the call
+ *   names a store, so the whole text can be read back; nothing is refused for it (the excerpt is the fallback).
  * - `recall` re-calls the tool only through the caller: `ctx.hooks.recall(args, info)` narrows the arguments and
  *   `ctx.call(narrowed)` fetches a new raw result, which is admitted again. At most `spec.recallLimit` re-calls per
  *   tool per turn (counted on `ctx.turn`, or per admit without one); arguments already used in the turn fail the
@@ -35,7 +37,8 @@
  */
 
 import { largestArray } from "../policies/candidate.js";
-import { runPolicies } from "../policies/chain.js";
+import { finishDirect, runPolicies } from "../policies/chain.js";
+import { spillsIncompleteText } from "../policies/spill.js";
 import { hashArguments } from "../record/provenance.js";
 import { decode, hashPayload } from "../stages/decode.js";
 import { KIND_STAGES } from "../stages/kinds.js";
@@ -111,18 +114,11 @@ export async function admitPayload<T, V, I>(
   const shown = stages.view(admission, data);
   const success = shown instanceof Promise ? await shown : shown;
   const measured = await measureModelContent(success, budget);
-  if (measured.within) {
-    success.contextUsed.value = measured.value;
-    return admission.finish(success, {
-      stage: "done",
-      rawKind: admission.rawKind,
-      viewSize: measured.value,
-      policy: "direct",
-      flags: admission.flags,
-    });
-  }
+  // Within budget, the admit ends here; but a text view that left lines out goes to a chain that can spill it, so
+  // the model can read the lines it was told were left out (`spillsIncompleteText`).
+  if (measured.within && !spillsIncompleteText(admission, success)) return finishDirect(admission, success, measured);
 
-  // Over budget: the contract's policy chain, in order.
+  // Over budget (or an incomplete text view to spill): the contract's policy chain, in order.
   return runPolicies({
     admission,
     gate,

@@ -4,9 +4,18 @@
  * `spillPreview` items per array; when long text still does not fit, strings are cut to shorter marked excerpts,
  * step by step, until it fits or the excerpts would say nothing. The entry records the call's tenant and session,
  * so only they read it back.
+ *
+ * A `text` or `content` result spills its text (a `content` result's text blocks joined, as its view shows them),
+ * stored as lines so the read-back tool pages it by line ranges; its preview is the text view refitted with room for
+ * the `<spilled …/>` line. Such a result reaches the chain not only over budget: a text view that fits but left lines
+ * out goes through it too when the chain holds `spill` and the call names a store ({@link spillsIncompleteText}),
+ * since the model would otherwise be told lines are missing with no way to read them.
  */
+import type { Admission } from "../gate/admission.js";
 import { sha256Hex } from "../record/provenance.js";
 import type { Measured } from "../stages/measure.js";
+import { isJsonKind } from "../stages/result-kind.js";
+import { textOf, textView } from "../stages/text-view.js";
 import type { SpillReference, Success } from "../types.js";
 import { acceptCandidate, measureCandidate, previewCandidate } from "./candidate.js";
 import { type OverBudget, type Policy, type PolicyVerdict, pass } from "./policy.js";
@@ -28,20 +37,29 @@ async function fittedPreview<T, V, I>(
   return undefined;
 }
 
-/** Spills the result and shows its preview, when a preview fits. */
-export const spill: Policy = async <T, V, I>(over: OverBudget<T, V, I>): Promise<PolicyVerdict<T, V>> => {
-  const { spec, ctx, flags } = over.admission;
-  const json = JSON.stringify(over.data);
-  const value = new TextEncoder().encode(json);
-  const readTool = ctx.readTool;
-  // A placeholder of the real handle's length, so the preview is measured as the model will read it.
-  const placeholder: SpillReference = {
-    handle: `spill_${"0".repeat(32)}`,
-    bytes: value.byteLength,
-    ...(readTool === undefined ? {} : { readTool }),
-  };
-  const candidate = await fittedPreview(over, placeholder);
-  if (candidate === undefined) return pass("preview_over_budget");
+/**
+ * Whether a result whose view fits goes through the chain all the same: a `text` or `content` view that left lines
+ * (or part of its first line) out, under a chain that holds `spill`, for a call that names its store
+ * (`ctx.spillStore`, as `readBack(store).context` gives). Without a store of the call's own, nothing the model could
+ * read back with would hold the text, and the excerpt stays the answer.
+ */
+export function spillsIncompleteText<T, V, I>(admission: Admission<T, V, I>, success: Success<T, V>): boolean {
+  return (
+    !success.complete &&
+    !isJsonKind(admission.result.kind) &&
+    admission.ctx.spillStore !== undefined &&
+    admission.spec.oversize.includes("spill")
+  );
+}
+
+/** A placeholder of a real handle's length, so a preview is measured as the model will read it. */
+function placeholderFor(bytes: number, readTool: string | undefined): SpillReference {
+  return { handle: `spill_${"0".repeat(32)}`, bytes, ...(readTool === undefined ? {} : { readTool }) };
+}
+
+/** Puts the value in the call's store (or the default one); `undefined` when the store throws. */
+async function stored<T, V, I>(over: OverBudget<T, V, I>, json: string, value: Uint8Array) {
+  const { spec, ctx } = over.admission;
   try {
     const store = ctx.spillStore ?? getDefaultSpillStore();
     const reference = await store.put({
@@ -51,13 +69,63 @@ export const spill: Policy = async <T, V, I>(over: OverBudget<T, V, I>): Promise
       tenant: ctx.tenant,
       session: ctx.session,
     });
-    candidate.spill = readTool === undefined ? reference : { ...reference, readTool };
+    return ctx.readTool === undefined ? reference : { ...reference, readTool: ctx.readTool };
   } catch {
-    return pass("store_failed");
+    return undefined;
   }
+}
+
+/** Spills a structured value and shows its preview, when a preview fits. */
+async function spillJson<T, V, I>(over: OverBudget<T, V, I>): Promise<PolicyVerdict<T, V>> {
+  const json = JSON.stringify(over.data);
+  const value = new TextEncoder().encode(json);
+  const candidate = await fittedPreview(over, placeholderFor(value.byteLength, over.admission.ctx.readTool));
+  if (candidate === undefined) return pass("preview_over_budget");
+  const reference = await stored(over, json, value);
+  if (reference === undefined) return pass("store_failed");
+  candidate.spill = reference;
   // Measured again with the real handle: the placeholder has its length, not its token count (32 zeros are
   // about 13 tokens of o200k_base, 32 hex digits about 30), so a preview that fitted by a few tokens may not.
   const size = await measureCandidate(over, candidate);
   if (!size.within) return pass("preview_over_budget");
-  return acceptCandidate(over, candidate, size, flags);
-};
+  return acceptCandidate(over, candidate, size, over.admission.flags);
+}
+
+/** The text view refitted with room for `reference`, when it fits with it. */
+async function fittedText<T, V, I>(
+  over: OverBudget<T, V, I>,
+  reference: SpillReference,
+): Promise<{ candidate: Success<T, V>; size: Measured } | undefined> {
+  const candidate = await textView(over.admission, over.data, { spill: reference, policy: "spill" });
+  const size = await measureCandidate(over, candidate);
+  return size.within ? { candidate, size } : undefined;
+}
+
+/**
+ * Spills a text (the result's text as one JSON string, which the stores keep as lines) and shows its text view
+ * refitted beside the reference. A content result's media and links stay in `parts` and its view, not in the spill.
+ */
+async function spillText<T, V, I>(over: OverBudget<T, V, I>): Promise<PolicyVerdict<T, V>> {
+  const text = textOf(over.admission.result.kind, over.data);
+  if (text === "") return pass("no_text");
+  const json = JSON.stringify(text);
+  const value = new TextEncoder().encode(json);
+  const fitted = await fittedText(over, placeholderFor(value.byteLength, over.admission.ctx.readTool));
+  if (fitted === undefined) return pass("preview_over_budget");
+  const reference = await stored(over, json, value);
+  if (reference === undefined) return pass("store_failed");
+  fitted.candidate.spill = reference;
+  let size = await measureCandidate(over, fitted.candidate);
+  let { candidate } = fitted;
+  if (!size.within) {
+    // The real handle counts more tokens than the placeholder: fitted once more, around the real one.
+    const again = await fittedText(over, reference);
+    if (again === undefined) return pass("preview_over_budget");
+    ({ candidate, size } = again);
+  }
+  return acceptCandidate(over, candidate, size, over.admission.flags);
+}
+
+/** Spills the result and shows its preview, when a preview fits. */
+export const spill: Policy = async <T, V, I>(over: OverBudget<T, V, I>): Promise<PolicyVerdict<T, V>> =>
+  isJsonKind(over.admission.result.kind) ? spillJson(over) : spillText(over);

@@ -67,12 +67,18 @@ function described(parts: readonly ContentPart[]): Pick<TextView, "media" | "lin
 }
 
 /** The text a view is made of: the result itself for `text`, the text blocks joined for `content`. */
-function textOf(kind: string, data: unknown): string {
+export function textOf(kind: string, data: unknown): string {
   if (kind === "text") return data as string;
   const texts: string[] = [];
   for (const part of data as ContentPart[]) if (part.type === "text") texts.push(part.text);
   return texts.join("\n");
 }
+
+/**
+ * What a policy shows beside the text view, reserved in its fit: the spill reference (and the policy's name in the
+ * delimiter), so a spilled text's excerpt leaves room for the `<spilled …/>` line.
+ */
+export type TextViewFields<T, V> = Pick<Success<T, V>, "spill" | "policy">;
 
 /** The success for one excerpt: the view, what it left out, and its context use still to be measured. */
 function successOf<T, V, I>(
@@ -80,6 +86,7 @@ function successOf<T, V, I>(
   data: T,
   excerpt: LineExcerpt,
   beside: Pick<TextView, "media" | "links">,
+  fields: TextViewFields<T, V> | undefined,
 ): Success<T, V> {
   const { spec, flags, parts } = admission;
   const omissions: Omission[] = [];
@@ -103,6 +110,7 @@ function successOf<T, V, I>(
     contextUsed: { unit: spec.context.unit, value: 0, budget: spec.context.max },
     ...(flags.length > 0 ? { flags } : {}),
     ...(parts !== undefined && parts.length > 0 ? { parts } : {}),
+    ...fields,
   };
 }
 
@@ -116,9 +124,10 @@ function overheadBytes<T, V, I>(
   lines: number,
   units: number,
   beside: Pick<TextView, "media" | "links">,
+  fields: TextViewFields<T, V> | undefined,
 ): number {
   const widest: LineExcerpt = { text: "", lines, gap: { from: lines, to: lines }, cutFirstLine: units };
-  const probe = successOf(admission, data, widest, beside);
+  const probe = successOf(admission, data, widest, beside, fields);
   probe.omissions = [
     { path: "", kind: "lines", count: lines },
     { path: "", kind: "excerpt", count: units },
@@ -126,8 +135,15 @@ function overheadBytes<T, V, I>(
   return utf8Length(toModelContent(probe as Success<unknown, unknown>));
 }
 
-/** The text view of a `text` or `content` result, fitted to the context budget (see the module comment). */
-export async function textView<T, V, I>(admission: Admission<T, V, I>, data: T): Promise<Success<T, V>> {
+/**
+ * The text view of a `text` or `content` result, fitted to the context budget (see the module comment), with room
+ * for what a policy shows beside it (`fields`: a spill's reference) when given.
+ */
+export async function textView<T, V, I>(
+  admission: Admission<T, V, I>,
+  data: T,
+  fields?: TextViewFields<T, V>,
+): Promise<Success<T, V>> {
   const { spec, result } = admission;
   const budget = spec.context;
   const window = { headShare: result.text.headShare };
@@ -138,14 +154,14 @@ export async function textView<T, V, I>(admission: Admission<T, V, I>, data: T):
     const excerpt = lineExcerpt(cleaned, Math.max(0, bytes), window);
     return { ...excerpt, lines };
   };
-  const overhead = overheadBytes(admission, data, lines, cleaned.length, beside);
-  if (budget.unit === "bytes") return successOf(admission, data, excerptWithin(budget.max - overhead), beside);
+  const overhead = overheadBytes(admission, data, lines, cleaned.length, beside, fields);
+  if (budget.unit === "bytes") return successOf(admission, data, excerptWithin(budget.max - overhead), beside, fields);
 
   // Tokens: a first byte bound, then shrunk by how far over each round's count was. Every token is at least one byte
   // and prose runs about four bytes a token, so four bytes per token of budget (or the whole text, when smaller) fits
   // most texts in one round and leaves the other rounds for dense ones.
   let room = Math.min(utf8Length(cleaned) + overhead, budget.max * 4);
-  let candidate = successOf(admission, data, excerptWithin(room - overhead), beside);
+  let candidate = successOf(admission, data, excerptWithin(room - overhead), beside, fields);
   for (let round = 0; round < TOKEN_ROUNDS; round++) {
     const limit = budget.max * 4;
     const measured = await measureText(toModelContent(candidate as Success<unknown, unknown>), budget, limit);
@@ -155,7 +171,7 @@ export async function textView<T, V, I>(admission: Admission<T, V, I>, data: T):
     const next = Math.floor(room * factor * 0.95);
     if (next >= room) break;
     room = next;
-    candidate = successOf(admission, data, excerptWithin(room - overhead), beside);
+    candidate = successOf(admission, data, excerptWithin(room - overhead), beside, fields);
   }
   return candidate;
 }
