@@ -9,7 +9,7 @@
  * client (`redis` is an optional peer dependency) or connects one with {@link RedisSpillStore.connect}.
  */
 import type { SpillReference } from "../types.js";
-import { decodeSpill, encodeSpill } from "./spill-format.js";
+import { decodeSpill, encodeSpill, unexpired } from "./spill-format.js";
 import {
   isSpillHandle,
   type SpillEntry,
@@ -99,20 +99,27 @@ export class RedisSpillStore implements SpillStore {
     return { handle, bytes: value.byteLength };
   }
 
-  /** The value under `handle`; `undefined` for a malformed handle or none. Throws `SpillStoreError` when tampered. */
+  /**
+   * The value under `handle`; `undefined` for a malformed handle or none. Throws `SpillStoreError` when tampered,
+   * and (`expired`) past its time to live, in the grace period before Redis deletes the key.
+   */
   async get(handle: string): Promise<unknown> {
     const record = await this.read(handle);
     return record === undefined ? undefined : JSON.parse(record.json);
   }
 
-  /** The entry under `handle` with its scope, expiry and index, verified; `undefined` for a malformed handle or none. */
+  /**
+   * The entry under `handle` with its scope, expiry and index, verified; `undefined` for a malformed handle or none.
+   * Throws as {@link get} does.
+   */
   async read(handle: string): Promise<SpillRecord | undefined> {
     if (!isSpillHandle(handle)) return undefined;
     const text = await this.#client.get(`${this.#prefix}${handle}`);
     if (text === null || text === undefined) return undefined;
     const { createHash } = await import("node:crypto");
-    return decodeSpill(new TextEncoder().encode(String(text)), handle, this.#written.get(handle), (bytes) =>
+    const record = decodeSpill(new TextEncoder().encode(String(text)), handle, this.#written.get(handle), (bytes) =>
       createHash("sha256").update(bytes).digest("hex"),
     );
+    return unexpired(record, (this.#options.now ?? Date.now)());
   }
 }

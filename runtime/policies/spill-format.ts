@@ -52,7 +52,9 @@ export type SpillStoreErrorCode =
   /** The directory is a symbolic link, not a directory, owned by another user, or writable by group or others. */
   | "unsafe_directory"
   /** The entry under a handle is not what this store wrote: replaced, truncated, edited, a link or not a file. */
-  | "tampered";
+  | "tampered"
+  /** The entry's time to live is over (its `expiresAt` has passed): it is not returned, whatever it holds. */
+  | "expired";
 
 /**
  * A store refusing its directory or an entry. `put` throws it (the gate then passes to the next policy,
@@ -63,7 +65,7 @@ export class SpillStoreError extends Error {
   override readonly name = "SpillStoreError";
   /** What is wrong. */
   readonly code: SpillStoreErrorCode;
-  /** The handle read, for `tampered`. */
+  /** The handle read, for `tampered` and `expired`. */
   readonly handle: string | undefined;
 
   constructor(code: SpillStoreErrorCode, message: string, handle?: string) {
@@ -74,6 +76,18 @@ export class SpillStoreError extends Error {
 }
 
 type Hash = (bytes: Uint8Array) => string;
+
+/**
+ * The verified record, once it proves to be within its time to live by `now` (milliseconds since the epoch);
+ * throws {@link SpillStoreError} (`expired`) past it. An entry without `expiresAt` never expires.
+ */
+export function unexpired(record: SpillRecord, now: number): SpillRecord {
+  const { expiresAt, handle } = record.meta;
+  if (expiresAt !== undefined && now >= expiresAt) {
+    throw new SpillStoreError("expired", `The spilled entry for ${handle} has expired; it is not returned.`, handle);
+  }
+  return record;
+}
 
 /** The header and the value of a new spill, as bytes: `head`, `value`, then a closing `}`. */
 export function encodeSpill(

@@ -21,6 +21,7 @@ import {
   type SpillRecord,
   type SpillScope,
   SpillStoreError,
+  unexpired,
 } from "./spill-format.js";
 import { indexSpill, spillKindOf } from "./spill-layout.js";
 
@@ -47,11 +48,16 @@ export interface SpillEntry extends SpillScope {
 export interface SpillStore {
   /** Keeps the entry and returns the handle the model will see. */
   put(entry: SpillEntry): Promise<SpillReference>;
-  /** The value kept under `handle`, or `undefined` when there is none (or the handle is not one of ours). */
+  /**
+   * The value kept under `handle`, or `undefined` when there is none (or the handle is not one of ours). The stores
+   * of this package throw `SpillStoreError` for an entry they cannot vouch for (`tampered`) or whose time to live
+   * is over (`expired`).
+   */
   get(handle: string): Promise<unknown>;
   /**
    * The entry kept under `handle` with its scope, expiry and index, verified; `undefined` when there is none.
-   * What the read-back tool pages through; a store without it can only be read whole, with `get`.
+   * What the read-back tool pages through; a store without it can only be read whole, with `get`. The stores of
+   * this package throw as `get` does.
    */
   read?(handle: string): Promise<SpillRecord | undefined>;
 }
@@ -239,7 +245,8 @@ export class FileSpillStore implements SpillStore {
 
   /**
    * Reads a spilled value back: `undefined` for a malformed handle or one with no spill; throws
-   * {@link SpillStoreError} when the directory is unsafe or the file under the handle is not the one written.
+   * {@link SpillStoreError} when the directory is unsafe, the file under the handle is not the one written
+   * (`tampered`), or its time to live is over (`expired`, by the store's clock; the file stays until pruned).
    */
   async get(handle: string): Promise<unknown> {
     const record = await this.read(handle);
@@ -290,9 +297,10 @@ export class FileSpillStore implements SpillStore {
     } finally {
       await file.close();
     }
-    return decodeSpill(bytes, handle, this.#written.get(handle), (value) =>
+    const record = decodeSpill(bytes, handle, this.#written.get(handle), (value) =>
       createHash("sha256").update(value).digest("hex"),
     );
+    return unexpired(record, (this.#options.now ?? Date.now)());
   }
 
   /**
@@ -356,15 +364,19 @@ export class MemorySpillStore implements SpillStore {
     return { handle, bytes: meta.bytes };
   }
 
-  /** The value kept under `handle`, parsed afresh on every read so callers cannot change the stored copy. */
+  /**
+   * The value kept under `handle`, parsed afresh on every read so callers cannot change the stored copy; throws
+   * {@link SpillStoreError} (`expired`) past its time to live.
+   */
   async get(handle: string): Promise<unknown> {
-    const record = this.#entries.get(handle);
+    const record = await this.read(handle);
     return record === undefined ? undefined : JSON.parse(record.json);
   }
 
-  /** The entry kept under `handle`, with its scope, expiry and index. */
+  /** The entry kept under `handle`, with its scope, expiry and index; throws as {@link get} does. */
   async read(handle: string): Promise<SpillRecord | undefined> {
-    return isSpillHandle(handle) ? this.#entries.get(handle) : undefined;
+    const record = isSpillHandle(handle) ? this.#entries.get(handle) : undefined;
+    return record === undefined ? undefined : unexpired(record, (this.#options.now ?? Date.now)());
   }
 }
 

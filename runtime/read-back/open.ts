@@ -16,6 +16,9 @@ export interface LoadedCache {
 
 type Opened = { ok: true; loaded: Loaded } | { ok: false; code: ReadBackErrorCode; message: string };
 
+/** An entry past its time to live, by the store's clock (the store refused it) or the reader's (a kept one). */
+const expired: Opened = { ok: false, code: "expired", message: "this spilled result has expired: call the tool again" };
+
 function keep(cache: LoadedCache, handle: string, loaded: Loaded): void {
   cache.entries.set(handle, loaded);
   let chars = 0;
@@ -45,6 +48,7 @@ export async function openRecord(
       if (error instanceof SpillStoreError && error.code === "tampered") {
         return { ok: false, code: "tampered", message: "the stored result is not the one spilled; it is not shown" };
       }
+      if (error instanceof SpillStoreError && error.code === "expired") return expired;
       return { ok: false, code: "store_failed", message: "the spill store could not be read; a retry may help" };
     }
     if (record === undefined) {
@@ -65,7 +69,7 @@ export async function openRecord(
   const now = (ctx.now ?? Date.now)();
   if (meta.expiresAt !== undefined && now >= meta.expiresAt) {
     cache.entries.delete(handle);
-    return { ok: false, code: "expired", message: "this spilled result has expired: call the tool again" };
+    return expired;
   }
   if (meta.tenant !== ctx.tenant || (meta.session !== undefined && meta.session !== ctx.session)) {
     return {

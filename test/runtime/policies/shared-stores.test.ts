@@ -17,6 +17,7 @@ import {
   type ReadBackOutcome,
   readBack,
   type SpillStore,
+  SpillStoreError,
   toModelContent,
 } from "../../../runtime/index.js";
 import { RedisSpillStore } from "../../../runtime/redis.js";
@@ -164,6 +165,13 @@ describe("the Redis store", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const expired = await readBack(await connect()).handle({ handle, pointer: "/items" });
     expect(expired.ok || expired.error.code).toBe("expired");
+    // Read whole, in the grace period before Redis deletes the key: a typed failure, not the value.
+    const whole = await store.get(handle).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(whole).toBeInstanceOf(SpillStoreError);
+    expect((whole as SpillStoreError).code).toBe("expired");
     await new Promise((resolve) => setTimeout(resolve, 300));
     const gone = await readBack(await connect()).handle({ handle, pointer: "/items" });
     expect(gone.ok || gone.error.code).toBe("unknown_handle");
