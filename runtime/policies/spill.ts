@@ -97,6 +97,8 @@ async function fittedText<T, V, I>(
   reference: SpillReference,
 ): Promise<{ candidate: Success<T, V>; size: Measured } | undefined> {
   const candidate = await textView(over.admission, over.data, { spill: reference, policy: "spill" });
+  // A spilled result is never complete in the model's view, whatever the refitted excerpt holds.
+  candidate.complete = false;
   const size = await measureCandidate(over, candidate);
   return size.within ? { candidate, size } : undefined;
 }

@@ -7,6 +7,9 @@
  * and omissions it can hold, and the text gets what is left. In tokens the bound is found by measuring: excerpt,
  * render, count, shrink by what the count says, at most {@link TOKEN_ROUNDS} rounds; a view still over budget then
  * goes to the contract's policy chain like any other.
+ *
+ * The `spill` policy fits the view again with its reference beside it (`fields`), so the excerpt leaves room for
+ * the `<spilled …/>` line that names the handle and the read-back tool.
  */
 import type { Admission } from "../gate/admission.js";
 import { boundText, cleanText, leadingCodePoints, utf8Length } from "../text.js";

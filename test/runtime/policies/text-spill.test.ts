@@ -195,6 +195,22 @@ describe("an incomplete text view, nothing to spill it with", () => {
     expect(events[0]).toMatchObject({ code: "ok", policy: "direct" });
   });
 
+  it("a budget too small for even the excerpt with its spilled line fails oversize, and stores nothing", async () => {
+    const writes: SpillEntry[] = [];
+    const counting: SpillStore = {
+      put: async (entry: SpillEntry) => {
+        writes.push(entry);
+        return { handle: `spill_${"1".repeat(32)}`, bytes: entry.json.length };
+      },
+      get: async () => undefined,
+    };
+    const tool = textTool({ context: { unit: "bytes", max: 300 }, oversize: ["spill", "drop"] });
+    const outcome = await tool.admit(TEXT, { spillStore: counting, readTool: "read_tool_result" });
+    expect(outcome.ok || outcome.error.code).toBe("oversize");
+    expect(outcome.ok || outcome.diagnostics.detail).toMatchObject({ spill: "preview_over_budget" });
+    expect(writes).toHaveLength(0);
+  });
+
   it("a complete text view is never spilled", async () => {
     const store = new MemorySpillStore();
     const outcome = await textTool({ context: budget, oversize: ["spill"] }).admit(numberedLines(10), {
