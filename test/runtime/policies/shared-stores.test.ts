@@ -165,16 +165,25 @@ describe("the Redis store", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const expired = await readBack(await connect()).handle({ handle, pointer: "/items" });
     expect(expired.ok || expired.error.code).toBe("expired");
-    // Read whole, in the grace period before Redis deletes the key: a typed failure, not the value.
-    const whole = await store.get(handle).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(whole).toBeInstanceOf(SpillStoreError);
-    expect((whole as SpillStoreError).code).toBe("expired");
     await new Promise((resolve) => setTimeout(resolve, 300));
     const gone = await readBack(await connect()).handle({ handle, pointer: "/items" });
     expect(gone.ok || gone.error.code).toBe("unknown_handle");
+  });
+
+  it("a value read whole past its time to live, while Redis still holds the key, is a typed failure", async () => {
+    const store = await connect({ ttlMs: 100, graceMs: 60_000 });
+    const handle = await spillInto(store);
+    expect(await store.get(handle)).toMatchObject({ recordId: "r-1" });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    for (const reader of [store, await connect()]) {
+      const whole = await reader.get(handle).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(whole).toBeInstanceOf(SpillStoreError);
+      expect((whole as SpillStoreError).code).toBe("expired");
+      await expect(reader.read(handle)).rejects.toMatchObject({ code: "expired" });
+    }
   });
 
   it("a value edited in Redis is tampered, and a handle that names a key pattern is refused", async () => {
