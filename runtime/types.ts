@@ -174,11 +174,18 @@ export type FieldPath = string;
  */
 export type ViewPlan =
   | { kind: "value"; max?: number | undefined }
-  | { kind: "string"; max: number; overflow: "excerpt" | "omit" }
+  | { kind: "string"; max: number; overflow: StringOverflow }
   | { kind: "object"; properties: Record<string, ViewPlan> }
   | { kind: "array"; items: ViewPlan; take?: number | undefined }
   | { kind: "tuple"; items: ViewPlan[]; rest?: ViewPlan | undefined }
   | { kind: "union"; options: ViewPlan[] };
+
+/**
+ * What the view does with a string longer than its `max`: a code-point excerpt marked at its end (`excerpt`), whole
+ * lines from its head and tail with one marked gap (`lines`: file contents, logs, page snapshots), or nothing
+ * (`omit`). Each is reported as an {@link Omission}.
+ */
+export type StringOverflow = "excerpt" | "omit" | "lines";
 
 /** Something the view left out of a valid result. */
 export interface Omission {
@@ -186,11 +193,14 @@ export interface Omission {
   path: string;
   /**
    * `items`: array items past `take`; `excerpt`: a string shown in part; `omitted`: a string left out whole;
-   * `lines`: whole lines of a text result left out (the text view's gap).
+   * `lines`: whole lines left out of a text result (the text view's gap) or of a string under overflow `lines`.
    */
   kind: "items" | "excerpt" | "omitted" | "lines";
   /** How many items, characters or lines were left out. */
   count: number;
+  /** For `lines` of a string (overflow `lines`): the first and last line left out, 1-based and inclusive. */
+  from?: number | undefined;
+  to?: number | undefined;
 }
 
 /** What a view function returns. */

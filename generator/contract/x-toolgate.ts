@@ -3,7 +3,7 @@
  * ({@link applyDefaults}: the one place defaults are applied, for generate and diff alike).
  * Its published JSON Schema is `schemas/x-toolgate.schema.json`; the load stage validates every block against it.
  */
-import type { FailureCode, OversizePolicy } from "@toolgate/runtime";
+import type { FailureCode, OversizePolicy, StringOverflow } from "@toolgate/runtime";
 
 /** The `x-toolgate` block as a contract may write it. */
 export interface XToolgate {
@@ -14,7 +14,7 @@ export interface XToolgate {
   view?: {
     omit?: string[];
     arrays?: Record<string, { take: number }>;
-    strings?: Record<string, { max?: number; overflow?: "excerpt" | "omit" }>;
+    strings?: Record<string, { max?: number; overflow?: StringOverflow }>;
     maxStringChars?: number;
     continuation?: string;
   };
@@ -118,7 +118,7 @@ export interface AppliedSettings {
   view: {
     omit: string[];
     arrays: Record<string, { take: number }>;
-    strings: Record<string, { max?: number; overflow?: "excerpt" | "omit" }>;
+    strings: Record<string, { max?: number; overflow?: StringOverflow }>;
     maxStringChars: number;
     continuation: string | undefined;
   };

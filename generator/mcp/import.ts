@@ -24,9 +24,10 @@
  *   Schemas the generator would refuse (an unsupported dialect, draft-07 `items: [..]` under 2020-12, a reference
  *   that cannot be resolved locally) are refused, with the generator's message: one contract the generator refuses
  *   would stop `toolgate generate` for the whole folder.
- * - The `x-toolgate` block gets defaults: `version: "1"` and, when the output schema is not fully bounded (the
- *   generator then requires a declared ceiling), `receive.maxBytes` of {@link DEFAULT_RECEIVE_BYTES}. Every unbounded
- *   field is listed so the user can bound it. An `x-toolgate` block sent by the server is ignored: the server does
+ * - The `x-toolgate` block gets defaults: `version: "1"`, when the output schema is not fully bounded (the
+ *   generator then requires a declared ceiling) `receive.maxBytes` of {@link DEFAULT_RECEIVE_BYTES}, and for each
+ *   string field without `maxLength` `view.strings[path].overflow: "lines"`, so a long file or log reaches the model
+ *   as whole lines with a marked gap (`view-settings.ts`). Every unbounded field is listed so the user can bound it. An `x-toolgate` block sent by the server is ignored: the server does
  *   not get to set its own ceilings.
  * - An existing contract is never replaced silently. The same content is `unchanged`; a different one is refused
  *   unless `--force`, and even then the existing `x-toolgate` block (the user's settings) is kept. A tool already
@@ -60,7 +61,6 @@ import type { JsonSchema, SchemaObject } from "../schema/shapes.js";
 import {
   contractText,
   DEFAULT_RECEIVE_BYTES,
-  defaultSettings,
   hasCeiling,
   MAX_NAME_LENGTH,
   PREFIX_SHAPE,
@@ -68,8 +68,9 @@ import {
   settingsOf,
   withServerName,
 } from "./contract-file.js";
-import { gateDefinition, importedResult, kindNote, refinedBy, withoutSettings } from "./result-settings.js";
+import { gateDefinition, kindNote, refinedBy, withoutSettings } from "./result-settings.js";
 import { listServerTools, ServerListError, type ServerToolList } from "./server-tools.js";
+import { importedSettings } from "./view-settings.js";
 
 export { DEFAULT_RECEIVE_BYTES, PREFIX_SHAPE, prefixedName } from "./contract-file.js";
 
@@ -272,7 +273,7 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
     if (Object.hasOwn(served, "x-toolgate")) notes.push("the server's own x-toolgate block was ignored");
     const defaultCeiling =
       schemaProblems.maxBytes === null && previousSettings === undefined ? DEFAULT_RECEIVE_BYTES : undefined;
-    const fresh = { ...defaultSettings(defaultCeiling), result: importedResult(kind) };
+    const fresh = importedSettings(defaultCeiling, kind, schemaProblems.bundled);
     const settings = withServerName(previousSettings ?? fresh, name, serverName);
     if (previousSettings === undefined) {
       const note = kindNote(kind, defaultCeiling);
@@ -390,11 +391,11 @@ async function checkSchemas(
   projectRoot: string,
   contractsFolder: string,
   kept: SchemaObject | undefined,
-): Promise<{ findings: Finding[]; maxBytes: number | null } | { reasons: string[] }> {
+): Promise<{ findings: Finding[]; maxBytes: number | null; bundled?: JsonSchema } | { reasons: string[] }> {
   const shown = displayPath(file);
   const reasons: string[] = [];
   // A tool without an output schema (a text result) has nothing to bound: its ceiling is declared.
-  let bounds: { findings: Finding[]; maxBytes: number | null } | undefined =
+  let bounds: { findings: Finding[]; maxBytes: number | null; bundled?: JsonSchema } | undefined =
     definition.outputSchema === undefined ? { findings: [], maxBytes: null } : undefined;
   const options = { projectRoot, remotes: [], roots: [contractsFolder] };
   for (const key of ["outputSchema", "inputSchema"] as const) {
@@ -404,7 +405,7 @@ async function checkSchemas(
       const resolved = await prepareSchema(schema, shown, file, `/${key}`, options);
       if (key === "outputSchema") {
         const refined = refinedBy(resolved, kept, shown);
-        bounds = checkBounds(refined.bundled, { dialect: refined.dialect });
+        bounds = { ...checkBounds(refined.bundled, { dialect: refined.dialect }), bundled: refined.bundled };
       }
     } catch (error) {
       const errors: ContractError[] = [];

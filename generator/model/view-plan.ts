@@ -7,7 +7,7 @@
  * `omit` must not leak a private field.
  */
 
-import type { ViewPlan } from "@toolgate/runtime";
+import type { StringOverflow, ViewPlan } from "@toolgate/runtime";
 import { cleanText, codePointLength } from "@toolgate/runtime";
 import { ContractError } from "../contract/errors.js";
 import type { AppliedSettings, XToolgate } from "../contract/x-toolgate.js";
@@ -22,7 +22,7 @@ export type TypedPlan =
   | {
       kind: "string";
       max: number;
-      overflow: "excerpt" | "omit";
+      overflow: StringOverflow;
       /** The only strings the schema allows, when they reach the view unchanged (clean and within `max`). */
       literals?: string[] | undefined;
     }
@@ -40,7 +40,7 @@ const ALL_SCALARS: ScalarType[] = ["boolean", "null", "number", "string"];
 interface Settings {
   omit: Map<string, string>;
   arrays: Map<string, { take: number; pointer: string }>;
-  strings: Map<string, { max?: number | undefined; overflow?: "excerpt" | "omit" | undefined; pointer: string }>;
+  strings: Map<string, { max?: number | undefined; overflow?: StringOverflow | undefined; pointer: string }>;
   maxStringChars: number;
 }
 
@@ -140,6 +140,11 @@ function omittedContinuation(continuation: string | undefined, omit: ReadonlyMap
 class Planner {
   /** Paths of array nodes met, so `arrays` settings can be checked to name arrays. */
   readonly arrays = new Set<string>();
+  /**
+   * Paths where a schema allows a string, each with whether every time it was met its schemas bound its length (one
+   * of them with `maxLength`, `const` or `enum`).
+   */
+  readonly strings = new Map<string, boolean>();
 
   constructor(
     readonly root: JsonSchema,
@@ -163,6 +168,11 @@ class Planner {
     if (kinds.has("string")) {
       const setting = this.settings.strings.get(path);
       const max = setting?.max ?? this.settings.maxStringChars;
+      // Recorded where a schema says the value may be a string, not where nothing is known of it (`{}`).
+      if (shapes.some(({ node }) => typesOf(node).includes("string"))) {
+        const bounded = shapes.some(({ node }) => lengthBounded(node));
+        this.strings.set(path, (this.strings.get(path) ?? true) && bounded);
+      }
       options.push({
         kind: "string",
         max,
@@ -285,6 +295,26 @@ function stringLiterals(nodes: readonly SchemaObject[], max: number): string[] |
   const strings = values.filter((v): v is string => typeof v === "string");
   const unchanged = strings.every((text) => cleanText(text) === text && codePointLength(text) <= max);
   return unchanged && strings.length > 0 ? [...new Set(strings)].sort() : undefined;
+}
+
+/** Whether a schema object bounds a string's length by itself: a `maxLength`, or the values of `const` or `enum`. */
+function lengthBounded(node: SchemaObject): boolean {
+  return typeof node.maxLength === "number" || node.const !== undefined || Array.isArray(node.enum);
+}
+
+/**
+ * The string fields of a result schema whose length no schema bounds (no `maxLength`, `const` or `enum`), as the
+ * view paths `view.strings` takes (`/content`, `/entities/*\/name`), sorted: where `import` writes overflow
+ * `lines`. Planned as the view is, so every path is one the view settings may name.
+ */
+export function unboundedStringPaths(bundled: JsonSchema): string[] {
+  const settings: Settings = { omit: new Map(), arrays: new Map(), strings: new Map(), maxStringChars: 1 };
+  const planner = new Planner(bundled, settings, new Set());
+  planner.plan(bundled, "", 0, []);
+  return [...planner.strings]
+    .filter(([, bounded]) => !bounded)
+    .map(([path]) => path)
+    .sort();
 }
 
 /** Whether a planned property is always in the view when it is in the data. */

@@ -100,8 +100,9 @@ export function lineExcerpt(text: string, maxBytes: number, window: LineWindow =
   if (whole <= maxBytes) return { text, lines: lines.length };
 
   const total = lines.length;
-  // The marker's cost with the widest numbers it can hold, and the two breaks around it.
-  const marker = viewCost(gapMarker({ from: total, to: total }, total)) + 2 * BREAK_COST;
+  // The marker's cost with the widest numbers it can hold (a count as wide as the total, and "lines" in the plural,
+  // one more than the gap of one line measured here), and the two breaks around it.
+  const marker = viewCost(gapMarker({ from: total, to: total }, total)) + String(total).length + 2 * BREAK_COST;
   const available = Math.max(0, maxBytes - marker);
   const share = Math.min(1, Math.max(0, window.headShare ?? 2 / 3));
   let headBudget = Math.floor(available * share);

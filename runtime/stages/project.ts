@@ -6,8 +6,9 @@
  * `Object.prototype`) is defined with `Object.defineProperty`, so `__proto__` stays an own property and never
  * becomes a prototype; any other key is simply assigned.
  */
-import { boundText } from "../text.js";
-import type { Omission, Projection, ViewPlan } from "../types.js";
+import { boundText, cleanText } from "../text.js";
+import type { Omission, Projection, StringOverflow, ViewPlan } from "../types.js";
+import { lineExcerpt, viewCost } from "./line-excerpt.js";
 
 /** Options for {@link project}. */
 export interface ProjectOptions {
@@ -103,8 +104,9 @@ function resolve(plan: ViewPlan, type: ReturnType<typeof jsonType>): ViewPlan | 
  *   never copied. Private fields are simply absent from the plan.
  * - `array`: the first `take` items; the rest is reported as an `items` omission with the count left out.
  * - `tuple`: positional; items past the tuple use `rest`, or are reported as an `items` omission.
- * - `string`: cleaned text; longer than `max` code points becomes a marked excerpt (`excerpt` omission) or is left
- *   out (`omitted` omission), never cut silently.
+ * - `string`: cleaned text; longer than `max` code points becomes a marked excerpt (`excerpt` omission), whole lines
+ *   from its head and tail with a marked gap (`lines`: a `lines` omission, see {@link stringLines}), or is left out
+ *   (`omitted` omission), never cut silently.
  * - `value`: numbers, booleans, null and cleaned strings (bounded by `max` or `maxStringChars`); an object or array
  *   the plan knows nothing about is left out and reported as `omitted`.
  * - `union`: the first option whose kind fits the value's JSON type.
@@ -116,12 +118,14 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
   const root: Record<string, unknown> = {};
   const stack: Frame[] = [{ value: data, plan, path: "", into: root, key: "view" }];
 
-  const putString = (frame: Frame, text: string, max: number, overflow: "excerpt" | "omit"): void => {
+  const putString = (frame: Frame, text: string, max: number, overflow: StringOverflow): void => {
     const bounded = boundText(text, max);
     // Nothing left out means whole, except under a negative bound, where even an empty string is an excerpt.
     if (bounded.leftOut === 0 && max >= 0) {
       place(frame.into, frame.key, bounded.text);
-    } else if (overflow === "excerpt") {
+    } else if (overflow === "lines" && max >= 0 && putLines(frame, text, max)) {
+      // Shown as whole lines with a marked gap.
+    } else if (overflow !== "omit") {
       place(frame.into, frame.key, bounded.text);
       omissions.push({ path: frame.path, kind: "excerpt", count: bounded.leftOut });
     } else {
@@ -129,6 +133,18 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
       const length = bounded.leftOut + Math.max(0, max - 1);
       omissions.push({ path: frame.path, kind: "omitted", count: length });
     }
+  };
+
+  /**
+   * A string over its bound as whole lines (see {@link stringLines}); `false`, and nothing placed, when the bound
+   * cannot hold even the markers, and the string is then a code-point excerpt.
+   */
+  const putLines = (frame: Frame, text: string, max: number): boolean => {
+    const shown = stringLines(text, max);
+    if (shown === undefined) return false;
+    place(frame.into, frame.key, shown.text);
+    omissions.push(...shown.omissions.map((omission) => ({ path: frame.path, ...omission })));
+    return true;
   };
 
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
@@ -181,4 +197,32 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
   }
   // The stack pops in document order, so omissions are already listed top to bottom.
   return { view: root.view, complete: omissions.length === 0, omissions };
+}
+
+/** A string shown as whole lines: the text the view holds, and what it left out (without the path). */
+export interface StringLines {
+  text: string;
+  omissions: Array<Omit<Omission, "path">>;
+}
+
+/**
+ * A string longer than `max` code points as whole lines from its head and tail with one marked gap
+ * (`lineExcerpt`, on the cleaned text): the kept lines are lines of the string exactly, and the gap's marker names
+ * the lines left out. `max` bounds what the shown text costs in the model content, in bytes (UTF-8, inside the
+ * view's JSON string, escapes and `\n` included): every character costs at least one byte there, so the shown text
+ * is within `max` code points too, the bound the plan promises. When even the first line alone is over the bound it
+ * is cut at a code point and marked (an `excerpt` omission of its left-out code points beside the `lines` one).
+ * `undefined` when the bound cannot hold the markers themselves (under about 60 bytes).
+ */
+export function stringLines(text: string, max: number): StringLines | undefined {
+  const cleaned = cleanText(text);
+  const excerpt = lineExcerpt(cleaned, max);
+  if (viewCost(excerpt.text) > max) return undefined;
+  const omissions: StringLines["omissions"] = [];
+  if (excerpt.cutFirstLine !== undefined && excerpt.cutFirstLine > 0) {
+    omissions.push({ kind: "excerpt", count: excerpt.cutFirstLine });
+  }
+  const { gap } = excerpt;
+  if (gap !== undefined) omissions.push({ kind: "lines", count: gap.to - gap.from + 1, from: gap.from, to: gap.to });
+  return { text: excerpt.text, omissions };
 }

@@ -8,7 +8,8 @@
  * - every refused call ends `tool_error`;
  * - no legitimate result is refused by the gate itself (no `schema_mismatch`, `invalid_json`, `result_too_large`);
  * - images arrive as media parts (`outcome.parts`, `toModelParts`), described in the view, never as text;
- * - a 900 KB text shows the model whole lines from its head and tail, with the gap between them marked.
+ * - a 900 KB text shows the model whole lines from its head and tail, with the gap between them marked, and so does
+ *   a 900 KB file read as structured content (`read_text_file`'s `{ content }`, imported with overflow `lines`).
  *
  * The servers: `@modelcontextprotocol/server-filesystem`, `-memory` and `-everything`, as installed.
  */
@@ -325,10 +326,34 @@ describe("what the model reads of real results", () => {
     expect(outcome.contextUsed.value).toBeLessThanOrEqual(outcome.contextUsed.budget);
   });
 
-  it("a 900 KB file read through the filesystem server is admitted whole and shown bounded", async () => {
+  it("a 900 KB file read through the filesystem server reaches the model as whole lines with a marked gap", async () => {
+    // The server advertises an output schema ({ content: string }): import shows its unbounded string as lines.
+    const contract = JSON.parse(
+      await readFile(path.join(runOf("filesystem").dir, "schemas", "read_text_file.tool.json"), "utf8"),
+    );
+    expect(contract["x-toolgate"].view).toEqual({ strings: { "/content": { overflow: "lines" } } });
     const outcome = success("filesystem", "read_text_file", 1);
     expect((outcome.data as { content: string }).content).toBe(await readFile(path.join(files, "large.txt"), "utf8"));
     expect(outcome.complete).toBe(false);
+    const shown = (outcome.view as { content: string }).content;
+    const [, from, to] = /lines (\d+)–(\d+) of 9000 …\]/.exec(shown)?.map(Number) ?? [];
+    if (from === undefined || to === undefined) throw new Error(`no gap marker in ${shown.slice(0, 200)}`);
+    expect(from).toBeGreaterThan(1);
+    expect(to).toBeLessThan(LARGE_LINES.length);
+    expect(outcome.omissions).toEqual([{ path: "/content", kind: "lines", count: to - from + 1, from, to }]);
+    // Whole lines exactly as in the file: its first lines, the marker, its last lines.
+    const lines = shown.split("\n");
+    expect(lines.slice(0, from - 1)).toEqual(LARGE_LINES.slice(0, from - 1));
+    expect(lines[from - 1]).toBe(`[… ${to - from + 1} lines left out: lines ${from}–${to} of ${LARGE_LINES.length} …]`);
+    expect(lines.slice(from)).toEqual(LARGE_LINES.slice(to));
+    expect(lines.length).toBeGreaterThan(3);
+    // Within the view's bound (the contract's maxStringChars, 2000) and the context budget, as the model reads it.
+    expect([...shown].length).toBeLessThanOrEqual(2000);
+    const content = toModelContent(outcome);
+    expect(content).toContain(`{"content":${JSON.stringify(shown)}}`);
+    expect(content).toContain(
+      `<omitted>[{"path":"/content","kind":"lines","count":${to - from + 1},"from":${from},"to":${to}}]`,
+    );
     expect(outcome.contextUsed.value).toBeLessThanOrEqual(outcome.contextUsed.budget);
   });
 });

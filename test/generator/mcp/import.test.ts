@@ -128,6 +128,8 @@ describe("importTools", () => {
     expect(contract["x-toolgate"]).toEqual({
       version: "1",
       receive: { maxBytes: DEFAULT_RECEIVE_BYTES },
+      // The string without maxLength is shown as whole lines when long.
+      view: { strings: { "/hits/*": { overflow: "lines" } } },
       result: importedResult("structured"),
     });
     const [tool] = report.imported;
