@@ -94,9 +94,19 @@ function splitLines(text: string): string[] {
  */
 export function lineExcerpt(text: string, maxBytes: number, window: LineWindow = {}): LineExcerpt {
   const lines = splitLines(text);
-  const costs = lines.map(viewCost);
+  // Each line's cost is measured when a step first asks for it: a large text is measured only as far as the bound
+  // reaches from either end, not whole.
+  const costs: number[] = new Array(lines.length);
+  const costOf = (index: number): number => {
+    let cost = costs[index];
+    if (cost === undefined) {
+      cost = viewCost(lines[index] as string);
+      costs[index] = cost;
+    }
+    return cost;
+  };
   let whole = (lines.length - 1) * BREAK_COST;
-  for (const cost of costs) whole += cost;
+  for (let i = 0; i < lines.length && whole <= maxBytes; i++) whole += costOf(i);
   if (whole <= maxBytes) return { text, lines: lines.length };
 
   const total = lines.length;
@@ -110,7 +120,7 @@ export function lineExcerpt(text: string, maxBytes: number, window: LineWindow =
   let head = 0;
   let used = 0;
   while (head < total) {
-    const cost = (costs[head] as number) + (head > 0 ? BREAK_COST : 0);
+    const cost = costOf(head) + (head > 0 ? BREAK_COST : 0);
     if (used + cost > headBudget) break;
     used += cost;
     head++;
@@ -120,7 +130,7 @@ export function lineExcerpt(text: string, maxBytes: number, window: LineWindow =
   used = 0;
   const tailBudget = available - headBudget;
   while (head + tail < total) {
-    const cost = (costs[total - 1 - tail] as number) + (tail > 0 ? BREAK_COST : 0);
+    const cost = costOf(total - 1 - tail) + (tail > 0 ? BREAK_COST : 0);
     if (used + cost > tailBudget) break;
     used += cost;
     tail++;
@@ -129,7 +139,7 @@ export function lineExcerpt(text: string, maxBytes: number, window: LineWindow =
   // The head may take what the tail left, one whole line at a time.
   let spare = tailBudget - used;
   while (head + tail < total) {
-    const cost = (costs[head] as number) + BREAK_COST;
+    const cost = costOf(head) + BREAK_COST;
     if (cost > spare) break;
     spare -= cost;
     head++;
