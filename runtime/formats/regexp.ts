@@ -145,6 +145,8 @@ function readGroupName(str: string, from: number): { name: string; end: number }
       const read = readNameEscape(str, i);
       if (read < 0) return undefined;
       const codePoint = read % ESCAPE_END;
+      // V8 ends a name at an escaped `>` as at a written one: `(?<a\u{3e}>)` is the group `a` matching `>`.
+      if (codePoint === 0x3e) return { name: name + str.slice(copied, i), end: (read - codePoint) / ESCAPE_END };
       if (!ID_CONTINUE_ONLY.test(String.fromCodePoint(codePoint))) return undefined;
       name += str.slice(copied, i) + String.fromCodePoint(codePoint);
       i = (read - codePoint) / ESCAPE_END;
