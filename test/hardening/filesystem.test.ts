@@ -17,9 +17,9 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, symlink, truncate, writeFi
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli/main.js";
 import { runDiff } from "../../generator/diff/command.js";
 import { MAX_INPUT_BYTES, readBoundedFile } from "../../generator/files.js";
+import { toolgate } from "../cli.js";
 
 let project: string;
 let victim: string;
@@ -44,14 +44,6 @@ beforeEach(async () => {
 afterEach(() => {
   process.chdir(before);
 });
-
-/** Run the CLI in-process and capture what it prints. */
-async function toolgate(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 /** A small bounded contract whose output schema is `outputSchema`. */
 function contract(outputSchema: unknown, name = "get_thing"): Record<string, unknown> {

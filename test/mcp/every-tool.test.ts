@@ -19,11 +19,11 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli/main.js";
 import type { ToolAdapter } from "../../runtime/gate/context.js";
 import { mcpCallFailure, mcpValidatorProvider, type OutputValidators } from "../../runtime/mcp-validator.js";
 import { toModelContent, toModelParts } from "../../runtime/stages/model-content.js";
 import type { Outcome } from "../../runtime/types.js";
+import { toolgate } from "../cli.js";
 import { typeCheck } from "../hardening/scratch.js";
 import { ensureRuntimeBuilt, type FixtureCatalog, generateCatalog, scratchFolder } from "./fixture-catalog.js";
 
@@ -144,13 +144,6 @@ const SERVERS: Server[] = [
     ],
   },
 ];
-
-async function toolgate(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 /** A server's folder, its import's report, its catalog, and the outcome of every call. */
 interface Run {

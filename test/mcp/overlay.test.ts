@@ -11,10 +11,10 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli/main.js";
 import type { ToolAdapter } from "../../runtime/gate/context.js";
 import type { OutputValidators } from "../../runtime/mcp-validator.js";
 import { mcpCallFailure, mcpValidatorProvider, outputSchemaSha256 } from "../../runtime/mcp-validator.js";
+import { toolgate } from "../cli.js";
 import { ensureRuntimeBuilt, type FixtureCatalog, generateCatalog, scratchFolder } from "./fixture-catalog.js";
 
 const server = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
@@ -24,13 +24,6 @@ let scratch: string;
 let files: string;
 let contracts: string;
 let catalog: FixtureCatalog;
-
-async function toolgate(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 const contractFile = () => path.join(contracts, "read_text_file.tool.json");
 

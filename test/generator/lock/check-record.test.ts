@@ -7,7 +7,6 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../../generator/cli/main.js";
 import { inputHashOf } from "../../../generator/contract/input-hash.js";
 import { generatedFiles } from "../../../generator/emit/write.js";
 import { fingerprintFiles, noteFile } from "../../../generator/lock/freshness.js";
@@ -20,13 +19,7 @@ import {
   recordedFresh,
 } from "../../../generator/lock/record.js";
 import { sortedJson } from "../../../generator/schema/json.js";
-
-async function toolgate(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+import { toolgate } from "../../cli.js";
 
 const FAST = /is up to date \(as its lock records/;
 const FULL = /is up to date \(\d+ files\)/;

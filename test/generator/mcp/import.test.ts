@@ -1,37 +1,18 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../../generator/cli/main.js";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_RECEIVE_BYTES, importTools, type ToolSource, toolsOfDocument } from "../../../generator/mcp/import.js";
 import { importedResult } from "../../../generator/mcp/result-settings.js";
 import { listServerTools, ServerListError, splitCommandLine } from "../../../generator/mcp/server-tools.js";
 import { generate } from "../../../generator/pipeline.js";
+import { toolgate } from "../../cli.js";
+import { scratchFolders } from "./scratch.js";
 
 const repo = path.resolve(import.meta.dirname, "../../..");
 const pagedServer = path.join(repo, "test/fixtures/mcp-servers/paged-server.mjs");
-let scratch: string;
-
-beforeAll(async () => {
-  await mkdir(path.join(repo, ".tmp"), { recursive: true });
-  scratch = await mkdtemp(path.join(repo, ".tmp", "mcp-import-"));
-});
-afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
-});
-
-let folders = 0;
-async function freshFolder(): Promise<string> {
-  const dir = path.join(scratch, `case-${++folders}`);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
-
-async function toolgate(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const freshFolder = scratchFolders("mcp-import-");
+/** The number of a scratch folder (`case-N`), for files written beside it. */
+const caseNumber = (folder: string) => path.basename(folder).replace(/^case-/, "");
 
 const weather = {
   name: "get_weather",
@@ -254,7 +235,7 @@ describe("toolgate import (CLI)", () => {
   it("imports a tools/list file, prints the report, and exits 1 when a tool was refused", async () => {
     const tuple = { name: "old_tuple", outputSchema: { type: "array", items: [{ type: "number" }] } };
     const out = await freshFolder();
-    const file = path.join(out, "..", `list-${folders}.json`);
+    const file = path.join(out, "..", `list-${caseNumber(out)}.json`);
     await writeFile(
       file,
       JSON.stringify({
@@ -282,8 +263,8 @@ describe("toolgate import (CLI)", () => {
 
   it("says when a file is only one page of a paged list, and refuses a file that holds no tools", async () => {
     const out = await freshFolder();
-    const page = path.join(out, "..", `page-${folders}.json`);
-    const server = path.join(out, "..", `server-${folders}.json`);
+    const page = path.join(out, "..", `page-${caseNumber(out)}.json`);
+    const server = path.join(out, "..", `server-${caseNumber(out)}.json`);
     await writeFile(page, JSON.stringify({ tools: [weather], nextCursor: "2" }));
     await writeFile(server, JSON.stringify({ server_info: { name: "memory-server" } }));
     const run = await toolgate("import", page, server, "--out", out);

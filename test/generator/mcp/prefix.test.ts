@@ -2,47 +2,26 @@
  * `toolgate import --prefix`: two servers whose tools have the same names live in one project. Tested with the real
  * filesystem server imported twice (two roots, two prefixes), generated, and called through the generated adapter.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../../generator/cli/main.js";
+import { describe, expect, it } from "vitest";
 import { importTools, PrefixError, type ToolSource } from "../../../generator/mcp/import.js";
 import { importedResult } from "../../../generator/mcp/result-settings.js";
 import { generate } from "../../../generator/pipeline.js";
 import type { ToolAdapter } from "../../../runtime/index.js";
+import { toolgate } from "../../cli.js";
+import { scratchFolders } from "./scratch.js";
 
 const repo = path.resolve(import.meta.dirname, "../../..");
 const filesystemServer = createRequire(import.meta.url).resolve(
   "@modelcontextprotocol/server-filesystem/dist/index.js",
 );
 const runtimeSource = (entry: string) => JSON.stringify(path.join(repo, "runtime", `${entry}.ts`));
-let scratch: string;
-
-beforeAll(async () => {
-  await mkdir(path.join(repo, ".tmp"), { recursive: true });
-  scratch = await mkdtemp(path.join(repo, ".tmp", "mcp-prefix-"));
-});
-afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
-});
-
-let folders = 0;
-async function freshFolder(): Promise<string> {
-  const dir = path.join(scratch, `case-${++folders}`);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
-
-async function toolgate(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const freshFolder = scratchFolders("mcp-prefix-");
 
 const node = (...words: string[]) => ["node", ...words].map((word) => JSON.stringify(word)).join(" ");
 const readJson = async (file: string) => JSON.parse(await readFile(file, "utf8"));

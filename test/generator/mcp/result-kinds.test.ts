@@ -6,10 +6,10 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../../generator/cli/main.js";
 import { DEFAULT_RECEIVE_BYTES } from "../../../generator/mcp/import.js";
 import { importedContent } from "../../../generator/mcp/result-settings.js";
 import { generate } from "../../../generator/pipeline.js";
+import { toolgate } from "../../cli.js";
 
 const repo = path.resolve(import.meta.dirname, "../../..");
 let scratch: string;
@@ -22,13 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
-
-async function toolgate(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 const send = { name: "send_mail", description: "Send a mail.", inputSchema: { type: "object" } };
 const issues = { name: "search_issues", inputSchema: { type: "object", properties: { q: { type: "string" } } } };

@@ -1,11 +1,10 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../../generator/cli/main.js";
+import { describe, expect, it } from "vitest";
 import {
   listServerTools,
   parseServerCommand,
@@ -14,35 +13,15 @@ import {
   STDERR_TAIL_LINES,
   StderrTail,
 } from "../../../generator/mcp/server-tools.js";
+import { toolgate } from "../../cli.js";
+import { scratchFolders } from "./scratch.js";
 
 const repo = path.resolve(import.meta.dirname, "../../..");
 const require = createRequire(import.meta.url);
 const failing = path.join(repo, "test/fixtures/mcp-servers/failing-server.mjs");
 const memoryServer = require.resolve("@modelcontextprotocol/server-memory/dist/index.js");
 const filesystemServer = require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
-let scratch: string;
-
-beforeAll(async () => {
-  await mkdir(path.join(repo, ".tmp"), { recursive: true });
-  scratch = await mkdtemp(path.join(repo, ".tmp", "mcp-server-"));
-});
-afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
-});
-
-let folders = 0;
-async function freshFolder(): Promise<string> {
-  const dir = path.join(scratch, `case-${++folders}`);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
-
-async function toolgate(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const freshFolder = scratchFolders("mcp-server-");
 
 const node = (...words: string[]) => ["node", ...words].map((word) => JSON.stringify(word)).join(" ");
 

@@ -4,30 +4,16 @@
  * file or log reaches the model as whole lines; it writes none for a text or JSON-in-text tool, and a contract's
  * own block is kept on re-import and `--force`.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { importTools, type ToolSource } from "../../../generator/mcp/import.js";
 import { unboundedStringPaths } from "../../../generator/model/view-plan.js";
 import { generate } from "../../../generator/pipeline.js";
+import { scratchFolders } from "./scratch.js";
 
 const repo = path.resolve(import.meta.dirname, "../../..");
-let scratch: string;
-
-beforeAll(async () => {
-  await mkdir(path.join(repo, ".tmp"), { recursive: true });
-  scratch = await mkdtemp(path.join(repo, ".tmp", "mcp-view-settings-"));
-});
-afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
-});
-
-let folders = 0;
-async function freshFolder(): Promise<string> {
-  const dir = path.join(scratch, `case-${++folders}`);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
+const freshFolder = scratchFolders("mcp-view-settings-");
 
 function sources(...definitions: unknown[]): ToolSource[] {
   return definitions.map((definition, i) => ({ definition, origin: `test#${i}` }));
