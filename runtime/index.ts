@@ -125,6 +125,7 @@ export type { McpCallToolResult } from "./stages/receive/mcp-result.js";
 export { type ParsedResult, parsedResult } from "./stages/receive/parsed-value.js";
 export { receive } from "./stages/receive/receive.js";
 export type { RawKind } from "./stages/receive/received.js";
+export { DEFAULT_CONTENT_RULES } from "./stages/result-kind.js";
 export { ownedByTenant } from "./stages/tenancy.js";
 export { boundText, cleanText, codePointLength, EXCERPT_MARK } from "./text.js";
 export type * from "./types.js";

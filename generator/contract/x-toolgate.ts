@@ -3,7 +3,7 @@
  * ({@link applyDefaults}: the one place defaults are applied, for generate and diff alike).
  * Its published JSON Schema is `schemas/x-toolgate.schema.json`; the load stage validates every block against it.
  */
-import type { FailureCode, OversizePolicy, StringOverflow } from "@toolgate/runtime";
+import { DEFAULT_CONTENT_RULES, type FailureCode, type OversizePolicy, type StringOverflow } from "@toolgate/runtime";
 
 /** The `x-toolgate` block as a contract may write it. */
 export interface XToolgate {
@@ -210,10 +210,14 @@ export function contentRules(written: ContentSettings | undefined, kind: ResultK
     maxCount: rule.maxCount,
   });
   if (written === undefined) {
-    if (kind === "text") return { maxBlocks: d.maxBlocks, text: copy(d.text) };
-    if (kind === "content")
-      return { maxBlocks: d.maxBlocks, image: media(d.image), resourceLink: copy(d.resourceLink) };
-    return { maxBlocks: d.maxBlocks, text: copy(d.text), resourceLink: copy(d.resourceLink) };
+    // The runtime's table of each kind's rules, so a contract that names none gets exactly what the gate assumes.
+    const { maxBlocks, text, image, resourceLink } = DEFAULT_CONTENT_RULES[kind];
+    return {
+      maxBlocks,
+      ...(text === undefined ? {} : { text: copy(text) }),
+      ...(image === undefined ? {} : { image: media(image) }),
+      ...(resourceLink === undefined ? {} : { resourceLink: copy(resourceLink) }),
+    };
   }
   const rules: ContentRules = { maxBlocks: written.maxBlocks ?? d.maxBlocks };
   if (written.text !== undefined) rules.text = { maxCount: written.text.maxCount ?? d.text.maxCount };
