@@ -1,0 +1,115 @@
+/**
+ * What every framework adapter shares: find the tool's adapter by the name the framework calls it, admit the raw
+ * result in the call's context, and hand back the one outcome with what the model reads of it. The framework
+ * adapters (`@toolgate/runtime/ai-sdk`, `…/openai-agents`, `…/langchain`, `…/claude-agent-sdk`, `…/mastra`,
+ * `…/mcp-client`) differ only in where they take the raw result from and where they put the model's content.
+ *
+ * Nothing here imports a framework: each adapter types the framework's shapes structurally, so an app's bundle
+ * carries the adapter and the runtime it already uses, and one adapter serves the framework's nearby versions.
+ */
+import type { AdmitContext, ToolAdapter, ToolCatalog } from "../gate/context.js";
+import type { ReadBack, ReadBackOutcome } from "../read-back/index.js";
+import { type ModelPart, toModelContent, toModelParts } from "../stages/model-content.js";
+import type { Outcome } from "../types.js";
+
+/** Any tool's adapter, as an integration holds it: the catalog's types are the application's, not the framework's. */
+// biome-ignore lint/suspicious/noExplicitAny: an adapter of any tool of any catalog; each outcome is the caller's to narrow.
+export type AnyToolAdapter = ToolAdapter<any, any, any>;
+
+/** A context for every call of every tool: the turn, sink, tenant, session, spill store, hooks… */
+// biome-ignore lint/suspicious/noExplicitAny: hooks typed by each tool's own result, view and input.
+export type AnyAdmitContext = AdmitContext<any, any, any>;
+
+/** One tool call as the framework reports it. */
+export interface ToolCallInfo {
+  /** The name the framework calls the tool by (the MCP server's name for an imported tool). */
+  tool: string;
+  /** The arguments the model chose. */
+  args?: unknown;
+  /** The framework's id of the call, carried into provenance and events as `correlationId`. */
+  callId?: string | undefined;
+  /** Stops the wait for the tool's result (`AbortSignal`), when the framework gives one. */
+  signal?: AbortSignal | undefined;
+}
+
+/** What every framework adapter takes besides the catalog. */
+export interface GateOptions {
+  /**
+   * The context every gated call starts from (a `Turn`, a sink, the tenant, the session, hooks, a spill store), or
+   * a function of the call that returns it, e.g. the turn of the agent run the call belongs to.
+   */
+  context?: AnyAdmitContext | ((call: ToolCallInfo) => AnyAdmitContext | undefined) | undefined;
+  /**
+   * The read-back tool over the store spilled results go to (`readBack(store)`): the adapter offers it to the
+   * model beside the gated tools, and each spilled result names it with its handle.
+   */
+  readBack?: ReadBack | undefined;
+}
+
+/** One gated call: the outcome (for the application) and what the model reads of it. */
+export interface GatedCall {
+  outcome: Outcome<unknown, unknown>;
+  /** `toModelContent(outcome)`: the delimited view, or the typed failure. */
+  content: string;
+  /** `toModelParts(outcome)`: the same text, then each admitted image or audio block. */
+  parts: ModelPart[];
+}
+
+/**
+ * The adapter of the tool the framework calls `name`: the catalog's own key first, else the one tool whose MCP
+ * server name (`spec.mcp.name`, set by `toolgate import --prefix`) it is. Own keys only, as `lookupTool`.
+ */
+export function findAdapter(catalog: ToolCatalog, name: string): AnyToolAdapter | undefined {
+  if (typeof name !== "string") return undefined;
+  if (Object.hasOwn(catalog, name)) return catalog[name]?.adapter as AnyToolAdapter | undefined;
+  let found: AnyToolAdapter | undefined;
+  for (const key of Object.keys(catalog)) {
+    const adapter = catalog[key]?.adapter as AnyToolAdapter | undefined;
+    if (adapter?.spec?.mcp?.name !== name) continue;
+    if (found !== undefined) return undefined; // two servers' tools of one name: only the prefixed name is sure
+    found = adapter;
+  }
+  return found;
+}
+
+/** The context of one call: the options' context for it, with the framework's call id, arguments and signal. */
+export function callContext(call: ToolCallInfo, options: GateOptions): AnyAdmitContext {
+  const given = typeof options.context === "function" ? options.context(call) : options.context;
+  const ctx: AnyAdmitContext = { ...given };
+  if (options.readBack !== undefined) {
+    ctx.spillStore ??= options.readBack.context.spillStore;
+    ctx.readTool ??= options.readBack.context.readTool;
+  }
+  if (call.callId !== undefined) ctx.correlationId ??= call.callId;
+  if (call.args !== undefined) ctx.args ??= call.args;
+  if (call.signal !== undefined) ctx.signal ??= call.signal;
+  return ctx;
+}
+
+/**
+ * Admits `raw` (what the tool or the MCP client returned: a value, text, a `CallToolResult`, a promise of one, a
+ * rejection) with `adapter`, and renders the outcome for the model. Never rejects for anything `raw` does: the
+ * adapter's `admit` turns it into a typed failure.
+ */
+export async function gateCall(
+  adapter: AnyToolAdapter,
+  raw: unknown,
+  call: ToolCallInfo,
+  options: GateOptions = {},
+): Promise<GatedCall> {
+  const outcome = await adapter.admit(raw, callContext(call, options));
+  return { outcome, content: toModelContent(outcome), parts: toModelParts(outcome) };
+}
+
+/**
+ * Answers a call of the read-back tool in the context the options give the call (its tenant and session), so a
+ * spilled result is read back only where it was spilled.
+ */
+export function readBackCall(
+  reader: ReadBack,
+  call: ToolCallInfo,
+  options: GateOptions = {},
+): Promise<ReadBackOutcome> {
+  const ctx = typeof options.context === "function" ? options.context(call) : options.context;
+  return reader.handle(call.args, { tenant: ctx?.tenant, session: ctx?.session });
+}
