@@ -44,6 +44,45 @@ export interface GateOptions {
    * model beside the gated tools, and each spilled result names it with its handle.
    */
   readBack?: ReadBack | undefined;
+  /**
+   * What to do with a tool the catalog has no contract for: `"refuse"` (the default) is an error naming it when the
+   * tools are wrapped, or a refusal of its result when they are known only at call time; `"hide"` takes it away
+   * from the model; `"pass"` leaves it as it was, ungated.
+   */
+  ungated?: "refuse" | "hide" | "pass" | undefined;
+}
+
+/** Thrown when tools are wrapped and some have no contract in the catalog (and `ungated` is `"refuse"`). */
+export class UngatedToolError extends TypeError {
+  readonly tools: readonly string[];
+  constructor(tools: readonly string[]) {
+    super(
+      `toolgate: no contract for ${tools.map((t) => JSON.stringify(t)).join(", ")} in the catalog; ` +
+        'import or write one, or pass ungated: "hide" or "pass"',
+    );
+    this.name = "UngatedToolError";
+    this.tools = tools;
+  }
+}
+
+/**
+ * The adapters of the tools named `names` (a framework's tool set), by name; a name without one is refused (throws
+ * {@link UngatedToolError} listing all of them), or left out of the map, as `options.ungated` says.
+ */
+export function adaptersFor(
+  catalog: ToolCatalog,
+  names: readonly string[],
+  options: GateOptions = {},
+): Map<string, AnyToolAdapter> {
+  const found = new Map<string, AnyToolAdapter>();
+  const missing: string[] = [];
+  for (const name of names) {
+    const adapter = findAdapter(catalog, name);
+    if (adapter === undefined) missing.push(name);
+    else found.set(name, adapter);
+  }
+  if (missing.length > 0 && (options.ungated ?? "refuse") === "refuse") throw new UngatedToolError(missing);
+  return found;
 }
 
 /** One gated call: the outcome (for the application) and what the model reads of it. */

@@ -4,7 +4,14 @@
  * the prompt its model receives).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { callContext, findAdapter, gateCall, readBackCall } from "../../runtime/integrations/gate-call.js";
+import {
+  adaptersFor,
+  callContext,
+  findAdapter,
+  gateCall,
+  readBackCall,
+  UngatedToolError,
+} from "../../runtime/integrations/gate-call.js";
 import { Turn } from "../../runtime/record/turn.js";
 import {
   expectModelSaw,
@@ -102,5 +109,24 @@ describe("gateCall", () => {
       readTool: "read_tool_result",
     });
     expect(ctx.spillStore).toBe(setup.store);
+  });
+});
+
+describe("adaptersFor", () => {
+  it("refuses a tool set with a tool the catalog has no contract for, naming every such tool", () => {
+    expect(() => adaptersFor(setup.catalog, [TOOL, "send_email", "rm_rf"])).toThrowError(UngatedToolError);
+    try {
+      adaptersFor(setup.catalog, [TOOL, "send_email", "rm_rf"]);
+    } catch (error) {
+      expect((error as UngatedToolError).tools).toEqual(["send_email", "rm_rf"]);
+      expect((error as Error).message).toContain('"send_email", "rm_rf"');
+    }
+  });
+
+  it("leaves such tools out when told to hide or pass them", () => {
+    for (const ungated of ["hide", "pass"] as const) {
+      const found = adaptersFor(setup.catalog, [TOOL, "send_email"], { ungated });
+      expect([...found.keys()]).toEqual([TOOL]);
+    }
   });
 });
