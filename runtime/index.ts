@@ -86,6 +86,7 @@ export {
 export {
   type CounterSnapshot,
   deliver,
+  EVENT_VERSION,
   type EventSink,
   fanOut,
   GateCounters,

@@ -4,7 +4,14 @@
  * and records the outcome on the turn. {@link lookupTool} finds a catalog's adapter by a name chosen at run time.
  */
 import { FAILURE_MESSAGES, RETRY_DEFAULTS } from "../failure.js";
-import { deliver, type EventSink, type GateEvent, gateCounters, getDefaultSink } from "../record/events.js";
+import {
+  deliver,
+  EVENT_VERSION,
+  type EventSink,
+  type GateEvent,
+  gateCounters,
+  getDefaultSink,
+} from "../record/events.js";
 import { Turn } from "../record/turn.js";
 import { TOO_DEEP_INPUT_ISSUE, toInputIssues } from "../stages/issues.js";
 import { measureModelContent } from "../stages/measure.js";
@@ -78,10 +85,12 @@ function mergeHooks<T, V, I>(
  */
 function unexpectedFailure<T, V, I>(spec: ToolSpec<T, V, I>, ctx: AdmitContext<T, V, I>): Outcome<T, V> {
   let correlationId: string | undefined;
+  let turn: string | undefined;
   let sink: EventSink | undefined;
   let receivedAt: string;
   try {
     correlationId = typeof ctx.correlationId === "string" ? ctx.correlationId : undefined;
+    turn = ctx.turn instanceof Turn ? ctx.turn.id : undefined;
     sink = ctx.sink;
     receivedAt = (ctx.now?.() ?? new Date()).toISOString();
   } catch {
@@ -102,6 +111,7 @@ function unexpectedFailure<T, V, I>(spec: ToolSpec<T, V, I>, ctx: AdmitContext<T
     },
   };
   const event: GateEvent = {
+    v: EVENT_VERSION,
     tool: spec.name,
     contractVersion: spec.contract.version,
     code,
@@ -109,6 +119,7 @@ function unexpectedFailure<T, V, I>(spec: ToolSpec<T, V, I>, ctx: AdmitContext<T
     rawKind: "unsupported",
     sizes: { rawBytes: 0, maxBytes: spec.limits.maxBytes },
     correlationId,
+    turn,
     receivedAt,
   };
   gateCounters.emit(event);

@@ -7,6 +7,7 @@
 import { FAILURE_MESSAGES, RETRY_DEFAULTS } from "../failure.js";
 import {
   deliver,
+  EVENT_VERSION,
   type GateEvent,
   gateCounters,
   getDefaultSink,
@@ -94,6 +95,7 @@ export class Admission<T, V, I> {
     const { spec, ctx } = this;
     const budget = spec.context;
     const event: GateEvent = {
+      v: EVENT_VERSION,
       tool: spec.name,
       contractVersion: spec.contract.version,
       code: outcome.ok ? "ok" : outcome.error.code,
@@ -105,6 +107,7 @@ export class Admission<T, V, I> {
         ...(facts.viewSize === undefined ? {} : { viewSize: facts.viewSize, budget: budget.max, unit: budget.unit }),
       },
       correlationId: ctx.correlationId,
+      turn: ctx.turn.id,
       receivedAt: this.provenance.receivedAt,
       ...(facts.policy === undefined ? {} : { policy: facts.policy }),
       ...(facts.flags === undefined || facts.flags.length === 0 ? {} : { flags: facts.flags }),

@@ -19,7 +19,12 @@ export interface SummarizeFacts {
 }
 
 /** What one admit did. */
+/** The version of {@link GateEvent}'s format, written in every event as `v`. */
+export const EVENT_VERSION = 1;
+
 export interface GateEvent {
+  /** The event format's version: readers such as `toolgate report` refuse a line of a version they do not know. */
+  v: typeof EVENT_VERSION;
   tool: string;
   contractVersion: string;
   /** `ok`, or the failure code. */
@@ -30,6 +35,8 @@ export interface GateEvent {
   rawKind: RawKind;
   sizes: { rawBytes: number; maxBytes: number; viewSize?: number; budget?: number; unit?: "bytes" | "tokens" };
   correlationId?: string | undefined;
+  /** The id of the `Turn` the call belongs to (`ctx.turn.id`; a call without one is its own turn). */
+  turn?: string | undefined;
   /** For successes and `oversize` failures: how the budget was met. */
   policy?: PolicyMix | undefined;
   flags?: GateFlag[] | undefined;

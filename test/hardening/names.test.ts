@@ -129,6 +129,7 @@ describe("reports and counters keyed by tool name", () => {
   it("GateCounters counts a tool named __proto__ as its own entry and sets no prototype", async () => {
     const counters = new GateCounters();
     const event = (tool: string, code: GateEvent["code"]): GateEvent => ({
+      v: 1,
       tool,
       contractVersion: "1",
       code,

@@ -4,11 +4,13 @@
 import * as otel from "@opentelemetry/api";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
+  EVENT_VERSION,
   type GateEvent,
   gateCounters,
   jsonLinesSink,
   openTelemetrySink,
   setDefaultSink,
+  Turn,
   transportFailure,
 } from "../../../runtime/index.js";
 import { goodRecord, recordTool } from "../fixture.js";
@@ -36,6 +38,19 @@ describe("events", () => {
       sizes: { rawBytes: raw.length, maxBytes: 1024 * 1024, budget: 2000, unit: "bytes" },
     });
     expect(events[0]?.sizes.viewSize).toBeGreaterThan(0);
+  });
+
+  it("each event carries the format's version and the id of the turn the call belongs to", async () => {
+    const events: GateEvent[] = [];
+    const tool = recordTool();
+    const turn = new Turn({ id: "turn-7" });
+    await tool.admit(JSON.stringify(goodRecord()), { turn, sink: (event) => events.push(event) });
+    await tool.admit("{", { sink: (event) => events.push(event) });
+    expect(events.map((event) => event.v)).toEqual([EVENT_VERSION, EVENT_VERSION]);
+    expect(events[0]?.turn).toBe("turn-7");
+    // A call without a turn is a turn of its own, with an id of its own.
+    expect(events[1]?.turn).toEqual(expect.any(String));
+    expect(events[1]?.turn).not.toBe("turn-7");
   });
 
   it("the default sink receives events of calls that name none; a throwing sink changes nothing", async () => {
