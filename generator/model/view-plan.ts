@@ -36,6 +36,13 @@ export type ScalarType = "string" | "number" | "boolean" | "null";
 
 const ALL_SCALARS: ScalarType[] = ["boolean", "null", "number", "string"];
 
+/** A schema object describing the value at a path, the references followed to it, and whether the value must match it. */
+interface Shape {
+  node: SchemaObject;
+  refs: readonly string[];
+  always: boolean;
+}
+
 /** Settings paths and the contract pointer each came from, for error messages. */
 interface Settings {
   omit: Map<string, string>;
@@ -190,39 +197,48 @@ class Planner {
 
   /**
    * The schema objects that together describe a value here: the schema itself, what its `$ref` points at, and the
-   * branches of `allOf`/`anyOf`/`oneOf` (whose declared properties the view may show).
+   * branches of `allOf`/`anyOf`/`oneOf` (whose declared properties the view may show). `always` is false for a
+   * shape reached through an `anyOf` or `oneOf` branch: the value need not match it, so its `required` is not the
+   * value's.
    */
-  shapes(schema: JsonSchema, refs: readonly string[]): Array<{ node: SchemaObject; refs: readonly string[] }> {
-    const out: Array<{ node: SchemaObject; refs: readonly string[] }> = [];
-    const stack: Array<{ node: JsonSchema; refs: readonly string[] }> = [{ node: schema, refs }];
+  shapes(schema: JsonSchema, refs: readonly string[]): Shape[] {
+    const out: Shape[] = [];
+    const stack: Array<{ node: JsonSchema; refs: readonly string[]; always: boolean }> = [
+      { node: schema, refs, always: true },
+    ];
     while (stack.length > 0) {
-      const { node, refs: path } = stack.pop() as { node: JsonSchema; refs: readonly string[] };
+      const {
+        node,
+        refs: path,
+        always,
+      } = stack.pop() as { node: JsonSchema; refs: readonly string[]; always: boolean };
       if (!isSchemaObject(node)) continue;
-      out.push({ node, refs: path });
+      out.push({ node, refs: path, always });
       // A recursive schema is planned through each reference at most twice along a path: deeper levels of a tree
       // are left out of the view rather than planned without end.
       const ref = node.$ref;
       if (typeof ref === "string" && ref.startsWith("#") && path.filter((r) => r === ref).length < 2) {
         const target = valueAt(this.root, fragmentToPointer(ref.slice(1))) as JsonSchema | undefined;
-        if (target !== undefined) stack.push({ node: target, refs: [...path, ref] });
+        if (target !== undefined) stack.push({ node: target, refs: [...path, ref], always });
       }
       for (const keyword of ["allOf", "anyOf", "oneOf"]) {
         const branches = node[keyword];
         if (Array.isArray(branches))
-          for (const branch of branches) stack.push({ node: branch as JsonSchema, refs: path });
+          for (const branch of branches)
+            stack.push({ node: branch as JsonSchema, refs: path, always: always && keyword === "allOf" });
       }
     }
     return out;
   }
 
-  object(shapes: Array<{ node: SchemaObject; refs: readonly string[] }>, path: string, depth: number): TypedPlan {
+  object(shapes: Shape[], path: string, depth: number): TypedPlan {
     const declared = new Map<
       string,
       { schemas: Array<{ node: JsonSchema; refs: readonly string[] }>; required: boolean }
     >();
     const required = new Set<string>();
-    for (const { node } of shapes) {
-      if (Array.isArray(node.required))
+    for (const { node, always } of shapes) {
+      if (always && Array.isArray(node.required))
         for (const name of node.required) if (typeof name === "string") required.add(name);
     }
     for (const { node, refs } of shapes) {
@@ -255,7 +271,7 @@ class Planner {
     return { kind: "object", properties };
   }
 
-  array(shapes: Array<{ node: SchemaObject; refs: readonly string[] }>, path: string, depth: number): TypedPlan {
+  array(shapes: Shape[], path: string, depth: number): TypedPlan {
     const itemPath = `${path}/*`;
     this.arrays.add(path);
     const take = this.settings.arrays.get(path)?.take;
