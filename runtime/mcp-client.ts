@@ -1,0 +1,16 @@
+/**
+ * `@toolgate/runtime/mcp-client`: the MCP TypeScript SDK v2 client (`@modelcontextprotocol/client`) behind the gate,
+ * and its validator provider from the generated validators. Its own entry, so the main entry never imports it.
+ */
+export type { GateOptions, ToolCallInfo } from "./integrations/gate-call.js";
+export { UngatedToolError } from "./integrations/gate-call.js";
+export {
+  type GatedClient,
+  type GatedToolResult,
+  gateClient,
+  type McpCallOptions,
+  type McpCallParams,
+  type McpClientLike,
+  type McpTool,
+} from "./integrations/mcp-client.js";
+export { mcpClientCallFailure, mcpClientValidator } from "./integrations/mcp-client-failure.js";
