@@ -1,0 +1,264 @@
+/**
+ * The AI SDK adapter end to end: `generateText`'s own tool loop, driven by the AI SDK's mock model, calls
+ * `list_orders` (an in-process `tool()` and the same tool through `@ai-sdk/mcp` from the fixture's MCP server) for
+ * each of the fixture's four answers. The checks are on the prompt the model receives on the next step: the view
+ * only, a failure typed, a spill as its handle with the read-back tool offered, and the page the model reads back.
+ */
+import { createMCPClient, type MCPClient } from "@ai-sdk/mcp";
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
+import { generateText, isStepCount, jsonSchema, streamText, type ToolSet, tool } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gateTools } from "../../runtime/ai-sdk.js";
+import type { GateEvent } from "../../runtime/index.js";
+import { Turn } from "../../runtime/record/turn.js";
+import {
+  advertisedTool,
+  ERROR_MARKER,
+  expectModelSaw,
+  type OrdersSetup,
+  ordersServerTransport,
+  ordersSetup,
+  ordersValue,
+  PLANTED_MARKER,
+  PRIVATE_MARKER,
+  spillHandle,
+  TOOL,
+  VARIANTS,
+  type Variant,
+} from "./fixture.js";
+
+let setup: OrdersSetup;
+let client: MCPClient;
+let closeServer: () => Promise<void>;
+let mcpTools: ToolSet;
+
+beforeAll(async () => {
+  setup = await ordersSetup("ai-sdk");
+  const server = await ordersServerTransport();
+  closeServer = server.close;
+  client = await createMCPClient({ transport: server.clientTransport });
+  mcpTools = await client.tools();
+});
+
+afterAll(async () => {
+  await client?.close();
+  await closeServer?.();
+});
+
+/** `list_orders` as an in-process tool: its value, or a throw for `error`. */
+async function inProcessTools(): Promise<ToolSet> {
+  const { description, inputSchema } = await advertisedTool();
+  return {
+    [TOOL]: tool({
+      description: String(description),
+      inputSchema: jsonSchema<{ customer: string; variant?: Variant }>(inputSchema as never),
+      execute: async ({ customer, variant = "ok" }) => {
+        if (variant === "error") throw new Error(String(ordersValue(customer, variant)));
+        return ordersValue(customer, variant);
+      },
+    }),
+  };
+}
+
+/** All the text of the tool results in a prompt's last message (what the model read of the last calls). */
+function lastToolText(prompt: LanguageModelV3CallOptions["prompt"]): string {
+  const last = prompt.at(-1);
+  if (last?.role !== "tool") return "";
+  return last.content
+    .map((part) => {
+      if (part.type !== "tool-result") return "";
+      const output = part.output;
+      if (output.type === "text" || output.type === "error-text") return output.value;
+      if (output.type === "content") return output.value.map((p) => (p.type === "text" ? p.text : "")).join("\n");
+      return JSON.stringify(output);
+    })
+    .join("\n");
+}
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+function toolCall(id: string, toolName: string, input: unknown): LanguageModelV3GenerateResult {
+  return {
+    content: [{ type: "tool-call", toolCallId: id, toolName, input: JSON.stringify(input) }],
+    finishReason: { unified: "tool-calls", raw: "tool_calls" },
+    usage,
+    warnings: [],
+  };
+}
+
+/**
+ * The scripted model's answer to `prompt`: call `list_orders` with `variant`, then, when the result it read names a
+ * spill handle, call `read_tool_result` with that handle, then answer.
+ */
+function answer(prompt: LanguageModelV3CallOptions["prompt"], variant: Variant): LanguageModelV3GenerateResult {
+  const step = prompt.filter((message) => message.role === "tool").length;
+  if (step === 0) return toolCall("call-1", TOOL, { customer: "acme", variant });
+  const handle = spillHandle(lastToolText(prompt));
+  if (step === 1 && handle !== undefined) {
+    return toolCall("call-2", "read_tool_result", { handle, pointer: "/orders", offset: 3, limit: 9 });
+  }
+  const finishReason = { unified: "stop" as const, raw: "stop" };
+  return { content: [{ type: "text", text: "done" }], finishReason, usage, warnings: [] };
+}
+
+/** The same answer as the stream a streaming model sends. */
+function streamOf(generated: LanguageModelV3GenerateResult): ReadableStream<LanguageModelV3StreamPart> {
+  const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+  for (const part of generated.content) {
+    if (part.type === "text") {
+      parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: part.text });
+      parts.push({ type: "text-end", id: "t" });
+    } else if (part.type === "tool-call") parts.push(part);
+  }
+  parts.push({ type: "finish", finishReason: generated.finishReason, usage: generated.usage });
+  return new ReadableStream({
+    start(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
+}
+
+/** The AI SDK's mock model answering by {@link answer}; it keeps every prompt it receives (`do…Calls`). */
+function scriptedModel(variant: Variant): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => answer(prompt, variant),
+    doStream: async ({ prompt }) => ({ stream: streamOf(answer(prompt, variant)) }),
+  });
+}
+
+/** One gated `generateText` run of `variant` over `tools`, with a turn and an event sink watching it. */
+async function run(variant: Variant, tools: ToolSet) {
+  const turn = new Turn();
+  const events: GateEvent[] = [];
+  const context = { turn, sink: (event: GateEvent) => events.push(event), tenant: "acme", session: "s1" };
+  const model = scriptedModel(variant);
+  const gated = gateTools(tools, setup.catalog, { context, readBack: setup.reader });
+  const result = await generateText({ model, tools: gated, prompt: "List acme's orders.", stopWhen: isStepCount(4) });
+  const prompts = model.doGenerateCalls;
+  return { result, prompts, turn, events, gated };
+}
+
+for (const [source, toolsOf] of [
+  ["in-process tool()", inProcessTools],
+  ["@ai-sdk/mcp tool", async () => mcpTools],
+] as const) {
+  describe(`generateText with a gated ${source}`, () => {
+    for (const variant of VARIANTS) {
+      it(`shows the model only the gated content (${variant}), and the app the outcome`, async () => {
+        const { result, prompts, turn, events } = await run(variant, await toolsOf());
+        const seen = lastToolText(prompts[1]?.prompt ?? []);
+        expectModelSaw(seen, variant);
+        // Nothing of the raw answer is anywhere in any prompt the model received.
+        const everything = JSON.stringify(prompts.map((call) => call.prompt));
+        for (const marker of [PRIVATE_MARKER, PLANTED_MARKER, ERROR_MARKER]) expect(everything).not.toContain(marker);
+
+        // The failure reaches the model as the AI SDK's error form, the rest as text.
+        const part = prompts[1]?.prompt.at(-1)?.content[0] as { output: { type: string } };
+        expect(part.output.type).toBe(variant === "ok" || variant === "large" ? "text" : "error-text");
+
+        // Exactly one outcome for the one call, in the turn and in the events.
+        const contributions = turn.report().contributions;
+        expect(contributions.map((c) => [c.tool, c.correlationId])).toEqual([[TOOL, "call-1"]]);
+        expect(events.map((e) => [e.tool, e.correlationId, e.turn])).toEqual([[TOOL, "call-1", turn.id]]);
+
+        // The app reads the outcome, `data` included, from the steps.
+        const outcome = result.steps[0]?.toolResults[0]?.output as {
+          ok: boolean;
+          data?: { internalNotes?: string; orders: unknown[] };
+          error?: { code: string };
+        };
+        if (variant === "ok") {
+          expect(outcome.ok).toBe(true);
+          expect(outcome.data?.internalNotes).toContain(PRIVATE_MARKER);
+          expect(outcome.data?.orders).toHaveLength(60);
+        } else if (variant === "large") {
+          expect(outcome.ok).toBe(true);
+          expect(outcome.data?.orders).toHaveLength(12);
+        } else {
+          expect(outcome.ok).toBe(false);
+          expect(outcome.error?.code).toBe(variant === "invalid" ? "schema_mismatch" : "tool_error");
+        }
+      });
+    }
+
+    it("offers the read-back tool, and the page the model asks for reaches its next prompt", async () => {
+      const { prompts, result, turn } = await run("large", await toolsOf());
+      const offered = (prompts[0]?.tools ?? []).map((t) => t.name).sort();
+      expect(offered).toEqual(["list_orders", "read_tool_result"]);
+      const readTool = prompts[0]?.tools?.find((t) => t.name === "read_tool_result") as { inputSchema: object };
+      expect(readTool.inputSchema).toEqual(setup.reader.definition.inputSchema);
+
+      // The model called read_tool_result with the handle it read from its own prompt.
+      const handle = spillHandle(lastToolText(prompts[1]?.prompt ?? []));
+      const call = result.steps[1]?.toolCalls[0];
+      expect(call?.toolName).toBe("read_tool_result");
+      expect(handle).toBeDefined();
+      expect(call?.input).toEqual({ handle, pointer: "/orders", offset: 3, limit: 9 });
+
+      // The page (orders 3 to 11, which the preview did not show) is in the prompt after that.
+      expect(prompts).toHaveLength(3);
+      const page = lastToolText(prompts[2]?.prompt ?? []);
+      expect(page).toContain('<tool_result tool="read_tool_result"');
+      expect(page).toContain("ord_0003");
+      expect(page).toContain("ord_0011");
+      expect(result.text).toBe("done");
+      // The read-back is not a gated call of list_orders: the turn still holds one outcome.
+      expect(turn.report().contributions).toHaveLength(1);
+    });
+  });
+}
+
+describe("streamText with a gated tool", () => {
+  it("gives the streaming loop the same gated content", async () => {
+    const model = scriptedModel("invalid");
+    const turn = new Turn();
+    const result = streamText({
+      model,
+      tools: gateTools(await inProcessTools(), setup.catalog, { context: { turn } }),
+      prompt: "List acme's orders.",
+      stopWhen: isStepCount(3),
+    });
+    expect(await result.text).toBe("done");
+    expectModelSaw(lastToolText(model.doStreamCalls[1]?.prompt ?? []), "invalid");
+    expect(turn.report().contributions.map((c) => c.reason)).toEqual(["schema_mismatch"]);
+  });
+});
+
+describe("gateTools", () => {
+  it("keeps the user's description and input schema, and drops the raw value's output schema", async () => {
+    const tools = await inProcessTools();
+    const original = tools[TOOL] as { description: string; inputSchema: unknown };
+    const gated = gateTools({ [TOOL]: { ...original, outputSchema: jsonSchema({}) } } as ToolSet, setup.catalog);
+    expect(gated[TOOL]?.description).toBe(original.description);
+    expect((gated[TOOL] as { inputSchema: unknown }).inputSchema).toBe(original.inputSchema);
+    expect("outputSchema" in (gated[TOOL] as object)).toBe(false);
+    expect(gated.read_tool_result).toBeUndefined();
+  });
+
+  it("never shows the model an output that did not come through the gate", async () => {
+    const gated = gateTools(await inProcessTools(), setup.catalog);
+    const shown = gated[TOOL]?.toModelOutput({ output: ordersValue("acme", "ok") as never });
+    expect(shown?.type).toBe("error-text");
+    expect(shown?.type === "error-text" && shown.value).toMatch(
+      /^<tool_result tool="list_orders".* error="transport_error"/,
+    );
+    expect(JSON.stringify(shown)).not.toContain(PRIVATE_MARKER);
+  });
+
+  it("refuses a tool without a contract, or hides or passes it as told", async () => {
+    const send_email = tool({ inputSchema: jsonSchema({ type: "object" }), execute: async () => "sent" });
+    const tools = { ...(await inProcessTools()), send_email };
+    expect(() => gateTools(tools, setup.catalog)).toThrowError(/no contract for "send_email"/);
+    expect(Object.keys(gateTools(tools, setup.catalog, { ungated: "hide" }))).toEqual([TOOL]);
+    expect(gateTools(tools, setup.catalog, { ungated: "pass" }).send_email).toBe(send_email);
+  });
+});
