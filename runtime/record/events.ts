@@ -42,6 +42,11 @@ export interface GateEvent {
   flags?: GateFlag[] | undefined;
   /** True when the outcome came from a `recall` (a re-call with narrowed arguments); sizes are then the re-call's. */
   recall?: boolean | undefined;
+  /**
+   * How many re-calls this admit made (each narrowed call counted, however deep), present when it made any. A reader
+   * of an event without it counts one re-call for `recall: true`.
+   */
+  recalls?: number | undefined;
   /** When the `summarize` policy ran: how long the summary took and whether it came from the cache. */
   summarize?: SummarizeFacts | undefined;
   /** ISO 8601 time the payload was received. */

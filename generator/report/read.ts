@@ -1,0 +1,73 @@
+/**
+ * Reading traces: each line of each events file is a gate event (the JSON line `jsonLinesSink` writes), or a
+ * problem reported with its file and line number while the rest is still counted: a line cut off or damaged (not
+ * JSON), a line that is not an event, an event of a format version this report does not know.
+ */
+import { EVENT_VERSION, type GateEvent } from "@toolgate/runtime";
+import { forEachLine } from "./lines.js";
+
+/** The fields of a gate event the report reads. */
+export type TraceEvent = Pick<
+  GateEvent,
+  "tool" | "code" | "policy" | "turn" | "correlationId" | "recall" | "recalls" | "summarize"
+>;
+
+/** A line that was not counted, and why. */
+export interface LineProblem {
+  file: string;
+  line: number;
+  reason: string;
+}
+
+/** Problems kept to show; every one is counted, but a file of bad lines must not fill memory with them. */
+export const PROBLEMS_KEPT = 100;
+
+/** What was read besides the events: counts of lines and the first {@link PROBLEMS_KEPT} problems. */
+export interface ReadSummary {
+  events: number;
+  badLines: number;
+  problems: LineProblem[];
+}
+
+/** The reason a parsed line is not an event the report can count, or undefined when it is one. */
+export function notAnEvent(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a gate event (not an object)";
+  const event = value as Record<string, unknown>;
+  if (!("v" in event)) return "not a gate event (no format version `v`)";
+  if (event.v !== EVENT_VERSION)
+    return `event format version ${JSON.stringify(event.v)} is not known (this report reads version ${EVENT_VERSION})`;
+  if (typeof event.tool !== "string" || typeof event.code !== "string") return "not a gate event (no `tool` or `code`)";
+  if (event.policy !== undefined && typeof event.policy !== "string") return "not a gate event (`policy` not a name)";
+  const summarize = event.summarize as Record<string, unknown> | undefined;
+  if (summarize !== undefined && (typeof summarize !== "object" || typeof summarize?.ms !== "number"))
+    return "not a gate event (`summarize` without `ms`)";
+  return undefined;
+}
+
+/**
+ * Reads every file in order, handing each event to `onEvent`; problems are counted and the first ones kept.
+ * A file that cannot be opened is an error (thrown): the report would be of less than was asked for.
+ */
+export async function readTraces(files: readonly string[], onEvent: (event: TraceEvent) => void): Promise<ReadSummary> {
+  const summary: ReadSummary = { events: 0, badLines: 0, problems: [] };
+  const problem = (file: string, line: number, reason: string) => {
+    summary.badLines++;
+    if (summary.problems.length < PROBLEMS_KEPT) summary.problems.push({ file, line, reason });
+  };
+  for (const file of files) {
+    await forEachLine(file, (text, line, ended) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        problem(file, line, ended ? "not JSON (a damaged line)" : "truncated line (the file ends mid-line)");
+        return;
+      }
+      const reason = notAnEvent(value);
+      if (reason !== undefined) return problem(file, line, reason);
+      summary.events++;
+      onEvent(value as TraceEvent);
+    });
+  }
+  return summary;
+}
