@@ -22,11 +22,18 @@ async function isGzip(file: string): Promise<boolean> {
   }
 }
 
+/** How a file's reading ended: its number of lines, and whether a gzip stream was cut off before its end. */
+export interface LinesRead {
+  lines: number;
+  cutOff: boolean;
+}
+
 /**
  * Calls `onLine` for every line of `file`, in order. The last line is handed with `ended: false` when the file
- * stops without a line break (a writer cut off mid-line). Empty lines are skipped but counted.
+ * stops without a line break (a writer cut off mid-line). Empty lines are skipped but counted. A gzip file cut off
+ * short hands every whole line read before the cut, and says it was cut off (line `lines + 1` is where).
  */
-export async function forEachLine(file: string, onLine: LineHandler): Promise<void> {
+export async function forEachLine(file: string, onLine: LineHandler): Promise<LinesRead> {
   const gzip = await isGzip(file);
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
   const stream = gzip ? raw.pipe(createGunzip()) : raw;
@@ -34,16 +41,25 @@ export async function forEachLine(file: string, onLine: LineHandler): Promise<vo
   const decoder = new StringDecoder("utf8");
   let rest = "";
   let line = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    const text = rest + decoder.write(chunk);
-    let start = 0;
-    for (let end = text.indexOf("\n", start); end >= 0; end = text.indexOf("\n", start)) {
-      line++;
-      if (end > start) onLine(text.slice(start, end), line, true);
-      start = end + 1;
+  let cutOff = false;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const text = rest + decoder.write(chunk);
+      let start = 0;
+      for (let end = text.indexOf("\n", start); end >= 0; end = text.indexOf("\n", start)) {
+        line++;
+        if (end > start) onLine(text.slice(start, end), line, true);
+        start = end + 1;
+      }
+      rest = text.slice(start);
     }
-    rest = text.slice(start);
+  } catch (error) {
+    // zlib's "unexpected end of file": the gzip stream stops before its end. Anything else is a real fault.
+    if (!gzip || (error as NodeJS.ErrnoException).code !== "Z_BUF_ERROR") throw error;
+    cutOff = true;
   }
   rest += decoder.end();
-  if (rest !== "") onLine(rest, line + 1, false);
+  // A cut-off gzip stream's last piece is part of the cut, reported as such by the caller.
+  if (rest !== "" && !cutOff) onLine(rest, ++line, false);
+  return { lines: line, cutOff };
 }

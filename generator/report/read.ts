@@ -55,7 +55,7 @@ export async function readTraces(files: readonly string[], onEvent: (event: Trac
     if (summary.problems.length < PROBLEMS_KEPT) summary.problems.push({ file, line, reason });
   };
   for (const file of files) {
-    await forEachLine(file, (text, line, ended) => {
+    const read = await forEachLine(file, (text, line, ended) => {
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -68,6 +68,8 @@ export async function readTraces(files: readonly string[], onEvent: (event: Trac
       summary.events++;
       onEvent(value as TraceEvent);
     });
+    if (read.cutOff)
+      problem(file, read.lines + 1, "the gzip stream is cut off here: this line and any after it are lost");
   }
   return summary;
 }
