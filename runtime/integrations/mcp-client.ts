@@ -47,7 +47,7 @@ export interface McpClientLike {
   listTools(params?: { cursor?: string | undefined }, options?: unknown): Promise<{ tools: McpTool[] }>;
 }
 
-/** What the model is shown of a call the gate refused before calling the server. */
+/** One text part of what the model reads. */
 type TextPart = Extract<ModelPart, { type: "text" }>;
 
 /**
@@ -71,7 +71,8 @@ export interface GatedClient<C extends McpClientLike> {
   /**
    * The server's tools that the catalog has contracts for, then the read-back tool when `options.readBack` is
    * given (on the first page). A tool without a contract throws {@link UngatedToolError} (the default), is left
-   * out (`ungated: "hide"`) or listed as is (`"pass"`).
+   * out (`ungated: "hide"`) or listed as is (`"pass"`). A server's tool named as the read-back tool is left out:
+   * the gate answers that name.
    */
   listTools(...args: Parameters<C["listTools"]>): Promise<Awaited<ReturnType<C["listTools"]>>>;
   /** Calls the tool and admits its result, or reads a spilled result back; never rejects for a gated tool. */
