@@ -1,0 +1,153 @@
+/**
+ * LangChain.js shapes, typed structurally, and the conversions between them and the gate: what a tool call
+ * delivered (a `ToolMessage`, a plain value, a throw) as the raw result `admit` takes, an outcome as a
+ * `ToolMessage`'s content, and the marks by which a gated message is known again.
+ *
+ * Nothing here imports LangChain: `langchain.ts` constructs the framework's own objects.
+ */
+import type { ModelPart } from "../stages/model-content.js";
+import { parsedResult } from "../stages/receive/parsed-value.js";
+import type { Outcome } from "../types.js";
+
+/** One block of a LangChain message's content (`{ type: "text", text }`, an image block…). */
+export type LangChainBlock = { type: string } & Record<string, unknown>;
+
+/** The parts of a LangChain `ToolMessage` the adapter reads. */
+export interface ToolMessageLike {
+  content: unknown;
+  artifact?: unknown;
+}
+
+/** An MCP content block, from a LangChain content block (text, and base64 image or audio in any of its shapes). */
+function mcpBlock(block: unknown): unknown {
+  if (typeof block === "string") return { type: "text", text: block };
+  if (typeof block !== "object" || block === null) return block;
+  const b = block as Record<string, unknown>;
+  if (b.type === "text" && typeof b.text === "string") return { type: "text", text: b.text };
+  if (b.type === "image_url") {
+    const url = typeof b.image_url === "string" ? b.image_url : (b.image_url as { url?: unknown } | undefined)?.url;
+    const match = typeof url === "string" ? /^data:([^;,]+);base64,(.*)$/s.exec(url) : null;
+    return match ? { type: "image", mimeType: match[1], data: match[2] } : block;
+  }
+  if ((b.type === "image" || b.type === "audio") && typeof b.data === "string") {
+    return { type: b.type, mimeType: b.mimeType ?? b.mime_type, data: b.data };
+  }
+  return block; // any other kind goes to the gate as it came, and the contract's content rules decide
+}
+
+/** The MCP content of a LangChain content: a string is one text block, an array its blocks converted. */
+export function mcpContent(content: unknown): unknown[] {
+  if (Array.isArray(content)) return content.map(mcpBlock);
+  return typeof content === "string" ? [{ type: "text", text: content }] : [];
+}
+
+/** The structured content `@langchain/mcp-adapters` keeps in a tool's artifacts (`mcp_structured_content`). */
+function mcpStructured(artifact: unknown): { found: boolean; value?: unknown } {
+  if (!Array.isArray(artifact)) return { found: false };
+  for (const item of artifact) {
+    if (typeof item === "object" && item !== null && (item as { type?: unknown }).type === "mcp_structured_content") {
+      return { found: true, value: (item as { data?: unknown }).data };
+    }
+  }
+  return { found: false };
+}
+
+/**
+ * The raw result `admit` takes from a `ToolMessage` a tool produced:
+ * - an MCP tool of `@langchain/mcp-adapters` (its artifacts hold `mcp_structured_content`): the `CallToolResult`
+ *   again, its structured content and its content blocks (the adapters write a lone text block beside structured
+ *   content as that block's JSON, a copy of the same value, so a string content is left out);
+ * - otherwise the content the model would have read: a string (an in-process tool's value, JSON-encoded by
+ *   LangChain) as text, an array of blocks as a `CallToolResult` of them.
+ */
+export function rawOfToolMessage(message: ToolMessageLike): unknown {
+  const structured = mcpStructured(message.artifact);
+  if (structured.found) {
+    const content = Array.isArray(message.content) ? mcpContent(message.content) : [];
+    return { content, structuredContent: structured.value };
+  }
+  if (typeof message.content === "string") return message.content;
+  return { content: mcpContent(message.content) };
+}
+
+/**
+ * The raw result of a value a tool call gave that is no message (an inner middleware's): a string is text, an
+ * object with a `content` array an MCP `CallToolResult`, anything else an in-process value (`parsedResult`).
+ */
+export function rawOfValue(value: unknown): unknown {
+  if (typeof value === "string") return value;
+  if (typeof value === "object" && value !== null && Array.isArray((value as { content?: unknown }).content)) {
+    return value;
+  }
+  return parsedResult(value);
+}
+
+/** Errors LangGraph throws through a tool to pause or redirect the graph (`interrupt()`, a parent `Command`). */
+export function isGraphBubbleUp(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { name, is_bubble_up } = error as { name?: unknown; is_bubble_up?: unknown };
+  return is_bubble_up === true || name === "GraphInterrupt" || name === "NodeInterrupt";
+}
+
+/**
+ * The raw result of a tool call that threw. LangChain tools report their own failure by throwing (and
+ * `@langchain/mcp-adapters` throws for an MCP `isError` result), so a throw is the tool's error: a `tool_error` with
+ * no message, since the thrown text is the tool's own and must never reach the model. A timeout or an abort is the
+ * wait's failure, not the tool's: the rejection itself, which the gate reads as `timeout` or `transport_error`.
+ */
+export function rawOfThrow(error: unknown): unknown {
+  const name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
+  if (name === "TimeoutError" || name === "AbortError") return Promise.reject(error);
+  return { content: [], isError: true };
+}
+
+/** A gated call's model parts as LangChain content: the text alone as a string, else blocks (v1 image and audio). */
+export function langChainContent(parts: readonly ModelPart[]): string | LangChainBlock[] {
+  if (parts.length === 1 && parts[0]?.type === "text") return parts[0].text;
+  return parts.map((part) =>
+    part.type === "text"
+      ? { type: "text", text: part.text }
+      : { type: part.type, mimeType: part.mimeType, data: part.data },
+  );
+}
+
+/** Outcomes this adapter made, and the content blocks it wrote for the model, each with its outcome. */
+const OUTCOMES = new WeakSet<object>();
+const GATED_BLOCKS = new WeakMap<object, Outcome<unknown, unknown>>();
+
+/** Notes `outcome` as one the adapter made, so {@link outcomeOf} can tell it from an artifact a tool wrote. */
+export function noteOutcome(outcome: Outcome<unknown, unknown>): Outcome<unknown, unknown> {
+  OUTCOMES.add(outcome);
+  return outcome;
+}
+
+/** Marks the first block of `content` as gated content for `outcome` (content a hook wrote for the model). */
+export function markGated(content: LangChainBlock[], outcome: Outcome<unknown, unknown>): LangChainBlock[] {
+  const first = content[0];
+  if (first !== undefined) GATED_BLOCKS.set(first, noteOutcome(outcome));
+  return content;
+}
+
+/**
+ * The outcome of the tool call a `ToolMessage` answers, when the adapter gated it: its artifact (from the
+ * middleware), or the outcome of the content blocks an MCP hook wrote. Never an artifact the tool itself wrote.
+ */
+export function outcomeOf(message: ToolMessageLike | undefined): Outcome<unknown, unknown> | undefined {
+  if (message === undefined) return undefined;
+  const { artifact, content } = message;
+  if (typeof artifact === "object" && artifact !== null && OUTCOMES.has(artifact)) {
+    return artifact as Outcome<unknown, unknown>;
+  }
+  const first = Array.isArray(content) ? content[0] : undefined;
+  return typeof first === "object" && first !== null ? GATED_BLOCKS.get(first) : undefined;
+}
+
+/** Markup-free text for a tool name the model chose: only letters, digits and `_ . : -`, anything else as `&#…;`. */
+function safeName(name: string): string {
+  return name.slice(0, 64).replace(/[^A-Za-z0-9_.:-]/g, (char) => `&#${char.codePointAt(0)};`);
+}
+
+/** What the model reads for a call of a tool the catalog has no contract for: a typed refusal, never its result. */
+export function refusalContent(tool: string): string {
+  return `<tool_result tool="${safeName(String(tool))}" source="none" complete="false" error="no_contract" retryable="false"/>`;
+}
