@@ -19,6 +19,8 @@ import {
   createMCPToolStaticFilter,
   type MCPServer,
   MCPServerStreamableHttp,
+  type MCPToolFilterCallable,
+  type MCPToolFilterStatic,
   type Model,
   type ModelRequest,
   type ModelResponse,
@@ -30,7 +32,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Outcome } from "../../runtime/index.js";
 import { type GateEvent, Turn } from "../../runtime/index.js";
-import { gateMcpServer, UngatedToolError } from "../../runtime/openai-agents.js";
+import { type AgentsMcpServer, gateMcpServer, UngatedToolError } from "../../runtime/openai-agents.js";
 import {
   advertisedTool,
   ERROR_MARKER,
@@ -198,7 +200,7 @@ afterAll(async () => {
  * model too.
  */
 function ordersClient(
-  options: { toolFilter?: ReturnType<typeof createMCPToolStaticFilter>; url?: string } = {},
+  options: { toolFilter?: MCPToolFilterStatic | MCPToolFilterCallable | undefined; url?: string } = {},
 ): MCPServerStreamableHttp {
   const client = new MCPServerStreamableHttp({
     url: unadvertised.url,
@@ -314,13 +316,37 @@ describe("gateMcpServer in an OpenAI Agents run", () => {
     expect(events).toHaveLength(1);
   });
 
-  it("keeps the read-back tool offered when the server's own filter allows only its tools", async () => {
-    const client = ordersClient({ toolFilter: createMCPToolStaticFilter({ allowed: [TOOL] }) });
-    const gated = gateMcpServer(client, setup.catalog, { readBack: setup.reader });
+  const filters: Record<string, MCPToolFilterStatic | MCPToolFilterCallable | undefined> = {
+    "an allow list": createMCPToolStaticFilter({ allowed: [TOOL] }),
+    "a function": async (_context, tool) => tool.name === TOOL,
+  };
+  for (const [kind, toolFilter] of Object.entries(filters)) {
+    it(`keeps the read-back tool offered when the server's own filter (${kind}) lets only its tools through`, async () => {
+      const gated = gateMcpServer(ordersClient({ toolFilter }), setup.catalog, { readBack: setup.reader });
+      await gated.connect();
+      const { requests } = await runAgent(gated, ordersModel("large"));
+      expect(requests[0]?.tools.sort()).toEqual([TOOL, READ_TOOL].sort());
+      expect(toolOutputs(requests[2]?.input ?? []).at(-1)?.text).toContain("ord_0011");
+    });
+  }
+
+  it("gates a server that has only callTool, the one call the SDK's interface requires", async () => {
+    const client = ordersClient();
+    const minimal: AgentsMcpServer = {
+      name: client.name,
+      cacheToolsList: false,
+      connect: () => client.connect(),
+      close: () => client.close(),
+      listTools: () => client.listTools(),
+      callTool: (name, args, meta, options) => client.callTool(name, args, meta, options),
+      invalidateToolsCache: () => client.invalidateToolsCache(),
+    };
+    const outcomes: Outcome<unknown, unknown>[] = [];
+    const gated = gateMcpServer(minimal, setup.catalog, { onOutcome: (outcome) => outcomes.push(outcome) });
     await gated.connect();
-    const { requests } = await runAgent(gated, ordersModel("large"));
-    expect(requests[0]?.tools.sort()).toEqual([TOOL, READ_TOOL].sort());
-    expect(toolOutputs(requests[2]?.input ?? []).at(-1)?.text).toContain("ord_0011");
+    const { requests } = await runAgent(gated, ordersModel("invalid"));
+    expectModelSaw(toolOutputs(requests[1]?.input ?? [])[0]?.text ?? "", "invalid");
+    expect(outcomes.map((outcome) => outcome.ok)).toEqual([false]);
   });
 });
 
