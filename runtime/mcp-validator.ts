@@ -129,7 +129,13 @@ const MCP_REQUEST_TIMEOUT = -32001;
  * ```
  */
 export function mcpCallFailure(error: unknown): TransportFailure {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  let code: unknown;
+  try {
+    code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  } catch {
+    // A rejection is anyone's object: a `code` getter that throws leaves the failure without a code.
+    code = undefined;
+  }
   if (code === MCP_REQUEST_TIMEOUT) return transportFailure("timeout", "The MCP tool call timed out.");
   if (typeof code === "number" && Number.isInteger(code)) {
     return transportFailure("transport_error", `The MCP call failed with JSON-RPC error ${code}.`);

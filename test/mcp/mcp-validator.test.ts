@@ -159,6 +159,16 @@ describe("mcpCallFailure", () => {
       "The MCP call failed with JSON-RPC error -32000.",
     ],
     ["anything else", new TypeError("boom"), "transport_error", "The MCP call failed."],
+    [
+      "an error whose code getter throws",
+      Object.defineProperty(new Error("x"), "code", {
+        get() {
+          throw new Error("hostile getter");
+        },
+      }),
+      "transport_error",
+      "The MCP call failed.",
+    ],
   ])("turns %s into a transport failure without the server's text", (_name, error, kind, message) => {
     const failure = mcpCallFailure(error);
     expect(isTransportFailure(failure)).toBe(true);
