@@ -77,7 +77,7 @@ function rejectChart(tools: readonly ToolMeasures[]): string {
     rows,
     note: "No admits.",
   });
-  return body + legend([...codes].sort().map((c) => [c, codeColour(c)]));
+  return `<div class="chart">${body}${legend([...codes].sort().map((c) => [c, codeColour(c)]))}</div>`;
 }
 
 /** The policy mix per tool with oversize admits: a 100% bar, a segment per policy. */
@@ -115,7 +115,7 @@ function mixChart(tools: readonly ToolMeasures[]): string {
     rows,
     note: "No oversize admits.",
   });
-  return body + legend(OVERSIZE_POLICIES.map((p) => [p, POLICY_COLOURS[p] ?? "#444"]));
+  return `<div class="chart">${body}${legend(OVERSIZE_POLICIES.map((p) => [p, POLICY_COLOURS[p] ?? "#444"]))}</div>`;
 }
 
 /** One recovered rate as a point with its interval's whisker. */
@@ -132,7 +132,7 @@ function ratePoint(y: number, data: Record<string, string>, rate: Rate, title: s
     `<line class="cap" x1="${low}" y1="${mid - 5}" x2="${low}" y2="${mid + 5}"/>` +
     `<line class="cap" x1="${high}" y1="${mid - 5}" x2="${high}" y2="${mid + 5}"/>` +
     `<circle class="mark point" cx="${num(xOf(rate.rate ?? 0, 1))}" cy="${mid}" r="5" fill="${data.colour ?? "#333"}"/>` +
-    `<text class="value" x="${num(xOf(1, 1) + 6)}" y="${mid + 4}">n=${rate.n}</text></g>`
+    `<text class="value" x="${num(xOf(1, 1) + 12)}" y="${mid + 4}">n=${rate.n}</text></g>`
   );
 }
 
@@ -184,25 +184,37 @@ function latencyChart(tools: readonly ToolMeasures[]): string {
   const summarized = tools.filter((t) => t.summarize.n > 0);
   const top = niceCeil(Math.max(0, ...summarized.map((t) => t.summarize.max ?? 0)));
   const rows: ChartRow[] = summarized.map((t) => ({
-    label: `${t.tool} (${t.summarize.n})`,
-    marks: (y) =>
-      (["max", "p95", "p50"] as const)
-        .map((stat) =>
-          bar({
-            y,
-            from: 0,
-            to: t.summarize[stat] ?? 0,
-            top,
-            className: "mark latency",
-            data: { tool: t.tool, stat },
-            title: `${t.tool}: ${stat} ${t.summarize[stat]} ms`,
-            fill: LATENCY_COLOURS[stat],
-            inset: stat === "max" ? 11 : stat === "p95" ? 6 : 8,
-          }),
-        )
-        .join("") +
-      `<text class="value" x="${num(xOf(t.summarize.max ?? 0, top) + 4)}" y="${y + LAYOUT.row / 2 + 4}">` +
-      `${t.summarize.p50} / ${t.summarize.p95} / ${t.summarize.max} ms, ${percent(t.summarize.cacheHitRate)} cached</text>`,
+    label: `${t.tool} (${t.summarize.n}, ${percent(t.summarize.cacheHitRate)} cached)`,
+    marks: (y) => {
+      const max = t.summarize.max ?? 0;
+      const bars = (["p95", "p50"] as const).map((stat) =>
+        bar({
+          y,
+          from: 0,
+          to: t.summarize[stat] ?? 0,
+          top,
+          className: "mark latency",
+          data: { tool: t.tool, stat },
+          title: `${t.tool}: ${stat} ${t.summarize[stat]} ms`,
+          fill: LATENCY_COLOURS[stat],
+          inset: stat === "p95" ? 6 : 9,
+        }),
+      );
+      // The maximum is a tick, so it shows even where it equals p95.
+      const tick = bar({
+        y,
+        from: Math.max(0, max - (top * 1.5) / LAYOUT.plot),
+        to: max + (top * 1.5) / LAYOUT.plot,
+        top,
+        className: "mark latency",
+        data: { tool: t.tool, stat: "max" },
+        title: `${t.tool}: max ${max} ms`,
+        fill: LATENCY_COLOURS.max,
+        inset: 2,
+      });
+      const value = `<text class="value" x="${num(xOf(max, top) + 6)}" y="${y + LAYOUT.row / 2 + 4}">${t.summarize.p50} / ${t.summarize.p95} / ${max} ms</text>`;
+      return bars.join("") + tick + value;
+    },
   }));
   const body = chart({
     id: "summarize-latency",
@@ -212,12 +224,12 @@ function latencyChart(tools: readonly ToolMeasures[]): string {
     rows,
     note: "No summaries.",
   });
-  return body + legend(Object.entries(LATENCY_COLOURS));
+  return `<div class="chart">${body}${legend(Object.entries(LATENCY_COLOURS))}</div>`;
 }
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1440px}
 h1{font-size:20px;margin:0 0 4px}p.head{margin:0 0 16px;color:#444}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(690px,1fr));gap:16px 24px}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(670px,1fr));gap:16px 24px}
 figure{margin:0}figcaption{font-weight:600;margin-bottom:4px}
 svg text{font:12px system-ui,sans-serif;fill:#222}svg .tick{fill:#777;font-size:11px}
 .grid{stroke:#e4e4e4}.whisker,.cap{stroke:#333;stroke-width:1.5}.reference{stroke:#333;stroke-dasharray:4 3}
@@ -225,14 +237,14 @@ svg text{font:12px system-ui,sans-serif;fill:#222}svg .tick{fill:#777;font-size:
 .key i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:-1px}
 .note{color:#777}ul.decisions li.wrong{color:#b00;font-weight:600}
 table{border-collapse:collapse;margin:4px 0 16px}th,td{padding:2px 10px;border-bottom:1px solid #eee}
-td:not(:first-child),th:not(:first-child){text-align:right}td.word{text-align:left}h2{font-size:16px;margin:20px 0 6px}`;
+td:not(:first-child),th:not(:first-child){text-align:right}td.word,th.word{text-align:left}h2{font-size:16px;margin:20px 0 6px}`;
 
 /** The report's tables as HTML. */
 function htmlTables(report: BuiltReport): string {
   return reportTables(report)
     .map(
       (t) =>
-        `<h2>${escapeHtml(t.title)}</h2><table><tr>${t.headers.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr>` +
+        `<h2>${escapeHtml(t.title)}</h2><table><tr>${t.headers.map((h, i) => `<th${t.words?.includes(i) ? ' class="word"' : ""}>${escapeHtml(h)}</th>`).join("")}</tr>` +
         t.rows
           .map(
             (r) =>

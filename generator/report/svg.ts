@@ -10,7 +10,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** The chart's geometry: the label column, the plot's width, a row's height. */
-export const LAYOUT = { width: 680, label: 190, plot: 400, row: 26, top: 30, bottom: 10 } as const;
+export const LAYOUT = { width: 670, label: 220, plot: 330, row: 26, top: 30, bottom: 10 } as const;
 
 /** A domain's top: the smallest of 1, 2, 2.5 or 5 times a power of ten at or above `max` (1 for nothing). */
 export function niceCeil(max: number): number {

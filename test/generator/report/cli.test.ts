@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { toolgate } from "../../cli.js";
-import { event, labels, scratch, turns, writeLines } from "./trace.js";
+import { labels, scratch, turns, writeLines } from "./trace.js";
 
 let events: string;
 let labelled: string;
