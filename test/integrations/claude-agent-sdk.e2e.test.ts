@@ -209,10 +209,12 @@ describe("Claude Agent SDK: the real query() loop, the Claude Code binary, a scr
       model = await scriptedModel(script("orders", refused));
       const observed = observer();
       const { onOutcome, turn, events } = observed;
-      const context = { turn, sink: (event: GateEvent) => events.push(event) };
+      const context = { turn, tenant: "acme", sink: (event: GateEvent) => events.push(event) };
       const hooks = gateHooks(setup.catalog, { servers: ["orders"], readBack: setup.reader, context, onOutcome });
       const orders = createSdkMcpServer({ name: "orders", version: "1.0.0", tools: [listOrders(), sendEmail] });
-      const requests = await run({ orders, toolgate: readBackServer(setup.reader) }, hooks);
+      // The spill is the tenant's: the read-back server reads it in the same tenant.
+      const toolgate = readBackServer(setup.reader, { context: { tenant: "acme" } });
+      const requests = await run({ orders, toolgate }, hooks);
 
       expectGated(requests, "orders", observed);
       // A tool error never reaches PostToolUse: its outcome is recorded (above), but no hook can replace what the
