@@ -30,7 +30,10 @@ import {
   UngatedToolError,
 } from "./gate-call.js";
 
-/** A tool as an MCP server of the SDK lists it (its `MCPTool`). */
+/**
+ * A tool as an MCP server of the SDK lists it (its `MCPTool`). These shapes say `undefined` in an optional member
+ * exactly where the SDK's do, so a gated server is an `MCPServer` under `exactOptionalPropertyTypes` too.
+ */
 export interface AgentsMcpTool {
   name: string;
   description?: string | undefined;
@@ -45,22 +48,22 @@ export interface AgentsMcpTool {
 
 /** The content of a tool result as the SDK's MCP servers return it: MCP content blocks, with the result's flags. */
 export type AgentsMcpContent = Array<{ type: string; [key: string]: unknown }> & {
-  _meta?: Record<string, unknown> | undefined;
-  structuredContent?: Record<string, unknown> | undefined;
-  isError?: boolean | undefined;
+  _meta?: Record<string, unknown>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
 };
 
 /** A whole MCP `CallToolResult`, as `callToolResult` returns it. */
 export interface AgentsMcpCallResult {
   content: Array<{ type: string; [key: string]: unknown }>;
-  _meta?: Record<string, unknown> | undefined;
-  structuredContent?: Record<string, unknown> | undefined;
-  isError?: boolean | undefined;
+  _meta?: Record<string, unknown>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
 }
 
 /** What the SDK passes with a call: the run's abort signal. */
 export interface AgentsMcpCallOptions {
-  signal?: AbortSignal | undefined;
+  signal?: AbortSignal;
 }
 
 /** The part of the SDK's `MCPServer` interface the gate uses; `MCPServerStdio`, `MCPServerStreamableHttp`… have it. */
