@@ -2,14 +2,16 @@
  * The Claude Agent SDK adapter: `gateHooks(catalog, { servers })` is the `hooks` option of `query()`, whose
  * `PostToolUse` hook admits each result of the named MCP servers' tools by its contract and replaces the output the
  * model reads with the gated content (`updatedMCPToolOutput`); `gateSdkTools(catalog, tools)` gates the tools of an
- * in-process server (`createSdkMcpServer`) in their handlers; `readBackServer(reader)` (in `claude-agent-sdk-read-back.ts`)
- * serves the read-back tool.
+ * in-process server (`createSdkMcpServer`) in their handlers; `readBackServer(reader)` (in
+ * `claude-agent-sdk-read-back.ts`) serves the read-back tool.
  *
- * Claude Code runs the loop in its own process and calls each hook with the tool's output: a single text block as
- * its text, several blocks as the block array (Claude Code 2.1 passes no `structuredContent`, so the text is what is
- * admitted). A hook that fails blocks the call (`onFailure: "block"`) rather than let its raw output through. A tool error (`isError`) ends in `PostToolUseFailure`, whose output cannot replace what the model
- * reads: the hook records its outcome, but the model reads the error's own text. Tools gated in their handlers
- * (`gateSdkTools`) give the model the typed failure for an error too.
+ * Claude Code runs the loop in its own process and calls each hook with the tool's output as it read it: a result
+ * with `structuredContent` as that value's JSON text (its text blocks left out), else one text block as its text and
+ * several as the block array; that is what the contract admits. A hook that fails blocks the call
+ * (`onFailure: "block"`) rather than let its raw output through. A tool error (`isError`) ends in
+ * `PostToolUseFailure`, whose output cannot replace what the model reads: the hook records its outcome, but the
+ * model reads the error's own text. Tools gated in their handlers (`gateSdkTools`) give the model the typed failure
+ * for an error too.
  *
  * The application gets each outcome, `data` included, from `options.onOutcome`, and through `options.context` (a
  * `Turn`, an event sink) as every gated call does. The SDK's shapes are typed structurally: this file imports
@@ -146,12 +148,12 @@ function reportOutcome(options: ClaudeGateOptions, outcome: Outcome<unknown, unk
   }
 }
 
-/** The hook's `tool_response` as the MCP result it came from: one text block arrives as its text. */
+/** The hook's `tool_response` as the gate admits it: a text (a structured value's JSON, or one text block) as is. */
 function callResult(response: unknown): unknown {
   return Array.isArray(response) ? { content: response } : response;
 }
 
-/** A failed call as the gate admits it: the tool's error text as an MCP error result, an interrupt as a transport error. */
+/** A failed call as the gate admits it: the error's text as an MCP error result, an interrupt as a transport error. */
 function failedCall(input: ToolHookInput): unknown {
   if (input.is_interrupt === true) return Promise.reject(new Error("the call was interrupted"));
   return { content: [{ type: "text", text: String(input.error ?? "") }], isError: true };

@@ -54,13 +54,20 @@ afterEach(async () => {
   await Promise.all(homes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
 });
 
-/** `list_orders` as an in-process SDK tool that returns the fixture's MCP result for the variant, as it is. */
-function listOrders() {
+/**
+ * `list_orders` as an in-process SDK tool that returns the fixture's MCP result for the variant, as it is, or with
+ * `summary` its structured results' text replaced by a line of prose, as many servers send beside the value.
+ */
+function listOrders(summary = false) {
   return tool(
     TOOL,
     "List a customer's orders.",
     { customer: z.string(), variant: z.enum(["ok", "invalid", "error", "large"]) },
-    async ({ customer, variant }) => ordersCallResult(customer, variant) as CallToolResult,
+    async ({ customer, variant }) => {
+      const result = ordersCallResult(customer, variant);
+      if (!summary || variant === "error") return result as CallToolResult;
+      return { ...result, content: [{ type: "text", text: "The orders are in the structured content." }] };
+    },
   );
 }
 
@@ -211,7 +218,8 @@ describe("Claude Agent SDK: the real query() loop, the Claude Code binary, a scr
       const { onOutcome, turn, events } = observed;
       const context = { turn, tenant: "acme", sink: (event: GateEvent) => events.push(event) };
       const hooks = gateHooks(setup.catalog, { servers: ["orders"], readBack: setup.reader, context, onOutcome });
-      const orders = createSdkMcpServer({ name: "orders", version: "1.0.0", tools: [listOrders(), sendEmail] });
+      // Claude Code hands the hook a structured result as its value's JSON text: the contract admits the value.
+      const orders = createSdkMcpServer({ name: "orders", version: "1.0.0", tools: [listOrders(true), sendEmail] });
       // The spill is the tenant's: the read-back server reads it in the same tenant.
       const toolgate = readBackServer(setup.reader, { context: { tenant: "acme" } });
       const requests = await run({ orders, toolgate }, hooks);
