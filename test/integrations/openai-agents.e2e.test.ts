@@ -277,6 +277,18 @@ describe("gateMcpServer in an OpenAI Agents run", () => {
     expect(data.internalNotes).toContain(PRIVATE_MARKER);
   });
 
+  it("sends the model the gated content even when the application's onOutcome throws", async () => {
+    const gated = gateMcpServer(ordersClient(), setup.catalog, {
+      onOutcome: () => {
+        throw new Error(PRIVATE_MARKER);
+      },
+    });
+    await gated.connect();
+    const { finalOutput, requests } = await runAgent(gated, ordersModel("ok"));
+    expect(finalOutput).toBe("done");
+    expectModelSaw(toolOutputs(requests[1]?.input ?? [])[0]?.text ?? "", "ok");
+  });
+
   it("offers the read-back tool, and the page read by the handle the model saw reaches its next prompt", async () => {
     const { gated, turn } = await gatedOrders();
     const { requests } = await runAgent(gated, ordersModel("large"));
