@@ -14,5 +14,5 @@ export {
   type OutcomeOf,
   type ReadBackTool,
 } from "./integrations/ai-sdk.js";
-export type { AiContentPart, AiToolOutput } from "./integrations/ai-sdk-output.js";
+export type { AiContentPart, AiInputSchema, AiToolOutput } from "./integrations/ai-sdk-output.js";
 export { type GateOptions, type ToolCallInfo, UngatedToolError } from "./integrations/gate-call.js";

@@ -1,6 +1,7 @@
 /**
  * What the AI SDK adapter hands the AI SDK: a tool's output for the model (`ToolResultOutput`) made from an outcome,
- * and a JSON Schema in the AI SDK's schema shape. Both typed structurally: nothing of `ai` is imported.
+ * and a JSON Schema as a Standard Schema, which the AI SDK accepts. Both typed structurally: nothing of `ai` is
+ * imported.
  */
 import type { ModelPart } from "../stages/model-content.js";
 import { toModelContent, toModelParts } from "../stages/model-content.js";
@@ -17,15 +18,33 @@ export type AiToolOutput =
   | { type: "error-text"; value: string }
   | { type: "content"; value: AiContentPart[] };
 
-/** The symbol the AI SDK marks its schema objects with (`jsonSchema()`), registered, so the same in every copy. */
-const SCHEMA = Symbol.for("vercel.ai.schema");
-
 /**
- * A JSON Schema as the AI SDK's `jsonSchema(schema)` makes it: the model is given `schema`, and the input is not
- * validated by the AI SDK (the read-back tool checks its own arguments and answers a typed failure).
+ * A JSON Schema as a Standard Schema (`~standard`, version 1) with its JSON Schema converter, which the AI SDK takes
+ * as a tool's `inputSchema`: the model is given `schema`, and every input passes to `execute`, which checks it.
  */
-export function aiSchema(schema: Record<string, unknown>): object {
-  return { [SCHEMA]: true, _type: undefined, jsonSchema: schema, validate: undefined };
+export interface AiInputSchema {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => { readonly value: unknown };
+    readonly jsonSchema: {
+      readonly input: (options: { readonly target: string }) => Record<string, unknown>;
+      readonly output: (options: { readonly target: string }) => Record<string, unknown>;
+    };
+  };
+}
+
+/** `schema` as an {@link AiInputSchema}. */
+export function aiSchema(schema: Record<string, unknown>): AiInputSchema {
+  const given = () => schema;
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "toolgate",
+      validate: (value) => ({ value }),
+      jsonSchema: { input: given, output: given },
+    },
+  };
 }
 
 /**

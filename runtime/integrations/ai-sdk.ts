@@ -8,17 +8,17 @@
  * included), never throws, and `toModelOutput` gives the model only what `toModelParts` renders of it: the delimited
  * view (with media), or the typed failure as `error-text`.
  *
- * The AI SDK's shapes are typed structurally here, and nothing of `ai` is imported: its schema objects are plain
- * objects marked with its registered symbol, so the adapter adds little to a bundle and serves nearby versions.
+ * The AI SDK's shapes are typed structurally here, and nothing of `ai` is imported (the read-back tool's input schema
+ * is a Standard Schema, which the AI SDK takes), so the adapter adds little to a bundle and serves nearby versions.
  */
 import type { ToolAdapter, ToolCatalog } from "../gate/context.js";
 import type { ReadBack, ReadBackOutcome } from "../read-back/index.js";
 import { parsedResult } from "../stages/receive/parsed-value.js";
 import type { Outcome } from "../types.js";
-import { type AiToolOutput, aiSchema, gatedOutput, readBackOutput } from "./ai-sdk-output.js";
+import { type AiInputSchema, type AiToolOutput, aiSchema, gatedOutput, readBackOutput } from "./ai-sdk-output.js";
 import { type AnyToolAdapter, adaptersFor, type GateOptions, gateCall, readBackCall } from "./gate-call.js";
 
-export type { AiContentPart, AiToolOutput } from "./ai-sdk-output.js";
+export type { AiContentPart, AiInputSchema, AiToolOutput } from "./ai-sdk-output.js";
 
 /** What the AI SDK passes `execute` besides the input (`ToolExecutionOptions`), as far as the gate reads it. */
 export interface AiToolCallOptions {
@@ -61,7 +61,7 @@ export type GatedTool<T, O> = T extends unknown
 /** The read-back tool as the model is offered it: its outcome is the page, or why the read failed. */
 export interface ReadBackTool extends GatedMembers<unknown, ReadBackOutcome> {
   description: string;
-  inputSchema: object;
+  inputSchema: AiInputSchema;
 }
 
 /** The gated tool set: each tool by its name, and the read-back tool when `options.readBack` is given. */
@@ -79,8 +79,9 @@ export type GatedToolSet<TOOLS, C> = { [K in keyof TOOLS]: GatedTool<TOOLS[K], O
  *   abort or a timeout is `timeout` or `transport_error`; so is an MCP tool's throw, the client's own failure).
  * - `toModelOutput` gives the model `{ type: "text" }` with the delimited view, `{ type: "content" }` with it and
  *   each admitted image or audio block, or `{ type: "error-text" }` with the typed failure.
- * - An `@ai-sdk/mcp` tool's `CallToolResult` is admitted as it is; any other tool's value as an in-process value
- *   (`parsedResult`). A streaming `execute` (an async iterable) is admitted by its last value.
+ * - An `@ai-sdk/mcp` tool's `CallToolResult` is admitted as it is, and so is the `{ content: [...] }` of a tool whose
+ *   contract's result kind is `content`; any other tool's value as an in-process value (`parsedResult`). A
+ *   streaming `execute` (an async iterable) is admitted by its last value.
  * - With `options.readBack`, the set also holds the read-back tool (`read_tool_result`), and spilled results name it.
  * - A tool without a contract is refused (an `UngatedToolError` naming each), hidden or passed as it is, as
  *   `options.ungated` says. A tool with a contract must have an `execute`: a result the gate never sees is refused.
@@ -124,6 +125,8 @@ function gateTool(name: string, tool: AiTool, adapter: AnyToolAdapter, options: 
     throw new TypeError(`toolgate: ${JSON.stringify(name)} has no execute, so its result would never be admitted`);
   }
   const fromMcp = isMcpTool(tool);
+  // A `content` contract's result is content blocks (a screenshot), which an in-process tool returns as MCP's.
+  const blocks = fromMcp || adapter.spec?.result?.kind === "content";
   const { outputSchema: _described, ...kept } = tool as AiTool & { outputSchema?: unknown };
   return {
     ...kept,
@@ -132,7 +135,7 @@ function gateTool(name: string, tool: AiTool, adapter: AnyToolAdapter, options: 
       const raw = new Promise((resolve) => resolve(execute.call(tool, input, call)))
         .then((value) => (isAsyncIterable(value) ? lastOf(value) : value))
         .then(
-          (value) => asRaw(value, fromMcp),
+          (value) => asRaw(value, blocks),
           (error: unknown) => (fromMcp || isStop(error) ? Promise.reject(error) : TOOL_THREW),
         );
       const info = { tool: name, args: input, callId: call?.toolCallId, signal: call?.abortSignal };
@@ -164,12 +167,13 @@ function isMcpTool(tool: AiTool): boolean {
 }
 
 /**
- * What the gate admits of a resolved `execute`: an MCP tool's `CallToolResult` as it is (with `schemas`, the MCP
- * client resolves to the structured value instead), every other value as an in-process tool's value.
+ * What the gate admits of a resolved `execute`: a `CallToolResult` as it is when the tool answers in blocks (an MCP
+ * tool, whose client resolves to the structured value instead under `schemas`, or a `content` contract's tool),
+ * every other value as an in-process tool's value.
  */
-function asRaw(value: unknown, fromMcp: boolean): unknown {
+function asRaw(value: unknown, blocks: boolean): unknown {
   const isCallToolResult =
-    fromMcp && typeof value === "object" && value !== null && Array.isArray((value as { content?: unknown }).content);
+    blocks && typeof value === "object" && value !== null && Array.isArray((value as { content?: unknown }).content);
   return isCallToolResult ? value : parsedResult(value);
 }
 

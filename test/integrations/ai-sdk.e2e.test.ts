@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gateTools } from "../../runtime/ai-sdk.js";
 import type { GateEvent } from "../../runtime/index.js";
 import { Turn } from "../../runtime/record/turn.js";
+import { kindsUnderTest } from "../hardening/kinds.js";
 import {
   advertisedTool,
   ERROR_MARKER,
@@ -31,6 +32,9 @@ import {
   VARIANTS,
   type Variant,
 } from "./fixture.js";
+
+/** A 1×1 PNG. */
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 let setup: OrdersSetup;
 let client: MCPClient;
@@ -260,5 +264,36 @@ describe("gateTools", () => {
     expect(() => gateTools(tools, setup.catalog)).toThrowError(/no contract for "send_email"/);
     expect(Object.keys(gateTools(tools, setup.catalog, { ungated: "hide" }))).toEqual([TOOL]);
     expect(gateTools(tools, setup.catalog, { ungated: "pass" }).send_email).toBe(send_email);
+  });
+});
+
+describe("a gated tool answering an image", () => {
+  it("gives the model the delimited text, then the admitted image as a file part", async () => {
+    const screenshot = kindsUnderTest().find((kind) => kind.tool === "screenshot");
+    if (screenshot === undefined) throw new Error("no screenshot tool");
+    const shot = tool({
+      inputSchema: jsonSchema({ type: "object" }),
+      execute: async () => ({
+        content: [
+          { type: "text", text: "the page" },
+          { type: "image", data: PNG, mimeType: "image/png" },
+        ],
+      }),
+    });
+    const model = new MockLanguageModelV3({
+      doGenerate: async ({ prompt }) =>
+        prompt.some((message) => message.role === "tool") ? answer(prompt, "ok") : toolCall("call-1", "screenshot", {}),
+    });
+    const tools = gateTools({ screenshot: shot }, { screenshot: { adapter: screenshot.adapter } });
+    await generateText({ model, tools, prompt: "Take a screenshot.", stopWhen: isStepCount(3) });
+    const part = model.doGenerateCalls[1]?.prompt.at(-1)?.content[0] as { output: unknown };
+    expect(part.output).toEqual({
+      type: "content",
+      value: [
+        { type: "text", text: expect.stringMatching(/^<tool_result tool="screenshot"[\s\S]*<media type="image\/png"/) },
+        // The AI SDK hands the file part to a V3 model in that specification's form.
+        expect.objectContaining({ type: "file-data", mediaType: "image/png", data: PNG }),
+      ],
+    });
   });
 });
