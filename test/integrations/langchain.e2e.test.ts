@@ -5,9 +5,13 @@
  * the typed failure only, the spill handle and the read-back tool bound, the page the model reads back with the
  * handle it read; and on what the application keeps: exactly one outcome per call, as the `ToolMessage`'s artifact.
  */
+
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { type DynamicStructuredTool, tool } from "@langchain/core/tools";
-import { loadMcpTools } from "@langchain/mcp-adapters";
+import { loadMcpTools, MultiServerMCPClient } from "@langchain/mcp-adapters";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { AIMessage, type BaseMessage, createAgent, HumanMessage, ToolMessage } from "langchain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -19,6 +23,7 @@ import {
   expectModelSaw,
   type Orders,
   type OrdersSetup,
+  ordersServer,
   ordersServerTransport,
   ordersSetup,
   ordersValue,
@@ -184,12 +189,75 @@ describe("gateMiddleware with an MCP tool from @langchain/mcp-adapters", () => {
 
   it("admits an MCP result once when gateMcpHooks gated it already", async () => {
     for (const variant of VARIANTS) {
-      const run = await runAgent(variant, (context) =>
-        mcpTools(gateMcpHooks(setup.catalog, { readBack: setup.reader, context })),
-      );
+      const hooks = hookedOnce(variant);
+      const run = await runAgent(variant, (context) => mcpTools(hooks.make(context)));
       expectGatedRun(run, variant, variant === "invalid" ? "error" : variant);
+      hooks.expectGated();
     }
   });
+});
+
+/**
+ * Hooks for one run that count their own events beside the run's: a result reaches the hook only when the adapters
+ * did not throw (`ok`, `large`); otherwise the middleware admits the throw. Either way the run has one outcome.
+ */
+function hookedOnce(variant: Variant) {
+  const events: GateEvent[] = [];
+  return {
+    make: (context: RunContext) =>
+      gateMcpHooks(setup.catalog, {
+        readBack: setup.reader,
+        context: {
+          turn: context.turn,
+          sink: (event: GateEvent) => {
+            events.push(event);
+            context.sink(event);
+          },
+        },
+      }),
+    expectGated: () => expect(events).toHaveLength(variant === "ok" || variant === "large" ? 1 : 0),
+  };
+}
+
+/** The fixture MCP server over streamable HTTP (stateless: a fresh server per request), on a free local port. */
+async function ordersHttpServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const http = createServer(async (request, response) => {
+    const server = await ordersServer();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    response.on("close", () => void server.close());
+    await server.connect(transport);
+    await transport.handleRequest(request, response);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () => new Promise<void>((resolve) => http.close(() => resolve())),
+  };
+}
+
+describe("MultiServerMCPClient with gateMcpHooks, under gateMiddleware", () => {
+  it("gates each answer once, the hooks spread into the client's configuration", async () => {
+    const http = await ordersHttpServer();
+    try {
+      for (const variant of VARIANTS) {
+        const hooks = hookedOnce(variant);
+        let client: MultiServerMCPClient | undefined;
+        const run = await runAgent(variant, async (context) => {
+          client = new MultiServerMCPClient({
+            mcpServers: { orders: { transport: "http", url: http.url } },
+            ...hooks.make(context),
+          });
+          return (await client.getTools()) as DynamicStructuredTool[];
+        });
+        await client?.close();
+        expectGatedRun(run, variant, variant === "invalid" ? "error" : variant);
+        hooks.expectGated();
+      }
+    } finally {
+      await http.close();
+    }
+  }, 60_000);
 });
 
 describe("gateMcpHooks alone", () => {
