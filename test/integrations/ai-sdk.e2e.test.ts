@@ -238,6 +238,27 @@ describe("streamText with a gated tool", () => {
 });
 
 describe("gateTools", () => {
+  it("admits a streaming execute by its last value, and its failure as a tool error", async () => {
+    const streaming = (variant: Variant) => ({
+      [TOOL]: tool({
+        inputSchema: jsonSchema({ type: "object" }),
+        async *execute() {
+          yield { customer: "acme", orders: [] }; // a preliminary result
+          if (variant === "error") throw new Error(String(ordersValue("acme", "error")));
+          yield ordersValue("acme", variant);
+        },
+      }),
+    });
+    for (const variant of ["ok", "error"] as const) {
+      const model = scriptedModel(variant);
+      const turn = new Turn();
+      const tools = gateTools(streaming(variant), setup.catalog, { context: { turn } });
+      await generateText({ model, tools, prompt: "List acme's orders.", stopWhen: isStepCount(3) });
+      expectModelSaw(lastToolText(model.doGenerateCalls[1]?.prompt ?? []), variant);
+      expect(turn.report().contributions).toHaveLength(1);
+    }
+  });
+
   it("keeps the user's description and input schema, and drops the raw value's output schema", async () => {
     const tools = await inProcessTools();
     const original = tools[TOOL] as { description: string; inputSchema: unknown };
