@@ -1,0 +1,273 @@
+/**
+ * The proxy between a host and a server, built on the MCP SDK: an SDK `Client` talks to the server, an SDK
+ * `Server` to the host. `tools/list` passes the server's tools through with each gated tool's `outputSchema`
+ * replaced by the schema of its view (what the host receives), plus the read-back tool; `tools/call` admits the
+ * server's result with the tool's adapter and answers with the model content and, as `structuredContent`, the
+ * view. Every other request and notification, both ways, is forwarded unchanged, with its cancellation and
+ * progress. The full validated value never leaves the proxy except through the read-back tool.
+ */
+import { randomUUID } from "node:crypto";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CallToolResult, JSONRPCRequest, Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  boundText,
+  type EventSink,
+  markupSafeJson,
+  mcpCallFailure,
+  type Outcome,
+  type ReadBack,
+  type ToolAdapter,
+  toModelParts,
+  transportFailure,
+} from "@toolgate/runtime";
+import { MESSAGE_TOO_LARGE } from "./upstream.js";
+
+/** One tool the proxy gates: its adapter, and the JSON Schema of its view. */
+export interface ProxyTool {
+  // biome-ignore lint/suspicious/noExplicitAny: any tool's adapter; the proxy only admits and renders.
+  adapter: ToolAdapter<any, any, any>;
+  viewSchema: Record<string, unknown>;
+}
+
+/** What the proxy serves. */
+export interface ProxyOptions {
+  /** The gated tool the server calls `name`, or undefined when it has no contract. */
+  findTool(name: string): ProxyTool | undefined;
+  /** The server: `UpstreamTransport` (stdio) or the SDK's Streamable HTTP client transport. */
+  upstream: Transport;
+  /** The host: the SDK's stdio or Streamable HTTP server transport. */
+  host: Transport;
+  /** Serve tools without a contract (their text cleaned and bounded) instead of hiding them. */
+  allowUngated?: boolean | undefined;
+  /** The read-back tool over the store spilled results go to; offered to the host when given. */
+  readBack?: ReadBack | undefined;
+  sink?: EventSink | undefined;
+  /** One line for the proxy's log (stderr): what it hides, and why it stops. */
+  log(line: string): void;
+}
+
+/** A running proxy. */
+export interface RunningProxy {
+  /** Settles when either side closes; the proxy is then closed. */
+  closed: Promise<{ by: "host" | "server" }>;
+  close(): Promise<void>;
+}
+
+const CLIENT_INFO = { name: "toolgate-proxy", version: "1" };
+
+/** Connects to the server, then serves the host; resolves once both are connected. */
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const [{ Client }, { Server }, types] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/server/index.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]);
+  const client: Client = new Client(CLIENT_INFO, {
+    capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } },
+  });
+  await client.connect(options.upstream);
+  const serverCapabilities = client.getServerCapabilities() ?? {};
+  const server: Server = new Server(client.getServerVersion() ?? CLIENT_INFO, {
+    capabilities: { ...serverCapabilities, tools: { ...serverCapabilities.tools } },
+    ...(client.getInstructions() === undefined ? {} : { instructions: client.getInstructions() }),
+  });
+  const session = randomUUID();
+  const hidden = new Set<string>();
+
+  server.setRequestHandler(types.ListToolsRequestSchema, async (request, extra) => {
+    const page = serverCapabilities.tools
+      ? await client.listTools(request.params, { signal: extra.signal })
+      : { tools: [] as Tool[] };
+    const tools: Tool[] = [];
+    for (const tool of page.tools) {
+      if (tool.name === options.readBack?.definition.name) continue;
+      const gated = options.findTool(tool.name);
+      if (gated !== undefined) tools.push({ ...tool, outputSchema: gated.viewSchema as Tool["outputSchema"] });
+      else if (options.allowUngated) tools.push(withoutOutputSchema(tool));
+      else if (!hidden.has(tool.name)) {
+        hidden.add(tool.name);
+        options.log(`toolgate proxy: hiding ${JSON.stringify(tool.name)}: no contract (--allow-ungated serves it)`);
+      }
+    }
+    if (options.readBack !== undefined && request.params?.cursor === undefined) {
+      tools.push(options.readBack.definition as unknown as Tool);
+    }
+    return { ...page, tools };
+  });
+
+  server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
+    const { name } = request.params;
+    const reader = options.readBack;
+    if (reader !== undefined && name === reader.definition.name) {
+      const page = await reader.handle(request.params.arguments, { session });
+      return page.toolResult as CallToolResult;
+    }
+    const forward: RequestOptions = {
+      signal: extra.signal,
+      resetTimeoutOnProgress: true,
+      onprogress: progressTo(extra, request.params._meta?.progressToken),
+    };
+    const tool = options.findTool(name);
+    if (tool === undefined) {
+      if (!options.allowUngated) return refusal(name);
+      const answer = await client
+        .request({ method: "tools/call", params: request.params }, types.ResultSchema, forward)
+        .catch(() => ({ content: [], isError: true }));
+      return ungatedResult(name, answer);
+    }
+    const raw = client
+      .request({ method: "tools/call", params: request.params }, types.ResultSchema, {
+        ...forward,
+        timeout: tool.adapter.spec.limits.timeoutMs,
+      })
+      .catch(callFailure);
+    const outcome = await tool.adapter.admit(raw, {
+      args: request.params.arguments,
+      correlationId: String(extra.requestId),
+      session,
+      sink: options.sink,
+      ...(reader === undefined ? {} : reader.context),
+      signal: extra.signal,
+    });
+    return hostResult(outcome);
+  });
+
+  // Everything else, both ways, unchanged: resources, prompts, completion, logging; sampling, elicitation, roots.
+  server.fallbackRequestHandler = (request: JSONRPCRequest, extra) =>
+    client.request(strip(request), types.ResultSchema, {
+      signal: extra.signal,
+      onprogress: progressTo(extra, request.params?._meta?.progressToken),
+    });
+  client.fallbackRequestHandler = (request: JSONRPCRequest, extra) =>
+    server.request(strip(request), types.ResultSchema, {
+      signal: extra.signal,
+      onprogress: progressTo(extra, request.params?._meta?.progressToken),
+    });
+  server.fallbackNotificationHandler = async (notification) => client.notification(notification);
+  client.fallbackNotificationHandler = async (notification) => server.notification(notification);
+
+  let settle: (by: { by: "host" | "server" }) => void = () => undefined;
+  const closed = new Promise<{ by: "host" | "server" }>((resolve) => {
+    settle = resolve;
+  });
+  const close = async () => {
+    await Promise.allSettled([server.close(), client.close()]);
+  };
+  client.onclose = () => {
+    settle({ by: "server" });
+    void close();
+  };
+  server.onclose = () => {
+    settle({ by: "host" });
+    void close();
+  };
+  await server.connect(options.host);
+  return { closed, close };
+}
+
+/** A request as the other side is sent it: its method and parameters (the SDK gives it a new id). */
+function strip(request: JSONRPCRequest): { method: string; params?: Record<string, unknown> } {
+  return request.params === undefined ? { method: request.method } : { method: request.method, params: request.params };
+}
+
+/** Forwards the other side's progress to whoever asked, under their own token. */
+function progressTo(
+  extra: { sendNotification(notification: never): Promise<void> },
+  token: string | number | undefined,
+): ((progress: Progress) => void) | undefined {
+  if (token === undefined) return undefined;
+  return (progress) => {
+    const notification = { method: "notifications/progress", params: { ...progress, progressToken: token } };
+    void extra.sendNotification(notification as never).catch(() => undefined);
+  };
+}
+
+/** What a failed `tools/call` hands the gate: the server's answer past the ceiling, or the call's failure. */
+function callFailure(error: unknown) {
+  let code: unknown;
+  try {
+    code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  } catch {
+    code = undefined;
+  }
+  if (code === MESSAGE_TOO_LARGE) {
+    return transportFailure("transport_error", "The server's answer was over the proxy's ceiling.", {
+      reason: "message_too_large",
+      retryable: false,
+    });
+  }
+  return mcpCallFailure(error);
+}
+
+/** The host's answer for an outcome: the model content and, when it succeeded, the view as structured content. */
+export function hostResult(outcome: Outcome<unknown, unknown>): CallToolResult {
+  const content = toModelParts(outcome).map((part) =>
+    part.type === "text" ? { type: "text" as const, text: part.text } : { ...part },
+  );
+  if (!outcome.ok) return { content, isError: true };
+  return { content, structuredContent: outcome.view as Record<string, unknown> };
+}
+
+/** A tool the proxy does not serve, called anyway: a typed refusal; the server is not called. */
+function refusal(name: string): CallToolResult {
+  return {
+    content: [
+      {
+        type: "text",
+        text: `<tool_result tool="${name.replace(/[^A-Za-z0-9_.-]/g, "_")}" source="none" complete="false" error="unknown_tool" retryable="false"/>`,
+      },
+    ],
+    isError: true,
+  };
+}
+
+function withoutOutputSchema(tool: Tool): Tool {
+  const { outputSchema: _notGated, ...rest } = tool;
+  return rest;
+}
+
+/** The most characters of an ungated tool's text the host receives, all its text blocks together. */
+export const UNGATED_MAX_CHARS = 100_000;
+
+/**
+ * An ungated tool's result (only with `--allow-ungated`), under text hygiene: its text blocks cleaned (no bidi
+ * controls, invisible or tag characters) and bounded together to {@link UNGATED_MAX_CHARS}, a cut marked, inside a
+ * `tool_result` delimiter that says it was not gated; every other block and the structured content dropped (the
+ * wire ceiling bounded the whole answer already). Hostile answers are read defensively.
+ */
+export function ungatedResult(name: string, result: unknown): CallToolResult {
+  const texts: string[] = [];
+  let isError = false;
+  let dropped = 0;
+  try {
+    const { content, isError: error } = result as { content?: unknown; isError?: unknown };
+    isError = error === true;
+    for (const block of Array.isArray(content) ? content : []) {
+      const { type, text } = (block ?? {}) as { type?: unknown; text?: unknown };
+      if (type === "text" && typeof text === "string") texts.push(text);
+      else dropped++;
+    }
+  } catch {
+    return { content: [{ type: "text", text: delimited(name, 'error="transport_error"', "") }], isError: true };
+  }
+  const bounded = boundText(texts.join("\n"), UNGATED_MAX_CHARS);
+  const note = [bounded.leftOut > 0 ? `cut="${bounded.leftOut}"` : "", dropped > 0 ? `dropped_blocks="${dropped}"` : ""]
+    .filter(Boolean)
+    .join(" ");
+  const body = markupSafeJson(bounded.text);
+  return { content: [{ type: "text", text: delimited(name, note, body) }], ...(isError ? { isError: true } : {}) };
+}
+
+/** A `tool_result` delimiter for an ungated answer. */
+function delimited(name: string, attributes: string, body: string): string {
+  const open = `<tool_result tool="${safeName(name)}" gated="false"${attributes === "" ? "" : ` ${attributes}`}`;
+  return body === "" ? `${open}/>` : `${open}>\n${body}\n</tool_result>`;
+}
+
+/** A tool name as an attribute: what a host-chosen name may hold, anything else as `_`. */
+function safeName(name: string): string {
+  return name.slice(0, 128).replace(/[^A-Za-z0-9_.-]/g, "_");
+}
