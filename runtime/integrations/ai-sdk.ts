@@ -77,6 +77,8 @@ export type GatedToolSet<TOOLS, C> = { [K in keyof TOOLS]: GatedTool<TOOLS[K], O
  *   (`result.steps[i].toolResults[j].output`, `onStepFinish`'s `toolResults`, the UI message's tool part), and it
  *   is the only thing an `execute` resolves to. A tool's throw is a `tool_error` whose message is never shown (an
  *   abort or a timeout is `timeout` or `transport_error`; so is an MCP tool's throw, the client's own failure).
+ *   The outcome goes wherever the AI SDK sends tool results: an app that streams UI messages to a browser sends
+ *   `data` there too, unless it filters the tool parts it streams.
  * - `toModelOutput` gives the model `{ type: "text" }` with the delimited view, `{ type: "content" }` with it and
  *   each admitted image or audio block, or `{ type: "error-text" }` with the typed failure.
  * - An `@ai-sdk/mcp` tool's `CallToolResult` is admitted as it is, and so is the `{ content: [...] }` of a tool whose
@@ -84,7 +86,8 @@ export type GatedToolSet<TOOLS, C> = { [K in keyof TOOLS]: GatedTool<TOOLS[K], O
  *   streaming `execute` (an async iterable) is admitted by its last value.
  * - With `options.readBack`, the set also holds the read-back tool (`read_tool_result`), and spilled results name it.
  * - A tool without a contract is refused (an `UngatedToolError` naming each), hidden or passed as it is, as
- *   `options.ungated` says. A tool with a contract must have an `execute`: a result the gate never sees is refused.
+ *   `options.ungated` says. A tool with a contract but no `execute` (answered by the client or the provider) is a
+ *   `TypeError`: its result would never pass through the gate.
  *
  * `options.context` (a `Turn`, an event sink, the tenant and session…) is every call's context; as a function it is
  * asked per call, with the AI SDK's `toolCallId` as the call's id.
