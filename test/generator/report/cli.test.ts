@@ -87,6 +87,28 @@ describe("toolgate report", () => {
     expect([passing.code, passing.err]).toEqual([0, ""]);
   });
 
+  it("reports the labelled example trace, and its decision rule finds the summaries and re-calls that lose the answer", async () => {
+    const fixture = path.resolve(import.meta.dirname, "../../fixtures/report");
+    const run = await toolgate(
+      "report",
+      path.join(fixture, "events.jsonl"),
+      "--labels",
+      path.join(fixture, "labels.jsonl"),
+      "--fail-on",
+      "wrong_decisions>0",
+    );
+    expect(run.code).toBe(1);
+    expect(run.out).toContain(
+      "toolgate report: 120 events from 1 file, 5 tools; 120 labels, 120 matched in the trace.",
+    );
+    const wrong = run.out.split("\n").filter((line) => line.endsWith("): the cap or the policy is wrong"));
+    expect(wrong).toEqual([
+      "  query_database: summarized turns recover 0% (n=6) against 70% for clean turns (n=80): the cap or the policy is wrong",
+      "  search_docs: re-called turns recover 0% (n=6) against 70% for clean turns (n=80): the cap or the policy is wrong",
+    ]);
+    expect(run.err).toBe("toolgate report: --fail-on wrong_decisions>0 holds (2)");
+  });
+
   it("exits 2 for a usage mistake, naming it", async () => {
     const cases: Array<[string[], string]> = [
       [["--format", "pdf"], '--format must be one of text, markdown, json, html, not "pdf"'],
