@@ -21,7 +21,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { GateEvent } from "../../runtime/index.js";
 import { UngatedToolError } from "../../runtime/integrations/gate-call.js";
-import { gateTool, gateTools, type MastraGateOptions, mastraModelOutput } from "../../runtime/integrations/mastra.js";
+import {
+  gateTool,
+  gateTools,
+  type MastraGateOptions,
+  mastraModelOutput,
+  readBackTool,
+} from "../../runtime/integrations/mastra.js";
 import { Turn } from "../../runtime/record/turn.js";
 import {
   ERROR_MARKER,
@@ -269,6 +275,25 @@ describe("reading a spilled result back through Mastra", () => {
     expect(read?.ok).toBe(true);
   });
 
+  it("pages a spill of a tool gated alone, with readBackTool beside it in the agent's tools", async () => {
+    const turn = new Turn();
+    const listOrders = gateTool(ordersTool(), setup.catalog, { context: { turn }, readBack: setup.reader });
+    const { model, calls } = scriptedModel([
+      () => ({ tool: TOOL, input: { customer: "acme", variant: "large" } }),
+      (prompt) => ({
+        tool: "read_tool_result",
+        input: { handle: spillHandle(resultInPrompt(prompt, "call-1") ?? ""), pointer: "/orders", offset: 10 },
+      }),
+      () => "done",
+    ]);
+    const tools = { [TOOL]: listOrders, read_tool_result: readBackTool(setup.reader) };
+    const agent = new Agent({ id: "orders", name: "orders", instructions: "", model, tools });
+    await agent.generate("List acme's orders.", { maxSteps: 5 });
+    expectModelSaw(resultInPrompt(calls[1]?.prompt, "call-1") ?? "", "large");
+    expect(resultInPrompt(calls[2]?.prompt, "call-2")).toContain("ord_0011");
+    expect(turn.report().contributions).toHaveLength(1);
+  });
+
   it("reads back only in the tenant the call's context names, taken from Mastra's request context", async () => {
     const options: MastraGateOptions = {
       readBack: setup.reader,
@@ -378,6 +403,19 @@ describe("other ways through the agent", () => {
     expectModelSaw(resultInPrompt(calls[1]?.prompt, "call-1-1") ?? "", "invalid");
     expectNoMarkers(calls);
     expect(events.map((e) => e.code).sort()).toEqual(["ok", "schema_mismatch"]);
+  });
+
+  it("reports a tool's timeout as a timeout, not as its error", async () => {
+    const slow = createTool({
+      id: TOOL,
+      description: "A customer's orders.",
+      execute: async () => {
+        throw new DOMException("the order service did not answer", "TimeoutError");
+      },
+    });
+    const outcome = await gateTool(slow, setup.catalog).execute({ customer: "acme" }, { toolCallId: "c1" });
+    expect(outcome.ok ? undefined : outcome.error.code).toBe("timeout");
+    expect(outcome.provenance.correlationId).toBe("c1");
   });
 
   it("shows the model Mastra's refusal of arguments that break the input schema, with no outcome: the tool never ran", async () => {
