@@ -16,7 +16,11 @@ export type LangChainBlock = { type: string } & Record<string, unknown>;
 export interface ToolMessageLike {
   content: unknown;
   artifact?: unknown;
+  status?: unknown;
 }
+
+/** A tool's own error, with none of its text: what `admit` makes a `tool_error` of. */
+const TOOL_ERROR = Object.freeze({ content: Object.freeze([]), isError: true });
 
 /** An MCP content block, from a LangChain content block (text, and base64 image or audio in any of its shapes). */
 function mcpBlock(block: unknown): unknown {
@@ -57,10 +61,13 @@ function mcpStructured(artifact: unknown): { found: boolean; value?: unknown } {
  * - an MCP tool of `@langchain/mcp-adapters` (its artifacts hold `mcp_structured_content`): the `CallToolResult`
  *   again, its structured content and its content blocks (the adapters write a lone text block beside structured
  *   content as that block's JSON, a copy of the same value, so a string content is left out);
+ * - a message marked `status: "error"` (an inner middleware's answer to a throw): the tool's error, none of its text;
  * - otherwise the content the model would have read: a string (an in-process tool's value, JSON-encoded by
- *   LangChain) as text, an array of blocks as a `CallToolResult` of them.
+ *   LangChain) as text, an array of blocks as a `CallToolResult` of them. An in-process tool's own artifact is not
+ *   read: the contract is checked against what the model would be shown.
  */
 export function rawOfToolMessage(message: ToolMessageLike): unknown {
+  if (message.status === "error") return TOOL_ERROR;
   const structured = mcpStructured(message.artifact);
   if (structured.found) {
     const content = Array.isArray(message.content) ? mcpContent(message.content) : [];
@@ -98,7 +105,7 @@ export function isGraphBubbleUp(error: unknown): boolean {
 export function rawOfThrow(error: unknown): unknown {
   const name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
   if (name === "TimeoutError" || name === "AbortError") return Promise.reject(error);
-  return { content: [], isError: true };
+  return TOOL_ERROR;
 }
 
 /** A gated call's model parts as LangChain content: the text alone as a string, else blocks (v1 image and audio). */

@@ -12,6 +12,7 @@
  */
 import { ToolMessage } from "@langchain/core/messages";
 import { DynamicStructuredTool } from "@langchain/core/tools";
+import type { ToolCatalog } from "../gate/context.js";
 import type { ReadBack } from "../read-back/index.js";
 import type { Outcome } from "../types.js";
 import { findAdapter, type GateOptions, gateCall, readBackCall, type ToolCallInfo } from "./gate-call.js";
@@ -64,8 +65,9 @@ export interface GateMiddleware {
  *
  * - A tool with a contract runs as usual, then its result is admitted: the `ToolMessage` the agent keeps has the
  *   model's content (`toModelContent`, or text and media blocks when the result has images or audio) and the
- *   outcome as `artifact` (`outcomeOf(message)` reads it). A throw in the tool is a `tool_error` (a timeout or an
- *   abort the wait's failure) whose text never reaches the model; LangGraph's interrupts pass through.
+ *   outcome as `artifact` (`outcomeOf(message)` reads it). A throw in the tool (or a message an inner middleware
+ *   marked `status: "error"`) is a `tool_error` whose text never reaches the model; a timeout or an abort is the
+ *   wait's failure (`timeout`, `transport_error`); LangGraph's interrupts are thrown on.
  * - A tool without a contract (`options.ungated`): `"refuse"` (the default) answers its call with a typed refusal
  *   (`error="no_contract"`) without running it; `"hide"` also takes it out of the tools the model is given;
  *   `"pass"` runs it ungated.
@@ -75,7 +77,7 @@ export interface GateMiddleware {
  *   id as `correlationId` and the run's signal. An MCP tool gated by {@link gateMcpHooks} already is not admitted
  *   twice: its outcome becomes the artifact.
  */
-export function gateMiddleware(catalog: Parameters<typeof findAdapter>[0], options: LangChainGateOptions = {}) {
+export function gateMiddleware(catalog: ToolCatalog, options: LangChainGateOptions = {}): GateMiddleware {
   const readName = options.readBack?.definition.name;
   const ungated = options.ungated ?? "refuse";
   const middleware: GateMiddleware & { [MIDDLEWARE_BRAND]: true } = {
@@ -123,7 +125,7 @@ export function gateMiddleware(catalog: Parameters<typeof findAdapter>[0], optio
 
 /** Whether the model is still given `tool` under `ungated: "hide"`: it has a contract, is the read-back tool, or is
  * a provider's own tool (a plain object without a name), which never runs through the agent's tool node. */
-function offered(catalog: Parameters<typeof findAdapter>[0], tool: unknown, readName: string | undefined): boolean {
+function offered(catalog: ToolCatalog, tool: unknown, readName: string | undefined): boolean {
   const name = typeof tool === "object" && tool !== null ? (tool as { name?: unknown }).name : undefined;
   if (typeof name !== "string") return true;
   return name === readName || findAdapter(catalog, name) !== undefined;

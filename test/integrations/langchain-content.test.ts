@@ -76,6 +76,15 @@ describe("gateMiddleware, call by call", () => {
     ).rejects.toBe(interrupt);
   });
 
+  it("answers an error message an inner middleware made as the tool's error, without its text", async () => {
+    const middleware = gateMiddleware(setup.catalog);
+    const inner = new ToolMessage({ content: `${ERROR_MARKER}: boom`, status: "error", tool_call_id: "c4" });
+    const answer = await middleware.wrapToolCall(request("c4"), () => inner);
+    const text = ToolMessage.isInstance(answer) ? String(answer.content) : "";
+    expect(text).toMatch(/error="tool_error" retryable="false"/);
+    expect(text).not.toContain(ERROR_MARKER);
+  });
+
   it("answers a timeout as a retryable timeout", async () => {
     const middleware = gateMiddleware(setup.catalog);
     const answer = await middleware.wrapToolCall(request("c2"), () =>
