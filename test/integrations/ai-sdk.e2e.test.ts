@@ -286,6 +286,11 @@ describe("gateTools", () => {
     expect(Object.keys(gateTools(tools, setup.catalog, { ungated: "hide" }))).toEqual([TOOL]);
     expect(gateTools(tools, setup.catalog, { ungated: "pass" }).send_email).toBe(send_email);
   });
+
+  it("refuses a contracted tool whose result would never pass through it (no execute)", async () => {
+    const { execute: _execute, ...answeredElsewhere } = (await inProcessTools())[TOOL] as { execute: unknown };
+    expect(() => gateTools({ [TOOL]: answeredElsewhere }, setup.catalog)).toThrowError(/"list_orders" has no execute/);
+  });
 });
 
 describe("a gated tool answering an image", () => {
