@@ -45,9 +45,10 @@ interface HookConfig {
  * `schema_mismatch` under a contract of kind `structured`. A tool without a contract is refused (its content
  * replaced by a typed refusal) unless `options.ungated` is `"pass"`.
  *
- * The adapters throw for an `isError` result before calling the hook, with the tool's text in the error: run these
- * tools under `gateMiddleware` (which turns the throw into a typed `tool_error`), or under an error handler that
- * never shows the error's message to the model.
+ * The adapters throw before calling the hook for an `isError` result (with the tool's text in the error) and for
+ * one the MCP SDK client refused (structured content that breaks the advertised output schema): run these tools
+ * under `gateMiddleware` (which turns the throw into a typed `tool_error`), or under an error handler that never
+ * shows the error's message to the model.
  */
 export function gateMcpHooks(catalog: ToolCatalog, options: GateOptions = {}): GateMcpHooks {
   return {
