@@ -27,40 +27,60 @@ export const FAILURE_CODES: readonly FailureCode[] = Object.freeze(Object.keys(R
 
 const TRANSPORT_FAILURE = Symbol.for("toolgate.transportFailure");
 
+/**
+ * What the transport reports instead of a payload: it gave up (`timeout`, `transport_error`), or it refused an answer
+ * past a ceiling of its own before the gate could read it (`result_too_large`, e.g. `toolgate proxy` cutting a
+ * message on the wire).
+ */
+export type TransportFailureKind = "timeout" | "transport_error" | "result_too_large";
+
+const KINDS: ReadonlySet<string> = new Set<TransportFailureKind>(["timeout", "transport_error", "result_too_large"]);
+
 /** A call that produced no payload: what the caller passes to `admit` when the transport gave up. */
 export interface TransportFailure {
   readonly [TRANSPORT_FAILURE]: true;
-  readonly kind: "timeout" | "transport_error";
+  readonly kind: TransportFailureKind;
   /** The caller's own words about what happened (trusted text: it does not come from the tool). */
   readonly message: string;
   /** Why, as a code (`sdk_buffer_exceeded`): the outcome's `diagnostics.detail.reason`. */
   readonly reason?: string | undefined;
   /** Whether the same call may succeed when repeated, when the caller knows; else the code's default. */
   readonly retryable?: boolean | undefined;
+  /** How many bytes the transport saw (for `result_too_large`, the refused answer's size): `provenance.rawBytes`. */
+  readonly bytes?: number | undefined;
 }
 
-/** What a caller may add to a transport failure: why, as a code, and whether repeating the call may help. */
+/** What a caller may add to a transport failure: why, as a code, whether repeating the call may help, its size. */
 export interface TransportFailureOptions {
   /** A code of lower-case letters, digits and `_` (at most 64), e.g. `sdk_buffer_exceeded`; anything else is dropped. */
   reason?: string | undefined;
   retryable?: boolean | undefined;
+  /** The bytes the transport saw, a non-negative safe integer; anything else is dropped. */
+  bytes?: number | undefined;
 }
+
+const DEFAULT_TRANSPORT_MESSAGES: Readonly<Record<TransportFailureKind, string>> = {
+  timeout: "The tool call timed out.",
+  transport_error: "The transport failed.",
+  result_too_large: "The transport refused an answer past its ceiling.",
+};
 
 /**
  * Makes a transport failure for `admit`: `admit(transportFailure("timeout"), ctx)` ends in a `timeout` outcome.
  * `message` is the caller's own text and appears in `outcome.error.message`, so never put tool output in it.
  */
 export function transportFailure(
-  kind: "timeout" | "transport_error",
+  kind: TransportFailureKind,
   message?: string,
   options: TransportFailureOptions = {},
 ): TransportFailure {
   return Object.freeze({
     [TRANSPORT_FAILURE]: true as const,
     kind,
-    message: message ?? (kind === "timeout" ? "The tool call timed out." : "The transport failed."),
+    message: message ?? DEFAULT_TRANSPORT_MESSAGES[kind] ?? "The transport failed.",
     ...(options.reason === undefined ? {} : { reason: options.reason }),
     ...(options.retryable === undefined ? {} : { retryable: options.retryable }),
+    ...(options.bytes === undefined ? {} : { bytes: options.bytes }),
   });
 }
 
@@ -86,20 +106,22 @@ const MAX_CALLER_MESSAGE_CHARS = 500;
  */
 export function transportFailureOf(raw: TransportFailure):
   | {
-      kind: TransportFailure["kind"];
+      kind: TransportFailureKind;
       message: string;
       reason: string | undefined;
       retryable: boolean | undefined;
+      bytes: number | undefined;
     }
   | undefined {
   if (!Object.isFrozen(raw)) return undefined;
-  const { kind, message, reason, retryable } = raw;
-  if ((kind !== "timeout" && kind !== "transport_error") || typeof message !== "string") return undefined;
+  const { kind, message, reason, retryable, bytes } = raw;
+  if (!KINDS.has(kind) || typeof message !== "string") return undefined;
   return {
     kind,
     message: boundText(message, MAX_CALLER_MESSAGE_CHARS).text,
     reason: typeof reason === "string" && REASON_CODE.test(reason) ? reason : undefined,
     retryable: typeof retryable === "boolean" ? retryable : undefined,
+    bytes: Number.isSafeInteger(bytes) && (bytes as number) >= 0 ? bytes : undefined,
   };
 }
 

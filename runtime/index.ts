@@ -10,6 +10,7 @@ export {
   isTransportFailure,
   RETRY_DEFAULTS,
   type TransportFailure,
+  type TransportFailureKind,
   type TransportFailureOptions,
   transportFailure,
 } from "./failure.js";

@@ -194,9 +194,10 @@ function callFailure(error: unknown) {
     code = undefined;
   }
   if (code === MESSAGE_TOO_LARGE) {
-    return transportFailure("transport_error", "The server's answer was over the proxy's ceiling.", {
+    const bytes = (error as { data?: { bytes?: unknown } }).data?.bytes;
+    return transportFailure("result_too_large", "The server's answer was over the proxy's ceiling.", {
       reason: "message_too_large",
-      retryable: false,
+      bytes: typeof bytes === "number" ? bytes : undefined,
     });
   }
   return mcpCallFailure(error);

@@ -77,7 +77,7 @@ async function receiveRaw(
       return refused("unsupported", "transport_error", "transport", 0, { reason: "unsupported_raw" });
     const detail: Record<string, string> = failure.reason === undefined ? {} : { reason: failure.reason };
     return {
-      ...refused("transport_failure", failure.kind, "transport", 0, detail),
+      ...refused("transport_failure", failure.kind, "transport", failure.bytes ?? 0, detail),
       callerMessage: failure.message,
       ...(failure.retryable === undefined ? {} : { retryable: failure.retryable }),
     };

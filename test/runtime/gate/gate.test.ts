@@ -255,6 +255,21 @@ describe("admit: each failure ends in its exact code, with no trace of the paylo
     expect(said.ok ? "" : said.error.message).toBe("upstream closed the connection");
   });
 
+  it("an answer the transport refused past its own ceiling is result_too_large, with the size it saw", async () => {
+    const tool = recordTool();
+    const refused = await tool.admit(
+      transportFailure("result_too_large", undefined, { reason: "message_too_large", bytes: 52_428_817 }),
+    );
+    expect(refused.ok).toBe(false);
+    if (refused.ok) return;
+    expect(refused.error).toMatchObject({ code: "result_too_large", retryable: false });
+    expect(refused.provenance.rawBytes).toBe(52_428_817);
+    expect(refused.diagnostics).toMatchObject({ stage: "transport", detail: { reason: "message_too_large" } });
+    // A size that is not a byte count is dropped, never shown.
+    const odd = await tool.admit(transportFailure("result_too_large", undefined, { bytes: -1 }));
+    expect(odd.provenance.rawBytes).toBe(0);
+  });
+
   it("schema_mismatch diagnostics say where and which keyword, without values or params", async () => {
     const marker = plant();
     const outcome = await recordTool().admit(JSON.stringify(goodRecord({ status: marker })));
