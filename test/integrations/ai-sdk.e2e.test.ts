@@ -221,6 +221,19 @@ for (const [source, toolsOf] of [
   });
 }
 
+describe("the same loop without the gate", () => {
+  it("shows the model the private field and the tool's thrown message (what the gate stops)", async () => {
+    for (const [variant, marker] of [
+      ["ok", PRIVATE_MARKER],
+      ["error", ERROR_MARKER],
+    ] as const) {
+      const model = scriptedModel(variant);
+      await generateText({ model, tools: await inProcessTools(), prompt: "List.", stopWhen: isStepCount(3) });
+      expect(lastToolText(model.doGenerateCalls[1]?.prompt ?? [])).toContain(marker);
+    }
+  });
+});
+
 describe("streamText with a gated tool", () => {
   it("gives the streaming loop the same gated content", async () => {
     const model = scriptedModel("invalid");
