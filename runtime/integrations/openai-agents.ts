@@ -117,7 +117,7 @@ export type GatedMcpServer<S extends AgentsMcpServer = AgentsMcpServer> = Agents
     ): Promise<AgentsMcpCallResult>;
   };
 
-/** Options of {@link gateMcpServer}. */
+/** Options of {@link gateMcpServer} (and of `gateTools`, for function tools). */
 export interface AgentsGateOptions extends GateOptions {
   /**
    * Called with each gated call's outcome, before the model's content goes back to the SDK: where the application
