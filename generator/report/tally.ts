@@ -36,25 +36,32 @@ const PACKED_SLOTS = 10;
 
 /**
  * Which tools took part in which turn and how. Slot 0 is all tools, slot i + 1 the i-th tool seen. A turn costs one
- * map entry with a small integer for its first nine tools.
+ * map entry with a small integer for its first nine tools; a tenth and later tool's state is kept in a second map.
  */
 class TurnBits {
   readonly #packed = new Map<string, number>();
   readonly #spilled = new Map<string, number>();
 
-  /** Sets `bits` for the slot in the turn; returns those that were not set before. */
+  /**
+   * Sets `bits` for slot 0 (all tools) and for `slot` in the turn, with one look-up for both; returns the bits that
+   * were not set before, slot 0's in the low three bits and the slot's above them.
+   */
   mark(turn: string, slot: number, bits: number): number {
-    if (slot >= PACKED_SLOTS) {
+    const word = this.#packed.get(turn) ?? 0;
+    let next = word | bits;
+    let fresh = bits & ~word;
+    if (slot < PACKED_SLOTS) {
+      const shift = slot * 3;
+      next |= bits << shift;
+      fresh |= (bits & ~(word >> shift)) << 3;
+    } else {
       const key = `${slot}\u0000${turn}`;
       const before = this.#spilled.get(key) ?? 0;
-      this.#spilled.set(key, before | bits);
-      return bits & ~before;
+      if ((before | bits) !== before) this.#spilled.set(key, before | bits);
+      fresh |= (bits & ~before) << 3;
     }
-    const shift = slot * 3;
-    const word = this.#packed.get(turn) ?? 0;
-    const before = (word >> shift) & 7;
-    if ((before | bits) !== before) this.#packed.set(turn, word | (bits << shift));
-    return bits & ~before;
+    if (next !== word) this.#packed.set(turn, next);
+    return fresh & 63;
   }
 }
 
@@ -118,17 +125,12 @@ export class Tally {
     const failed = event.code !== "ok";
     const partial = !failed && (event.policy === "summarize" || event.policy === "spill");
     const bits = SEEN | (partial ? PARTIAL : 0) | (failed ? FAILED : 0);
-    for (const [tally, slot] of [
-      [this.all, 0],
-      [entry.tally, entry.slot],
-    ] as const) {
-      count(tally, event, handling);
-      // A call without a turn is its own turn.
-      const fresh = event.turn === undefined ? bits : this.#turns.mark(event.turn, slot, bits);
-      if (fresh & SEEN) tally.turns++;
-      if (fresh & PARTIAL) tally.partialTurns++;
-      if (fresh & FAILED) tally.failedTurns++;
-    }
+    count(this.all, event, handling);
+    count(entry.tally, event, handling);
+    // A call without a turn is its own turn.
+    const fresh = event.turn === undefined ? bits | (bits << 3) : this.#turns.mark(event.turn, entry.slot, bits);
+    countTurn(this.all, fresh & 7);
+    countTurn(entry.tally, fresh >> 3);
     if (this.#labels.size > 0) this.#label(event, handling);
   }
 
@@ -147,6 +149,13 @@ export class Tally {
       if (handling !== undefined) met.add(`${handling}\u0000${event.tool}`);
     }
   }
+}
+
+/** Counts a turn's first sight of a tally's tool, and its first partial and failed result there. */
+function countTurn(tally: ToolTally, fresh: number): void {
+  if (fresh & SEEN) tally.turns++;
+  if (fresh & PARTIAL) tally.partialTurns++;
+  if (fresh & FAILED) tally.failedTurns++;
 }
 
 function count(tally: ToolTally, event: TraceEvent, handling: OversizePolicyName | undefined): void {

@@ -122,6 +122,24 @@ describe("measures per tool", () => {
     expect(report.all.failedTurns).toBe(4);
   });
 
+  it("keeps each of a dozen tools' turns apart, past the nine kept packed per turn", async () => {
+    const folder = await scratch("many-tools");
+    const lines = [1, 2].flatMap((round) =>
+      Array.from({ length: 12 }, (_, i) =>
+        event({
+          tool: `tool_${String(i).padStart(2, "0")}`,
+          turn: `t${round}`,
+          ...(i % 2 === 1 ? { code: "tool_error", policy: undefined } : {}),
+        }),
+      ),
+    );
+    const many = await buildReport([await writeLines(path.join(folder, "events.jsonl"), lines)]);
+    expect(many.tools.map((t) => [t.turns, t.failedTurns])).toEqual(
+      Array.from({ length: 12 }, (_, i) => [2, i % 2 === 1 ? 2 : 0]),
+    );
+    expect([many.all.turns, many.all.failedTurns]).toEqual([2, 2]);
+  });
+
   it("has no recovered rates without labels", () => {
     expect(report.recovered).toBeUndefined();
     expect(report.decisions).toEqual([]);
