@@ -1,18 +1,24 @@
 /**
  * Benchmark 2, gate overhead: `admit` on realistic 1 KB, 64 KB and 1 MB results (JSON text, as a transport
  * delivers it) against what a careful caller would do without the gate: `JSON.parse` plus the same generated
- * standalone validator. `JSON.parse` alone is timed too, as the floor. Reported beside it: `admit` on the same
- * result as bytes, and as an MCP `CallToolResult` (structured content plus its text block) against the validator
- * alone on the already parsed value, which is what an MCP client validating structured content pays. The contract (bench/contracts/list_issues)
- * keeps 20 issues in the view, cuts bodies to 400 characters and budgets the view in bytes.
+ * standalone validator. `JSON.parse` alone is timed too, as the floor. Beside it: `admit` on the same result as
+ * bytes; the same text admitted by a contract whose view keeps one issue (the gate without most of the view's
+ * cost); and an MCP `CallToolResult` (structured content plus its text block) against `JSON.stringify` of the
+ * parsed value plus the validator on it, which is what an MCP client validating structured content and hashing what
+ * it got would pay (the validator alone is reported too). The contract (bench/contracts/list_issues) keeps 20
+ * issues in the view, cuts bodies to 400 characters and budgets the view in bytes.
+ *
+ * Text results: `admit` of a 1 MB text result (result kind `text`, as bytes and as a string) against a fatal
+ * `TextDecoder` decode plus sha256 of the same bytes, which is the least a caller that keeps provenance does.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { generateContracts } from "./lib/corpus.js";
-import { issuesPayload } from "./lib/payloads.js";
+import { issuesPayload, textPayload } from "./lib/payloads.js";
 import { interleave, perCall, perCallAsync, ratio } from "./lib/stats.js";
 
 /** The result sizes measured, in bytes. */
@@ -29,12 +35,40 @@ export const SIZES = [
  * @returns {Promise<{ adapter: any, validateResult: (value: unknown) => boolean, folder: string }>}
  */
 export async function loadBenchAdapter(work) {
-  const contract = JSON.parse(readFileSync(path.resolve("bench", "contracts", "list_issues.tool.json"), "utf8"));
-  const generated = await generateContracts(path.join(work, "gate"), [
-    { file: "list_issues.tool.json", contract, source: undefined },
-  ]);
-  const folder = path.join(generated.out, "list_issues");
-  const compiled = path.join(work, "gate", "adapter.js");
+  const { adapter, validateResult, folder } = await loadGenerated(work, "list_issues", (contract) => contract);
+  return { adapter, validateResult, folder };
+}
+
+/**
+ * The bench contract with its view keeping one issue instead of 20: admitting with it is the gate with little of
+ * the view's cost, which tells the view's share of the ratio.
+ * @param {string} work a scratch folder
+ */
+export async function loadOneIssueAdapter(work) {
+  return (
+    await loadGenerated(work, "list_issues_one", (contract) => ({
+      ...contract,
+      name: "list_issues_one",
+      "x-toolgate": {
+        ...contract["x-toolgate"],
+        view: { ...contract["x-toolgate"].view, arrays: { "/issues": { take: 1 } } },
+      },
+    }))
+  ).adapter;
+}
+
+/**
+ * Generates the bench contract (changed by `edit`, under the tool name it gives) and loads its adapter.
+ * @param {string} work
+ * @param {string} tool
+ * @param {(contract: any) => any} edit
+ */
+async function loadGenerated(work, tool, edit) {
+  const contract = edit(JSON.parse(readFileSync(path.resolve("bench", "contracts", "list_issues.tool.json"), "utf8")));
+  const root = path.join(work, `gate-${tool}`);
+  const generated = await generateContracts(root, [{ file: `${tool}.tool.json`, contract, source: undefined }]);
+  const folder = path.join(generated.out, tool);
+  const compiled = path.join(root, "adapter.js");
   await mkdir(path.dirname(compiled), { recursive: true });
   await build({
     entryPoints: [path.join(folder, "adapter.ts")],
@@ -54,7 +88,8 @@ export async function loadBenchAdapter(work) {
   await writeFile(compiled, source);
   const adapterModule = await import(pathToFileURL(compiled).href);
   const validators = await import(pathToFileURL(path.join(folder, "validate.js")).href);
-  return { adapter: adapterModule.listIssues, validateResult: validators.validateResult, folder };
+  const adapter = Object.values(adapterModule).find((value) => value?.name === tool);
+  return { adapter, validateResult: validators.validateResult, folder };
 }
 
 /**
@@ -64,6 +99,7 @@ export async function loadBenchAdapter(work) {
  */
 export async function runGateOverhead(work, { rounds }) {
   const { adapter, validateResult } = await loadBenchAdapter(work);
+  const oneIssue = await loadOneIssueAdapter(work);
   const rows = [];
   for (const [label, target] of SIZES) {
     const payload = issuesPayload(target);
@@ -78,12 +114,18 @@ export async function runGateOverhead(work, { rounds }) {
     if (!mcpCheck.ok) throw new Error(`the ${label} MCP result was not admitted: ${mcpCheck.error.code}`);
     const admit = await perCallAsync(() => adapter.admit(payload.text));
     const admitBytes = await perCallAsync(() => adapter.admit(bytes));
+    const admitOneIssue = await perCallAsync(() => oneIssue.admit(payload.text));
     const admitMcp = await perCallAsync(() => adapter.admit(mcpResult));
     const parseValidate = perCall(() => validateResult(JSON.parse(payload.text)));
     const parseOnly = perCall(() => JSON.parse(payload.text));
-    // What an MCP client that validates structured content itself pays: the message is already parsed.
+    // What an MCP client that validates structured content itself pays: the message is already parsed; writing its
+    // JSON is what it takes to hash or log what was received.
     const validateOnly = perCall(() => validateResult(value));
-    const timing = await interleave({ admit, admitBytes, admitMcp, parseValidate, parseOnly, validateOnly }, rounds);
+    const stringifyValidate = perCall(() => validateResult(value) && JSON.stringify(value));
+    const timing = await interleave(
+      { admit, admitBytes, admitOneIssue, admitMcp, parseValidate, parseOnly, validateOnly, stringifyValidate },
+      rounds,
+    );
     const mbps = (ms) => payload.bytes / 1_048_576 / (ms / 1000);
     rows.push({
       size: label,
@@ -93,7 +135,9 @@ export async function runGateOverhead(work, { rounds }) {
       timing,
       ratio: ratio(timing.admit, timing.parseValidate),
       bytesRatio: ratio(timing.admitBytes, timing.parseValidate),
-      mcpRatio: ratio(timing.admitMcp, timing.validateOnly),
+      oneIssueRatio: ratio(timing.admitOneIssue, timing.parseValidate),
+      mcpRatio: ratio(timing.admitMcp, timing.stringifyValidate),
+      mcpValidateRatio: ratio(timing.admitMcp, timing.validateOnly),
       mbPerSecond: {
         admit: mbps(timing.admit.median),
         parseValidate: mbps(timing.parseValidate.median),
@@ -102,4 +146,61 @@ export async function runGateOverhead(work, { rounds }) {
     });
   }
   return rows;
+}
+
+/** The text result measured, in bytes. */
+export const TEXT_BYTES = 1024 * 1024;
+
+/**
+ * Times `admit` of a 1 MB text result (result kind `text`, as bytes and as a string) against a fatal
+ * `TextDecoder` decode plus sha256 of the same bytes, interleaved.
+ * @param {{ defineTool: (spec: any) => any }} runtime the built `@toolgate/runtime`
+ * @param {{ rounds: number }} options
+ */
+export async function runTextResult(runtime, { rounds }) {
+  const adapter = runtime.defineTool(textSpec());
+  const payload = textPayload(TEXT_BYTES);
+  const bytes = new TextEncoder().encode(payload.text);
+  const check = await adapter.admit(bytes);
+  if (!check.ok) throw new Error(`the text result was not admitted: ${check.error.code}`);
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const admitBytes = await perCallAsync(() => adapter.admit(bytes));
+  const admitString = await perCallAsync(() => adapter.admit(payload.text));
+  const decodeHash = perCall(() => decoder.decode(bytes).length + createHash("sha256").update(bytes).digest("hex"));
+  const timing = await interleave({ admitBytes, admitString, decodeHash }, rounds);
+  return {
+    bytes: bytes.byteLength,
+    lines: payload.lines,
+    complete: check.complete,
+    timing,
+    ratio: ratio(timing.admitBytes, timing.decodeHash),
+    stringRatio: ratio(timing.admitString, timing.decodeHash),
+  };
+}
+
+/** A text tool's spec, as a generated adapter would define it: a file read, up to 2 MB and 50,000 lines. */
+function textSpec() {
+  return {
+    name: "read_log",
+    contract: { version: "1", sha256: "b".repeat(64), file: "bench/read_log.tool.json" },
+    view: { plan: { kind: "value" }, maxStringChars: 2000 },
+    buildView: () => {
+      throw new Error("the gate's own view serves text results");
+    },
+    limits: { maxBytes: 2 * 1024 * 1024, maxDepth: 1 },
+    context: { unit: "bytes", max: 32 * 1024 },
+    oversize: ["drop"],
+    recallLimit: 1,
+    summaryMax: 200,
+    spillPreview: 2,
+    retry: {},
+    fields: [],
+    exposeToolError: false,
+    mcp: {},
+    result: {
+      kind: "text",
+      text: { maxLines: 50_000, headShare: 0.67 },
+      content: { maxBlocks: 8, text: { maxCount: 6 } },
+    },
+  };
 }

@@ -16,7 +16,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { runCodegen } from "./codegen.js";
 import { CONTENDERS, prepareColdStart, runColdStart } from "./cold-start.js";
-import { runGateOverhead } from "./gate-overhead.js";
+import { runGateOverhead, runTextResult } from "./gate-overhead.js";
 import { ratio } from "./lib/stats.js";
 import { runReadBack } from "./read-back.js";
 import { runReceiveCeiling } from "./receive-ceiling.js";
@@ -213,23 +213,43 @@ if (selected.has("gate"))
     const gate = await runGateOverhead(WORK, { rounds: quick ? 3 : 15 });
     results.benchmarks.gateOverhead = { sizes: gate };
     for (const row of gate) {
+      const jsonTarget = row.size === "1 MB" ? 1.3 : 1.6;
+      const reported = row.size === "1 KB";
       rows.push([
-        `gate overhead, ${row.size} (${row.issues} issues)`,
+        `gate overhead, ${row.size} (${row.issues} issues), JSON text`,
         `admit ${ms(row.timing.admit)}, ${row.mbPerSecond.admit.toFixed(0)} MB/s`,
         `JSON.parse + validator ${ms(row.timing.parseValidate)}, ${row.mbPerSecond.parseValidate.toFixed(0)} MB/s`,
         x(row.ratio),
-        row.size === "1 KB" ? "(reported)" : "≤ 1.3×",
-        row.size === "1 KB" ? "" : row.ratio <= 1.3 ? "met" : "missed",
+        reported ? "(reported)" : `≤ ${jsonTarget}×`,
+        reported ? "" : row.ratio <= jsonTarget ? "met" : "missed",
       ]);
       rows.push([
         "",
-        `admit(bytes) ${ms(row.timing.admitBytes)}; admit(MCP result) ${ms(row.timing.admitMcp)}`,
-        `JSON.parse + validator ${x(row.bytesRatio)}; validator alone on the parsed value ${ms(row.timing.validateOnly)} (${x(row.mcpRatio)})`,
-        `${x(row.bytesRatio)} / ${x(row.mcpRatio)}`,
+        `admit(bytes) ${ms(row.timing.admitBytes)}; view of one issue ${ms(row.timing.admitOneIssue)}`,
+        "JSON.parse + validator",
+        `${x(row.bytesRatio)} / ${x(row.oneIssueRatio)}`,
         "(reported)",
         "",
       ]);
+      rows.push([
+        `gate overhead, ${row.size}, MCP structured content`,
+        `admit(CallToolResult) ${ms(row.timing.admitMcp)}`,
+        `JSON.stringify + validator ${ms(row.timing.stringifyValidate)}; validator alone ${ms(row.timing.validateOnly)} (${x(row.mcpValidateRatio)})`,
+        x(row.mcpRatio),
+        reported ? "(reported)" : "≤ 1.5×",
+        reported ? "" : row.mcpRatio <= 1.5 ? "met" : "missed",
+      ]);
     }
+    const text = await runTextResult(await import("@toolgate/runtime"), { rounds: quick ? 3 : 15 });
+    results.benchmarks.gateOverhead.text = text;
+    rows.push([
+      `text result, ${mib(text.bytes)} (${text.lines} lines)`,
+      `admit(bytes) ${ms(text.timing.admitBytes)}; admit(string) ${ms(text.timing.admitString)} (${x(text.stringRatio)})`,
+      `fatal TextDecoder + sha256 ${ms(text.timing.decodeHash)}`,
+      x(text.ratio),
+      "≤ 1.5×",
+      text.ratio <= 1.5 ? "met" : "missed",
+    ]);
     tables.gateOverhead = rows.slice(firstRow);
   });
 

@@ -75,3 +75,24 @@ export function issuesPayload(targetBytes) {
   const text = JSON.stringify(result);
   return { text, bytes: encoder.encode(text).byteLength, issues: result.issues.length };
 }
+
+/**
+ * A text result of at least `targetBytes` UTF-8 bytes (and close to it): lines of a service log, timestamped, some
+ * of them long and some non-ASCII, from the same seeded generator.
+ * @param {number} targetBytes
+ * @returns {{ text: string, bytes: number, lines: number }}
+ */
+export function textPayload(targetBytes) {
+  const random = seeded(targetBytes + 1);
+  const encoder = new TextEncoder();
+  const lines = [];
+  let size = 0;
+  while (size < targetBytes) {
+    const level = random() < 0.1 ? "WARN" : random() < 0.03 ? "ERROR" : "INFO";
+    const line = `2026-03-0${1 + Math.floor(random() * 9)}T12:${String(lines.length % 60).padStart(2, "0")}:07Z ${level} ${sentence(random, 6 + Math.floor(random() * 30))}`;
+    lines.push(line);
+    size += encoder.encode(line).byteLength + 1;
+  }
+  const text = lines.join("\n");
+  return { text, bytes: encoder.encode(text).byteLength, lines: lines.length };
+}
