@@ -25,7 +25,8 @@ export const REPORT_HELP = `  toolgate report EVENTS.jsonl... [--labels LABELS.j
       Wilson interval, and the decision rule in words. --out FILE writes the report there. Lines that are not
       events (cut off, damaged, of an unknown version) are named by file and line; the rest is still counted.
       --fail-on RULES exits 1 when a rule holds. RULES: RULE[,RULE...], RULE: [TOOL:]MEASURE OP NUMBER, OP one of
-      > >= < <=; without TOOL the measure is of all tools together; a measure with no data never trips. MEASURE:
+      > >= < <=, rates as fractions (0.05 is 5%); without TOOL the measure is of all tools together; a measure
+      with no data never trips. MEASURE:
 ${MEASURES.map(([name, meaning]) => `        ${name}: ${meaning}`).join("\n")}`;
 
 /** The formats `--format` takes. */
