@@ -5,9 +5,10 @@
  */
 import { execFile } from "node:child_process";
 import { statSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../build.js";
 import { writeSyntheticTrace } from "./big-trace.js";
 import { scratch } from "./trace.js";
@@ -19,6 +20,11 @@ beforeAll(async () => {
   file = path.join(await scratch("streaming"), "million.jsonl");
   await writeSyntheticTrace(file, MILLION);
 }, 300_000);
+
+// The trace is about 300 MB: it goes when the test is done.
+afterAll(async () => {
+  await rm(path.dirname(file), { recursive: true, force: true });
+});
 
 describe("a million events", () => {
   it("are all counted with the heap growing by less than 64 MB", async () => {
