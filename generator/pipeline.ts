@@ -14,7 +14,9 @@ import { type EmittedFiles, emitCatalog, emitTool } from "./emit/index.js";
 import { inputsRead } from "./lock/record.js";
 import { modelTool, nameScopes, type ToolModel } from "./model/index.js";
 import { NO_SCHEMA_BOUNDS } from "./model/result-kind.js";
+import { textViewSchema, viewSchema } from "./model/view-schema.js";
 import { toolgateVersion } from "./package.js";
+import type { SchemaObject } from "./schema/shapes.js";
 
 /** What `generate` needs to know. */
 export interface GenerateOptions {
@@ -40,6 +42,8 @@ export interface ToolSummary {
   /** How the tool answers (`x-toolgate.result.kind`). */
   kind?: ToolModel["resultKind"]["kind"] | undefined;
   context: ToolModel["context"];
+  /** The JSON Schema of the tool's view: what a host reading gated results receives (`toolgate proxy` lists it). */
+  viewSchema?: SchemaObject | undefined;
 }
 
 /** The generated files, or every contract error found. */
@@ -100,7 +104,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       };
       summaries.push(summary);
       const tool = modelTool(ready, bounds, scopes);
-      Object.assign(summary, { folder: tool.folder, maxBytes: tool.limits.maxBytes, context: tool.context });
+      Object.assign(summary, {
+        folder: tool.folder,
+        maxBytes: tool.limits.maxBytes,
+        context: tool.context,
+        viewSchema: tool.result === undefined ? textViewSchema() : viewSchema(tool.view.plan),
+      });
       tools.push(tool);
     } catch (error) {
       collect(error);

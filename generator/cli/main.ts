@@ -4,6 +4,7 @@
  *   toolgate generate [--schemas DIR] [--out DIR] [--check] [--verbose]
  *   toolgate init [--schemas DIR]
  *   toolgate report EVENTS.jsonl… [--labels FILE] [--format text|markdown|json|html] [--out FILE] [--fail-on RULES]
+ *   toolgate proxy [--schemas DIR] [--allow-ungated] [--events FILE] … -- COMMAND ARGS…
  *   toolgate --help | --version
  *
  * Exit codes: 0 all is well; 1 contract errors, or stale output under `--check`; 2 a usage error, or an output
@@ -23,6 +24,7 @@ import { recordedFresh } from "../lock/record.js";
 import { runImport } from "../mcp/import.js";
 import { toolgateVersion } from "../package.js";
 import type { ToolSummary } from "../pipeline.js";
+import { PROXY_HELP, runProxy } from "../proxy/command.js";
 import { REPORT_HELP, runReport } from "../report/command.js";
 import { configFolders, readConfig } from "./config.js";
 import { type Console, parseCommandArgs, reportUsage, stdio, terminalConsole, UsageError } from "./console.js";
@@ -52,6 +54,7 @@ Usage:
 ${DIFF_HELP}
 ${INIT_HELP}
 ${REPORT_HELP}
+${PROXY_HELP}
   toolgate --help       this text
   toolgate --version    the version
 
@@ -94,6 +97,7 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
   if (argv[0] === "diff") return runDiff(argv.slice(1), io);
   if (argv[0] === "init") return runInit(argv.slice(1), io);
   if (argv[0] === "report") return runReport(argv.slice(1), io);
+  if (argv[0] === "proxy") return runProxy(argv.slice(1), io);
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(argv);

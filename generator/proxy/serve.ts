@@ -23,6 +23,7 @@ import {
   toModelParts,
   transportFailure,
 } from "@toolgate/runtime";
+import { awaitInitialize } from "./first-message.js";
 import { MESSAGE_TOO_LARGE } from "./upstream.js";
 
 /** One tool the proxy gates: its adapter, and the JSON Schema of its view. */
@@ -58,15 +59,48 @@ export interface RunningProxy {
 
 const CLIENT_INFO = { name: "toolgate-proxy", version: "1" };
 
-/** Connects to the server, then serves the host; resolves once both are connected. */
+type Sdk = typeof import("@modelcontextprotocol/sdk/types.js");
+
+/** What every handler of one proxy shares. */
+interface Session {
+  client: Client;
+  options: ProxyOptions;
+  /** The id spilled results are read back under: one host session. */
+  id: string;
+  types: Sdk;
+}
+
+/** What a `tools/call` handler is given of the request (the SDK's `CallToolRequest`). */
+interface ToolCall {
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } };
+}
+
+/** What a handler is given of its call (the SDK's `RequestHandlerExtra`). */
+interface CallExtra {
+  signal: AbortSignal;
+  requestId: string | number;
+  sendNotification(notification: never): Promise<void>;
+}
+
+/**
+ * Waits for the host's `initialize`, connects to the server with the host's capabilities, then serves the host;
+ * resolves once both are connected.
+ */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const [{ Client }, { Server }, types] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/server/index.js"),
     import("@modelcontextprotocol/sdk/types.js"),
   ]);
+  const hello = await awaitInitialize(options.host);
+  // What the server may ask of the host: what the host said it can answer, forwarded to it.
+  const { sampling, elicitation, roots } = hello.capabilities;
   const client: Client = new Client(CLIENT_INFO, {
-    capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } },
+    capabilities: {
+      ...(sampling === undefined ? {} : { sampling }),
+      ...(elicitation === undefined ? {} : { elicitation }),
+      ...(roots === undefined ? {} : { roots }),
+    },
   });
   await client.connect(options.upstream);
   const serverCapabilities = client.getServerCapabilities() ?? {};
@@ -74,11 +108,29 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     capabilities: { ...serverCapabilities, tools: { ...serverCapabilities.tools } },
     ...(client.getInstructions() === undefined ? {} : { instructions: client.getInstructions() }),
   });
-  const session = randomUUID();
-  const hidden = new Set<string>();
+  const session: Session = { client, options, id: randomUUID(), types };
+  server.setRequestHandler(types.ListToolsRequestSchema, listTools(session, serverCapabilities.tools !== undefined));
+  // The calls under way: when the server goes, each still answers the host (with its typed failure) before the
+  // proxy closes.
+  const inFlight = new Set<Promise<unknown>>();
+  server.setRequestHandler(types.CallToolRequestSchema, (request, extra) => {
+    const answer = callTool(session, request, extra);
+    inFlight.add(answer);
+    void answer.finally(() => inFlight.delete(answer)).catch(() => undefined);
+    return answer;
+  });
+  forwardTheRest(server, client, types.ResultSchema);
+  const running = lifecycle(server, client, inFlight);
+  await server.connect(hello.transport);
+  return running;
+}
 
-  server.setRequestHandler(types.ListToolsRequestSchema, async (request, extra) => {
-    const page = serverCapabilities.tools
+/** `tools/list`: the server's page, each gated tool with its view's schema, then the read-back tool. */
+function listTools(session: Session, serverHasTools: boolean) {
+  const { client, options } = session;
+  const hidden = new Set<string>();
+  return async (request: { params?: { cursor?: string } }, extra: { signal: AbortSignal }) => {
+    const page = serverHasTools
       ? await client.listTools(request.params, { signal: extra.signal })
       : { tools: [] as Tool[] };
     const tools: Tool[] = [];
@@ -96,59 +148,68 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       tools.push(options.readBack.definition as unknown as Tool);
     }
     return { ...page, tools };
-  });
+  };
+}
 
-  server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
-    const { name } = request.params;
-    const reader = options.readBack;
-    if (reader !== undefined && name === reader.definition.name) {
-      const page = await reader.handle(request.params.arguments, { session });
-      return page.toolResult as CallToolResult;
-    }
-    const forward: RequestOptions = {
-      signal: extra.signal,
-      resetTimeoutOnProgress: true,
-      onprogress: progressTo(extra, request.params._meta?.progressToken),
-    };
-    const tool = options.findTool(name);
-    if (tool === undefined) {
-      if (!options.allowUngated) return refusal(name);
-      const answer = await client
-        .request({ method: "tools/call", params: request.params }, types.ResultSchema, forward)
-        .catch(() => ({ content: [], isError: true }));
-      return ungatedResult(name, answer);
-    }
-    const raw = client
-      .request({ method: "tools/call", params: request.params }, types.ResultSchema, {
-        ...forward,
-        timeout: tool.adapter.spec.limits.timeoutMs,
-      })
-      .catch(callFailure);
-    const outcome = await tool.adapter.admit(raw, {
-      args: request.params.arguments,
-      correlationId: String(extra.requestId),
-      session,
-      sink: options.sink,
-      ...(reader === undefined ? {} : reader.context),
-      signal: extra.signal,
-    });
-    return hostResult(outcome);
+/** `tools/call`: a page of a spilled result, a refusal, an ungated answer cleaned, or the gated answer. */
+async function callTool(session: Session, request: ToolCall, extra: CallExtra): Promise<CallToolResult> {
+  const { client, options, types } = session;
+  const { name } = request.params;
+  const reader = options.readBack;
+  if (reader !== undefined && name === reader.definition.name) {
+    const page = await reader.handle(request.params.arguments, { session: session.id });
+    return page.toolResult as CallToolResult;
+  }
+  const forward: RequestOptions = {
+    signal: extra.signal,
+    resetTimeoutOnProgress: true,
+    onprogress: progressTo(extra, request.params._meta?.progressToken),
+  };
+  const call = { method: "tools/call", params: request.params };
+  const tool = options.findTool(name);
+  if (tool === undefined) {
+    if (!options.allowUngated) return refusal(name);
+    const answer = await client
+      .request(call, types.ResultSchema, forward)
+      .catch(() => ({ content: [], isError: true }));
+    return ungatedResult(name, answer);
+  }
+  // The server's answer as it sent it (a loose schema: the gate, not the SDK, judges its content).
+  const raw = client
+    .request(call, types.ResultSchema, { ...forward, timeout: tool.adapter.spec.limits.timeoutMs })
+    .catch(callFailure);
+  const outcome = await tool.adapter.admit(raw, {
+    args: request.params.arguments,
+    correlationId: String(extra.requestId),
+    session: session.id,
+    sink: options.sink,
+    ...(reader === undefined ? {} : reader.context),
+    signal: extra.signal,
   });
+  return hostResult(outcome);
+}
 
-  // Everything else, both ways, unchanged: resources, prompts, completion, logging; sampling, elicitation, roots.
+/**
+ * Everything but tools, both ways, unchanged: resources, prompts, completion, logging from the host; sampling,
+ * elicitation, roots from the server; notifications either way. Cancellation and progress go with each request.
+ */
+function forwardTheRest(server: Server, client: Client, resultSchema: Sdk["ResultSchema"]): void {
   server.fallbackRequestHandler = (request: JSONRPCRequest, extra) =>
-    client.request(strip(request), types.ResultSchema, {
+    client.request(strip(request), resultSchema, {
       signal: extra.signal,
       onprogress: progressTo(extra, request.params?._meta?.progressToken),
     });
   client.fallbackRequestHandler = (request: JSONRPCRequest, extra) =>
-    server.request(strip(request), types.ResultSchema, {
+    server.request(strip(request), resultSchema, {
       signal: extra.signal,
       onprogress: progressTo(extra, request.params?._meta?.progressToken),
     });
   server.fallbackNotificationHandler = async (notification) => client.notification(notification);
   client.fallbackNotificationHandler = async (notification) => server.notification(notification);
+}
 
+/** When either side goes, the other is closed; when the server goes, the calls under way answer the host first. */
+function lifecycle(server: Server, client: Client, inFlight: ReadonlySet<Promise<unknown>>): RunningProxy {
   let settle: (by: { by: "host" | "server" }) => void = () => undefined;
   const closed = new Promise<{ by: "host" | "server" }>((resolve) => {
     settle = resolve;
@@ -158,13 +219,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
   client.onclose = () => {
     settle({ by: "server" });
-    void close();
+    void Promise.allSettled([...inFlight])
+      // The host is sent each answer before its transport closes.
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .then(close);
   };
   server.onclose = () => {
     settle({ by: "host" });
     void close();
   };
-  await server.connect(options.host);
   return { closed, close };
 }
 

@@ -43,7 +43,8 @@ beforeAll(async () => {
   const adapter = setup.catalog[TOOL]?.adapter as ProxyTool["adapter"] | undefined;
   const upstream = await ordersServerTransport();
   const [hostSide, proxySide] = InMemoryTransport.createLinkedPair();
-  proxy = await startProxy({
+  // The proxy meets the host first: it connects to the server once the host has initialized.
+  const started = startProxy({
     findTool: (name) => (name === TOOL && adapter !== undefined ? { adapter, viewSchema: listed } : undefined),
     upstream: upstream.clientTransport,
     host: proxySide,
@@ -53,6 +54,7 @@ beforeAll(async () => {
   });
   host = new Client({ name: "host", version: "1" });
   await host.connect(hostSide);
+  proxy = await started;
 });
 
 afterAll(async () => {
