@@ -40,6 +40,14 @@ export async function loadBenchAdapter(work) {
 }
 
 /**
+ * Where {@link loadBenchAdapter} writes the compiled bench adapter (the receive benchmark's child loads it).
+ * @param {string} work a scratch folder
+ */
+export function benchAdapterFile(work) {
+  return path.join(work, "gate", "list_issues", "adapter.js");
+}
+
+/**
  * The bench contract with its view keeping one issue instead of 20: admitting with it is the gate with little of
  * the view's cost, which tells the view's share of the ratio.
  * @param {string} work a scratch folder
@@ -65,7 +73,7 @@ export async function loadOneIssueAdapter(work) {
  */
 async function loadGenerated(work, tool, edit) {
   const contract = edit(JSON.parse(readFileSync(path.resolve("bench", "contracts", "list_issues.tool.json"), "utf8")));
-  const root = path.join(work, `gate-${tool}`);
+  const root = path.join(work, "gate", tool);
   const generated = await generateContracts(root, [{ file: `${tool}.tool.json`, contract, source: undefined }]);
   const folder = path.join(generated.out, tool);
   const compiled = path.join(root, "adapter.js");

@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { loadBenchAdapter } from "./gate-overhead.js";
+import { benchAdapterFile, loadBenchAdapter } from "./gate-overhead.js";
 import { interleave, summarize } from "./lib/stats.js";
 
 const run = promisify(execFile);
@@ -19,7 +19,7 @@ const CHILD = path.resolve("bench", "receive-child.js");
  * @param {{ rounds: number, drainRounds: number }} options
  */
 export async function runReceiveCeiling(work, { rounds, drainRounds }) {
-  const adapter = path.join(work, "gate", "adapter.js");
+  const adapter = benchAdapterFile(work);
   if (!existsSync(adapter)) await loadBenchAdapter(work);
   const once = async (mode, readAhead = 0) => {
     const args = ["--expose-gc", CHILD, adapter, mode, String(readAhead)];
