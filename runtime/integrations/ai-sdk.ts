@@ -16,7 +16,14 @@ import type { ReadBack, ReadBackOutcome } from "../read-back/index.js";
 import { parsedResult } from "../stages/receive/parsed-value.js";
 import type { Outcome } from "../types.js";
 import { type AiInputSchema, type AiToolOutput, aiSchema, gatedOutput, readBackOutput } from "./ai-sdk-output.js";
-import { type AnyToolAdapter, adaptersFor, type GateOptions, gateCall, readBackCall } from "./gate-call.js";
+import {
+  type AnyToolAdapter,
+  adaptersFor,
+  type GateOptions,
+  gateCall,
+  readBackCall,
+  thrownByTool,
+} from "./gate-call.js";
 
 export type { AiContentPart, AiInputSchema, AiToolOutput } from "./ai-sdk-output.js";
 
@@ -139,7 +146,7 @@ function gateTool(name: string, tool: AiTool, adapter: AnyToolAdapter, options: 
         .then((value) => (isAsyncIterable(value) ? lastOf(value) : value))
         .then(
           (value) => asRaw(value, blocks),
-          (error: unknown) => (fromMcp || isStop(error) ? Promise.reject(error) : TOOL_THREW),
+          (error: unknown) => (fromMcp ? Promise.reject(error) : thrownByTool(error)),
         );
       const info = { tool: name, args: input, callId: call?.toolCallId, signal: call?.abortSignal };
       return (await gateCall(adapter, raw, info, options)).outcome;
@@ -178,24 +185,6 @@ function asRaw(value: unknown, blocks: boolean): unknown {
   const isCallToolResult =
     blocks && typeof value === "object" && value !== null && Array.isArray((value as { content?: unknown }).content);
   return isCallToolResult ? value : parsedResult(value);
-}
-
-/**
- * What the gate admits for an in-process tool's throw: a tool error (`tool_error`) whose text is fixed, so nothing
- * the error says can reach the model, not even under a contract that shows tool messages.
- */
-const TOOL_THREW = Object.freeze({
-  content: Object.freeze([Object.freeze({ type: "text", text: "The tool threw an error." })]),
-  isError: true,
-});
-
-/**
- * Whether a throw is the call being stopped (the AI SDK's abort signal, a timeout) rather than the tool failing: the
- * gate then admits it as `timeout` or `transport_error`. An MCP tool's throw is always the transport's.
- */
-function isStop(error: unknown): boolean {
-  const name = (error as { name?: unknown } | null)?.name;
-  return name === "AbortError" || name === "TimeoutError";
 }
 
 /** Whether `execute` streams its results (an async generator): the AI SDK's preliminary results, then the last. */

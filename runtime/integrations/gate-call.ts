@@ -111,6 +111,29 @@ export function findAdapter(catalog: ToolCatalog, name: string): AnyToolAdapter 
   return found;
 }
 
+/**
+ * What the gate admits for an in-process tool's throw (or rejection). A tool reports its own failure by throwing,
+ * so a throw is the tool's error, `tool_error`, with a fixed text: the thrown message was written for the tool's
+ * developer and never reaches the model, not even under a contract that shows tool messages. A timeout or an abort
+ * (`TimeoutError`, `AbortError`) is the wait's failure, not the tool's: the rejection itself, which the gate reads
+ * as `timeout` or `transport_error`. Reading a hostile error never throws.
+ */
+export function thrownByTool(error: unknown): unknown {
+  let name: unknown;
+  try {
+    name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
+  } catch {
+    name = undefined;
+  }
+  if (name === "TimeoutError" || name === "AbortError") return Promise.reject(error);
+  return TOOL_THREW;
+}
+
+const TOOL_THREW = Object.freeze({
+  content: Object.freeze([Object.freeze({ type: "text", text: "The tool threw an error." })]),
+  isError: true,
+});
+
 /** The context of one call: the options' context for it, with the framework's call id, arguments and signal. */
 export function callContext(call: ToolCallInfo, options: GateOptions): AnyAdmitContext {
   const given = typeof options.context === "function" ? options.context(call) : options.context;

@@ -96,18 +96,6 @@ export function isGraphBubbleUp(error: unknown): boolean {
   return is_bubble_up === true || name === "GraphInterrupt" || name === "NodeInterrupt";
 }
 
-/**
- * The raw result of a tool call that threw. LangChain tools report their own failure by throwing (and
- * `@langchain/mcp-adapters` throws for an MCP `isError` result), so a throw is the tool's error: a `tool_error` with
- * no message, since the thrown text is the tool's own and must never reach the model. A timeout or an abort is the
- * wait's failure, not the tool's: the rejection itself, which the gate reads as `timeout` or `transport_error`.
- */
-export function rawOfThrow(error: unknown): unknown {
-  const name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
-  if (name === "TimeoutError" || name === "AbortError") return Promise.reject(error);
-  return TOOL_ERROR;
-}
-
 /** A gated call's model parts as LangChain content: the text alone as a string, else blocks (v1 image and audio). */
 export function langChainContent(parts: readonly ModelPart[]): string | LangChainBlock[] {
   if (parts.length === 1 && parts[0]?.type === "text") return parts[0].text;

@@ -15,13 +15,12 @@ import { DynamicStructuredTool } from "@langchain/core/tools";
 import type { ToolCatalog } from "../gate/context.js";
 import type { ReadBack } from "../read-back/index.js";
 import type { Outcome } from "../types.js";
-import { findAdapter, type GateOptions, gateCall, readBackCall, type ToolCallInfo } from "./gate-call.js";
+import { findAdapter, type GateOptions, gateCall, readBackCall, type ToolCallInfo, thrownByTool } from "./gate-call.js";
 import {
   isGraphBubbleUp,
   langChainContent,
   noteOutcome,
   outcomeOf,
-  rawOfThrow,
   rawOfToolMessage,
   rawOfValue,
   refusalContent,
@@ -111,7 +110,7 @@ export function gateMiddleware(catalog: ToolCatalog, options: LangChainGateOptio
         const already = outcomeOf(result.value);
         if (already !== undefined) return gatedMessage(toolCall, result.value.content, already);
       }
-      const raw = result.ok ? rawOf(result.value) : rawOfThrow(result.error);
+      const raw = result.ok ? rawOf(result.value) : thrownByTool(result.error);
       const gated = await gateCall(adapter, raw, call, options);
       return gatedMessage(toolCall, langChainContent(gated.parts), gated.outcome);
     },

@@ -22,6 +22,7 @@ import {
   gateCall,
   readBackCall,
   type ToolCallInfo,
+  thrownByTool,
 } from "./gate-call.js";
 
 /** The members of a Mastra tool (from `createTool`, or an MCP client's `listTools()`) the gate uses. */
@@ -136,9 +137,7 @@ async function runOnce(run: () => Promise<unknown>, fromMcp: boolean): Promise<u
   try {
     value = await run();
   } catch (error) {
-    const name = (error as { name?: unknown } | null)?.name;
-    if (name === "TimeoutError" || name === "AbortError") throw error;
-    return { content: [], isError: true };
+    return thrownByTool(error);
   }
   const isCallToolResult = fromMcp && Array.isArray((value as { content?: unknown } | null)?.content);
   return isCallToolResult ? value : parsedResult(value);

@@ -12,7 +12,7 @@ import { type FunctionTool, tool } from "@openai/agents";
 import type { ToolCatalog } from "../gate/context.js";
 import type { ModelPart } from "../stages/model-content.js";
 import { parsedResult } from "../stages/receive/parsed-value.js";
-import { adaptersFor, gateCall, readBackCall, type ToolCallInfo } from "./gate-call.js";
+import { adaptersFor, gateCall, readBackCall, type ToolCallInfo, thrownByTool } from "./gate-call.js";
 import type { AgentsGateOptions } from "./openai-agents.js";
 
 /** What the SDK passes `execute` besides the arguments: the call, with its id, and the run's abort signal. */
@@ -67,10 +67,10 @@ export function gateTools(
     const { outputSchema: _schema, execute, ...rest } = given;
     const gatedExecute = async (input: unknown, runContext?: unknown, details?: ExecuteDetails) => {
       const call = callInfo(given.name, input, details);
-      // The value is an in-process tool's JSON data; a throw (a rejection) is the transport failure.
+      // The value is an in-process tool's JSON data; a throw is the tool's error (see `thrownByTool`).
       const raw = Promise.resolve()
         .then(() => execute(input, runContext, details))
-        .then(parsedResult);
+        .then(parsedResult, thrownByTool);
       const gated = await gateCall(adapter, raw, call, options);
       try {
         options.onOutcome?.(gated.outcome, call);

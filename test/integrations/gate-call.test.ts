@@ -10,10 +10,12 @@ import {
   findAdapter,
   gateCall,
   readBackCall,
+  thrownByTool,
   UngatedToolError,
 } from "../../runtime/integrations/gate-call.js";
 import { Turn } from "../../runtime/record/turn.js";
 import {
+  ERROR_MARKER,
   expectModelSaw,
   type OrdersSetup,
   ordersCallResult,
@@ -128,5 +130,24 @@ describe("adaptersFor", () => {
       const found = adaptersFor(setup.catalog, [TOOL, "send_email"], { ungated });
       expect([...found.keys()]).toEqual([TOOL]);
     }
+  });
+});
+
+describe("thrownByTool", () => {
+  it("makes an in-process tool's throw its tool_error, with none of the thrown text", async () => {
+    const adapter = findAdapter(setup.catalog, TOOL);
+    if (adapter === undefined) throw new Error("no adapter");
+    const hostile = new Proxy(new Error("x"), {
+      get: () => {
+        throw new Error("hostile");
+      },
+    });
+    for (const error of [new Error(ERROR_MARKER), "a string", hostile]) {
+      const gated = await gateCall(adapter, thrownByTool(error), { tool: TOOL });
+      expect(gated.content).toMatch(/error="tool_error"/);
+      expect(gated.content).not.toContain(ERROR_MARKER);
+    }
+    const stopped = await gateCall(adapter, thrownByTool(new DOMException("late", "TimeoutError")), { tool: TOOL });
+    expect(stopped.content).toMatch(/error="timeout"/);
   });
 });

@@ -4,12 +4,8 @@
  */
 import { ToolMessage } from "@langchain/core/messages";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  langChainContent,
-  mcpContent,
-  rawOfThrow,
-  rawOfToolMessage,
-} from "../../runtime/integrations/langchain-content.js";
+import { thrownByTool } from "../../runtime/integrations/gate-call.js";
+import { langChainContent, mcpContent, rawOfToolMessage } from "../../runtime/integrations/langchain-content.js";
 import { gateMiddleware, outcomeOf } from "../../runtime/langchain.js";
 import { ERROR_MARKER, type OrdersSetup, ordersSetup, ordersValue, TOOL } from "./fixture.js";
 
@@ -57,9 +53,11 @@ describe("conversions", () => {
   });
 
   it("keeps no text of a throw, and leaves a timeout to the gate", async () => {
-    expect(rawOfThrow(new Error(ERROR_MARKER))).toEqual({ content: [], isError: true });
+    const thrown = thrownByTool(new Error(ERROR_MARKER));
+    expect(thrown).toMatchObject({ isError: true });
+    expect(JSON.stringify(thrown)).not.toContain(ERROR_MARKER);
     const timeout = Object.assign(new Error("slow"), { name: "TimeoutError" });
-    await expect(rawOfThrow(timeout)).rejects.toBe(timeout);
+    await expect(thrownByTool(timeout)).rejects.toBe(timeout);
   });
 });
 
