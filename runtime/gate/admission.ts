@@ -14,7 +14,7 @@ import {
   type PolicyMix,
   type SummarizeFacts,
 } from "../record/events.js";
-import type { RawKind } from "../stages/receive/received.js";
+import type { ParsedCopy, RawKind } from "../stages/receive/received.js";
 import { type ResolvedResult, resolveResult } from "../stages/result-kind.js";
 import type {
   ContentPart,
@@ -72,6 +72,8 @@ export class Admission<T, V, I> {
   summarize: SummarizeFacts | undefined;
   /** The content blocks admitted beside the primary value (an MCP result's); set once the payload is received. */
   parts: ContentPart[] | undefined;
+  /** The payload's value when receive copied and checked it already (a value that arrived parsed): not parsed again. */
+  parsed: ParsedCopy | undefined;
   /** The tool's result kind and block rules, resolved once per spec. */
   readonly result: ResolvedResult;
 

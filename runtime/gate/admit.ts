@@ -90,6 +90,7 @@ export async function admitPayload<T, V, I>(
   admission.rawKind = received.kind;
   admission.flags = [...received.flags];
   admission.parts = received.parts;
+  admission.parsed = received.parsed;
 
   // Decode: the payload's hash and size for provenance, then strict UTF-8.
   const hashing = hashPayload(provenance, received);

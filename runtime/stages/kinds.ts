@@ -4,7 +4,7 @@
  *
  * | kind | primary | view |
  * | --- | --- | --- |
- * | `structured`, `json_text` | parse (depth, safe integers), then the output schema's validator on the whole value | the plan's projection |
+ * | `structured`, `json_text` | parse (depth, safe integers; a value copied at receive is not parsed again), then the output schema's validator on the whole value | the plan's projection |
  * | `text` | the text itself, bounded by `result.text.maxLines` (`result_too_large`, `too_many_lines`) | the text view |
  * | `content` | the admitted blocks (`schema_mismatch`, `no_content_blocks`, when the payload had none) | the text view |
  */
@@ -30,9 +30,13 @@ export interface KindStages {
   view<T, V, I>(admission: Admission<T, V, I>, data: T): Success<T, V> | Promise<Success<T, V>>;
 }
 
-/** JSON: parsed, then validated whole, before any view or shortening. */
+/**
+ * JSON: parsed, then validated whole, before any view or shortening. A value that arrived parsed and that receive
+ * copied and checked itself is taken as it is: the text was written from it, so parsing the text would give it back.
+ */
 function jsonPrimary<T, V, I>(admission: Admission<T, V, I>, text: string): Primary | Failure {
-  const parsed = parse(admission, text);
+  const copied = admission.parsed;
+  const parsed = copied === undefined ? parse(admission, text) : { ok: true as const, value: copied.value };
   if (!parsed.ok) return parsed;
   const invalid = validate(admission, parsed.value);
   return invalid ?? parsed;

@@ -6,6 +6,7 @@ import { parsedValueJson } from "../../json-text.js";
 import { hashTextNow } from "../../record/provenance.js";
 import { type NotReceived, type RawKind, type ReceivedText, type ReceiveLimits, refused } from "./received.js";
 import { overCeiling } from "./string.js";
+import { copyParsedValue } from "./value-copy.js";
 
 const PARSED_RESULT = Symbol.for("toolgate.parsedResult");
 
@@ -32,13 +33,35 @@ export function isParsedResult(raw: object): raw is ParsedResult {
 }
 
 /**
- * A value that arrived already parsed (MCP `structuredContent`, an in-process tool's return value): written as JSON
- * text by the gate itself (`parsedValueJson`: plain JSON data only, every property read once, no `toJSON`, no
- * recursion, depth and size bounded as it goes), so from here on it goes through the same parse as any text
- * payload and `data` is a fresh JSON copy. The same rules as for text: a lone surrogate (in a string or a key) is
- * `invalid_encoding`, a number past 2^53 − 1 `invalid_json` (`unsafe_integer`), too deep `schema_mismatch`.
+ * A value that arrived already parsed (MCP `structuredContent`, an in-process tool's return value). Usually one read
+ * of each property makes a private copy of it and its JSON text (`copyParsedValue`), and the copy is what the gate
+ * validates and views, so nothing is parsed again. Whatever that copy does not vouch for is written as JSON text by
+ * the careful writer (`parsedValueJson`: plain JSON data only, every property read once, no `toJSON`, no
+ * recursion, depth and size bounded as it goes) and goes through the same parse as any text payload. Either way
+ * `data` is a fresh copy that the caller holds no reference to, equal to `JSON.parse` of the text that was hashed.
+ * The same rules as for text: a lone surrogate (in a string or a key) is `invalid_encoding`, a number past
+ * 2^53 − 1 `invalid_json` (`unsafe_integer`), too deep `schema_mismatch`.
  */
 export function receiveParsedValue(kind: RawKind, value: unknown, limits: ReceiveLimits): ReceivedText | NotReceived {
+  const copy = copyParsedValue(value, limits.maxDepth, limits.maxBytes);
+  if (copy !== undefined && overCeiling(copy.text, limits.maxBytes) === undefined) {
+    return {
+      ok: true,
+      kind,
+      text: copy.text,
+      hashed: hashTextNow(copy.text),
+      flags: [],
+      parsed: { value: copy.value },
+    };
+  }
+  return receiveWrittenValue(kind, value, limits);
+}
+
+/**
+ * The careful writer's path: the value's JSON text, to be parsed like any text payload, or the refusal for what it is
+ * not. Taken whenever the copy gives up, it is also what the copy is checked against.
+ */
+export function receiveWrittenValue(kind: RawKind, value: unknown, limits: ReceiveLimits): ReceivedText | NotReceived {
   const json = parsedValueJson(value, limits.maxDepth, limits.maxBytes);
   if (!json.ok) {
     switch (json.reason) {

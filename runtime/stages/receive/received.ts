@@ -42,6 +42,7 @@ export interface ReceivedBytes extends ReceivedPayload {
   /** sha256 of the bytes, when they were hashed chunk by chunk as they arrived. */
   sha256?: string | undefined;
   text?: undefined;
+  parsed?: undefined;
 }
 
 /**
@@ -53,6 +54,17 @@ export interface ReceivedText extends ReceivedPayload {
   text: string;
   hashed: HashedText | undefined;
   bytes?: undefined;
+  /**
+   * The value `text` is the JSON of, when the gate wrote the text itself from a private copy of a value that arrived
+   * already parsed (`copyParsedValue`): checked as a parse of the text would be, so the gate takes it instead of
+   * parsing the text again.
+   */
+  parsed?: ParsedCopy | undefined;
+}
+
+/** A value the gate copied and checked itself: plain JSON data, equal to `JSON.parse` of its text. */
+export interface ParsedCopy {
+  value: unknown;
 }
 
 /** Why nothing usable was received. Carries codes and numbers only, never payload text. */

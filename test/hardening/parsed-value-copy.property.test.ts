@@ -1,0 +1,259 @@
+/**
+ * A value that arrived already parsed (MCP `structuredContent`, `parsedResult`) is received by a one-pass copy
+ * whose text is the native `JSON.stringify` of the copy, instead of the careful writer followed by a parse of its
+ * text. The writer's path (`receiveWrittenValue`) is kept, and is the oracle here: on payloads generated from the
+ * example contracts (valid, mutated with hostile keys, edge numbers, lone surrogates, deep and long values), on
+ * `fc.anything()` and on hostile shapes (proxies listing keys out of order, getters, `__proto__` and index keys,
+ * polluted prototypes), both paths receive the same text, hash and refusal, the copy equals `JSON.parse` of the
+ * text, and `admit` gives the same outcome (data, view, omissions, provenance) as for that text.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { JsonSchema } from "../../generator/schema/shapes.js";
+import type { Outcome } from "../../runtime/index.js";
+import { receiveParsedValue, receiveWrittenValue } from "../../runtime/stages/receive/parsed-value.js";
+import type { ReceiveLimits } from "../../runtime/stages/receive/received.js";
+import { mutatedValue, valueArbitrary } from "./payloads.js";
+import { type AnyAdapter, adaptersOf, generateInto, REPO } from "./scratch.js";
+
+interface Subject {
+  tool: string;
+  adapter: AnyAdapter;
+  schema: JsonSchema;
+}
+
+let subjects: Subject[];
+
+beforeAll(async () => {
+  const folder = await generateInto(path.join(REPO, "schemas"), "parsed-value-copy");
+  const adapters = await adaptersOf(folder);
+  subjects = [];
+  for (const summary of folder.result.tools) {
+    const adapter = adapters.get(summary.tool) as AnyAdapter;
+    if (adapter.spec.validateResult === undefined) continue;
+    const contract = JSON.parse(await readFile(path.resolve(REPO, summary.file), "utf8"));
+    subjects.push({ tool: summary.tool, adapter, schema: contract.outputSchema as JsonSchema });
+  }
+}, 120_000);
+
+/** Whether two values are the same JSON data: same types, prototypes, own keys in the same order, same scalars. */
+function sameJson(a: unknown, b: unknown): boolean {
+  const pairs: Array<[unknown, unknown]> = [[a, b]];
+  for (let pair = pairs.pop(); pair !== undefined; pair = pairs.pop()) {
+    const [x, y] = pair;
+    if (x === null || typeof x !== "object" || y === null || typeof y !== "object") {
+      if (!Object.is(x, y)) return false;
+      continue;
+    }
+    if (Array.isArray(x) !== Array.isArray(y) || Object.getPrototypeOf(x) !== Object.getPrototypeOf(y)) return false;
+    const keys = Object.keys(x);
+    const others = Object.keys(y);
+    if (keys.length !== others.length || keys.some((key, i) => key !== others[i])) return false;
+    for (const key of keys) {
+      const own = Object.getOwnPropertyDescriptor(x, key);
+      const other = Object.getOwnPropertyDescriptor(y, key);
+      pairs.push([own?.value, other?.value]);
+    }
+  }
+  return true;
+}
+
+/**
+ * An outcome as JSON text to compare: a spill's handle is random, so it is named alike in both, and the token count
+ * of a view that shows it is left out (random hex takes more or fewer tokens).
+ */
+function comparable(outcome: Outcome<unknown, unknown>): string {
+  if (!outcome.ok || outcome.spill === undefined) return JSON.stringify(outcome);
+  const named = JSON.parse(JSON.stringify(outcome).replaceAll(outcome.spill.handle, "spill_handle"));
+  named.contextUsed.value = 0;
+  return JSON.stringify(named);
+}
+
+/** Counts how often the copy was taken, so a run that never takes it fails instead of passing unexamined. */
+const taken = { copied: 0, written: 0 };
+
+/** Receives `value` both ways and checks they agree; returns whether the copy was taken. */
+function receiveBothWays(make: () => unknown, limits: ReceiveLimits): void {
+  const fast = receiveParsedValue("mcp_structured", make(), limits);
+  const careful = receiveWrittenValue("mcp_structured", make(), limits);
+  if (fast.ok && fast.parsed !== undefined) {
+    taken.copied++;
+    expect(careful.ok).toBe(true);
+    if (!careful.ok) return;
+    expect(fast.text).toBe(careful.text);
+    expect(fast.hashed).toEqual(careful.hashed);
+    expect(sameJson(fast.parsed.value, JSON.parse(careful.text))).toBe(true);
+  } else {
+    taken.written++;
+    expect(fast).toEqual(careful);
+  }
+}
+
+/** Objects made at once by `make`, since fast-check must not hold a proxy or a getter it would trip over. */
+const hostileShapes: fc.Arbitrary<{ name: string; make: () => unknown }> = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }).map((inner) => ({
+    name: "a proxy listing index keys after a name",
+    make: () => new Proxy({ b: inner, 1: "one", 0: "zero" }, { ownKeys: () => ["b", "1", "0"] }),
+  })),
+  fc.jsonValue({ maxDepth: 3 }).map((inner) => ({
+    name: "a proxy listing keys in the ordinary order",
+    make: () => new Proxy({ 0: inner, a: [inner] }, {}),
+  })),
+  fc.jsonValue({ maxDepth: 3 }).map((inner) => ({
+    name: "an enumerable getter",
+    make: () => Object.defineProperty({ plain: 1 }, "got", { get: () => inner, enumerable: true }),
+  })),
+  fc.jsonValue({ maxDepth: 3 }).map((inner) => ({
+    name: "own __proto__, constructor and index keys",
+    make: () => JSON.parse(`{"10":1,"__proto__":${JSON.stringify(inner)},"constructor":"c","2":[],"x":-0}`),
+  })),
+  fc.integer({ min: 1, max: 80 }).map((depth) => ({
+    name: `nested ${depth} deep`,
+    make: () => {
+      let value: unknown = "leaf";
+      for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value] : { v: value };
+      return value;
+    },
+  })),
+  fc.constantFrom("\uD800", "a\uDC00b", "\\ud800 as text", "😀").map((text) => ({
+    name: `a key and a string ${JSON.stringify(text)}`,
+    make: () => ({ [text]: text, list: [text] }),
+  })),
+  fc.constant({
+    name: "a getter that throws",
+    make: () =>
+      Object.defineProperty({}, "bad", {
+        get() {
+          throw new Error("no");
+        },
+        enumerable: true,
+      }),
+  }),
+);
+
+describe("the copy of a value that arrived parsed", () => {
+  it("receives what the careful writer receives, on every contract's generated and mutated values", () => {
+    for (const { adapter, schema } of subjects) {
+      const values = valueArbitrary(schema).chain((value) =>
+        fc.oneof(
+          fc.constant(value),
+          mutatedValue(value).map((mutated) => mutated.value),
+        ),
+      );
+      fc.assert(
+        fc.property(values, (value) => receiveBothWays(() => value, adapter.spec.limits)),
+        { numRuns: 150 },
+      );
+    }
+    // Both paths were exercised: most generated values are copied, and the mutations reach the writer.
+    expect(taken.copied).toBeGreaterThan(taken.written);
+    expect(taken.written).toBeGreaterThan(0);
+  });
+
+  it("receives what the careful writer receives, on any value and on hostile shapes, near every bound", () => {
+    const anyValue = fc.anything({
+      withBigInt: true,
+      withBoxedValues: true,
+      withDate: true,
+      withMap: true,
+      withNullPrototype: true,
+      withSparseArray: true,
+      withUnicodeString: true,
+    });
+    const limits = fc.record({ maxDepth: fc.integer({ min: 1, max: 64 }), maxBytes: fc.integer({ min: 2, max: 400 }) });
+    fc.assert(
+      fc.property(anyValue, limits, (value, bounds) => receiveBothWays(() => value, bounds)),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(hostileShapes, limits, (shape, bounds) => receiveBothWays(shape.make, bounds)),
+      { numRuns: 500 },
+    );
+  });
+
+  it("admits with the outcome the value's JSON text gets: data, view, omissions and provenance", async () => {
+    const now = () => new Date(0);
+    for (const { tool, adapter, schema } of subjects) {
+      const values = fc.oneof(
+        { weight: 3, arbitrary: valueArbitrary(schema) },
+        { weight: 1, arbitrary: valueArbitrary(schema, schema, 0, true) },
+        {
+          weight: 2,
+          arbitrary: valueArbitrary(schema).chain((value) => mutatedValue(value).map((mutated) => mutated.value)),
+        },
+      );
+      await fc.assert(
+        fc.asyncProperty(values, async (value) => {
+          const written = receiveWrittenValue("mcp_structured", value, adapter.spec.limits);
+          fc.pre(written.ok);
+          if (!written.ok) return;
+          const context = { now, correlationId: `${tool}-call` };
+          const fromValue: Outcome<unknown, unknown> = await adapter.admit(
+            { content: [], structuredContent: value },
+            context,
+          );
+          const fromText: Outcome<unknown, unknown> = await adapter.admit(written.text, context);
+          expect(comparable(fromValue)).toBe(comparable(fromText));
+          if (fromValue.ok && fromText.ok) {
+            expect(sameJson(fromValue.data, fromText.data)).toBe(true);
+            expect(sameJson(fromValue.view, fromText.view)).toBe(true);
+          }
+        }),
+        { numRuns: 60 },
+      );
+    }
+  });
+});
+
+describe("data of a value that arrived parsed", () => {
+  it("is a private copy: the caller's object is read once and later changes to it do not reach data", async () => {
+    const subject = subjects.find(({ tool }) => tool === "search_docs") as Subject;
+    const sample = valueArbitrary(subject.schema).filter(
+      (v) => v !== null && typeof v === "object" && !Array.isArray(v),
+    );
+    const [value] = fc.sample(sample, { numRuns: 1, seed: 7 });
+    let reads = 0;
+    const watched = new Proxy(value as object, {
+      get(target, key, receiver) {
+        reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const outcome = await subject.adapter.admit({ content: [], structuredContent: watched });
+    const keys = Object.keys(value as object).length;
+    // Every own key once, and the prototype is read through its own trap, never through `get`.
+    expect(reads).toBe(keys);
+    if (!outcome.ok) return;
+    expect(outcome.data).not.toBe(value);
+    const before = JSON.stringify(outcome.data);
+    for (const key of Object.keys(value as object)) (value as Record<string, unknown>)[key] = "changed";
+    expect(JSON.stringify(outcome.data)).toBe(before);
+  });
+
+  it("never runs a setter added to Object.prototype: the copy gives way to the writer, which runs none", () => {
+    let ran = false;
+    Object.defineProperty(Object.prototype, "polluted", {
+      configurable: true,
+      set() {
+        ran = true;
+      },
+    });
+    try {
+      const limits = { maxDepth: 8, maxBytes: 1000 };
+      const value = { polluted: 1, list: [{ polluted: 2 }] };
+      const received = receiveParsedValue("mcp_structured", value, limits);
+      expect(ran).toBe(false);
+      expect(received).toEqual(receiveWrittenValue("mcp_structured", value, limits));
+      expect(received.ok && received.parsed === undefined && received.text).toBe(
+        '{"polluted":1,"list":[{"polluted":2}]}',
+      );
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).polluted;
+    }
+    // With the prototype plain again, the same value is copied.
+    const again = receiveParsedValue("mcp_structured", { polluted: 1 }, { maxDepth: 8, maxBytes: 1000 });
+    expect(again.ok && again.parsed !== undefined).toBe(true);
+  });
+});
