@@ -125,9 +125,10 @@ function withParts(received: Received | NotReceived, parts: ContentPart[]): Rece
  *   blocks, a media type off the list or malformed base64 is `schema_mismatch` (`detail.reason` the problem,
  *   `detail.block` its index), a block over its byte bound `result_too_large`, a lone surrogate `invalid_encoding`.
  * - `structured`: `structuredContent` is the result; absent, the call fails as `schema_mismatch` (the MCP spec
- *   requires structured results that conform to the declared schema). It is written as JSON text by the gate (see
- *   {@link receiveParsedValue}) and from then on goes through the same parse as any text payload, so `data` is a
- *   fresh JSON copy. A text block that parses as JSON and is not the same value is flagged `mcp_text_mismatch`.
+ *   requires structured results that conform to the declared schema). The gate copies it once and writes its JSON
+ *   text itself (see {@link receiveParsedValue}), so `data` is a private copy equal to `JSON.parse` of the text that
+ *   is hashed, and the caller's object is never read twice. A text block that parses as JSON and is not the same
+ *   value is flagged `mcp_text_mismatch`.
  * - `json_text`: the first text block is the JSON text of the result; the other blocks are its parts.
  * - `text`: the text blocks joined with `"\n"` are the result, under the receive ceiling; the others are its parts.
  * - `content`: every admitted block is the result (`data`); the gate hashes its own JSON of them.

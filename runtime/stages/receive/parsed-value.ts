@@ -18,9 +18,9 @@ export interface ParsedResult {
 
 /**
  * Marks a value an in-process tool returned (no transport, no JSON text) for `admit`:
- * `admit(parsedResult(await localTool(args)))`. The gate writes its JSON text itself, without recursion and
- * without calling `toJSON` or reading a property twice, refusing what is not plain JSON data (see
- * `parsedValueJson`), then treats it like any JSON payload. A bare object is not accepted, because an object with a
+ * `admit(parsedResult(await localTool(args)))`. The gate copies the value and writes its JSON text itself, without
+ * recursion and without calling `toJSON` or reading a property twice, refusing what is not plain JSON data (see
+ * {@link receiveParsedValue}), then treats it like any JSON payload. A bare object is not accepted, because an object with a
  * `content` array cannot be told apart from an MCP `CallToolResult`.
  */
 export function parsedResult(value: unknown): ParsedResult {
