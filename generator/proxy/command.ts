@@ -83,6 +83,10 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   const upstream = new UpstreamTransport({
     command,
     args,
+    // The host set the proxy's environment for the server (a host config's `env` block): all of it is the server's.
+    env: Object.fromEntries(
+      Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ),
     cwd: values.cwd === undefined ? undefined : path.resolve(values.cwd),
     maxMessageBytes,
     onOversize: ({ bytes }) =>

@@ -160,10 +160,11 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
     const page = await reader.handle(request.params.arguments, { session: session.id });
     return page.toolResult as CallToolResult;
   }
+  const progress = progressTo(extra, request.params._meta?.progressToken);
   const forward: RequestOptions = {
     signal: extra.signal,
     resetTimeoutOnProgress: true,
-    onprogress: progressTo(extra, request.params._meta?.progressToken),
+    onprogress: progress.onprogress,
   };
   const call = { method: "tools/call", params: request.params };
   const tool = options.findTool(name);
@@ -186,6 +187,7 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
     ...(reader === undefined ? {} : reader.context),
     signal: extra.signal,
   });
+  await progress.sent();
   return hostResult(outcome);
 }
 
@@ -194,16 +196,17 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
  * elicitation, roots from the server; notifications either way. Cancellation and progress go with each request.
  */
 function forwardTheRest(server: Server, client: Client, resultSchema: Sdk["ResultSchema"]): void {
-  server.fallbackRequestHandler = (request: JSONRPCRequest, extra) =>
-    client.request(strip(request), resultSchema, {
+  const forward = async (to: Client | Server, request: JSONRPCRequest, extra: CallExtra) => {
+    const progress = progressTo(extra, request.params?._meta?.progressToken as string | number | undefined);
+    const result = await to.request(strip(request), resultSchema, {
       signal: extra.signal,
-      onprogress: progressTo(extra, request.params?._meta?.progressToken),
+      onprogress: progress.onprogress,
     });
-  client.fallbackRequestHandler = (request: JSONRPCRequest, extra) =>
-    server.request(strip(request), resultSchema, {
-      signal: extra.signal,
-      onprogress: progressTo(extra, request.params?._meta?.progressToken),
-    });
+    await progress.sent();
+    return result;
+  };
+  server.fallbackRequestHandler = (request, extra) => forward(client, request, extra);
+  client.fallbackRequestHandler = (request, extra) => forward(server, request, extra);
   server.fallbackNotificationHandler = async (notification) => client.notification(notification);
   client.fallbackNotificationHandler = async (notification) => server.notification(notification);
 }
@@ -236,15 +239,23 @@ function strip(request: JSONRPCRequest): { method: string; params?: Record<strin
   return request.params === undefined ? { method: request.method } : { method: request.method, params: request.params };
 }
 
-/** Forwards the other side's progress to whoever asked, under their own token. */
+/**
+ * Forwards the other side's progress to whoever asked, under their own token. `sent` settles when every
+ * notification forwarded so far went out: a handler awaits it before it answers, so the last progress is never
+ * overtaken by the answer (after which the asker drops it).
+ */
 function progressTo(
   extra: { sendNotification(notification: never): Promise<void> },
   token: string | number | undefined,
-): ((progress: Progress) => void) | undefined {
-  if (token === undefined) return undefined;
-  return (progress) => {
-    const notification = { method: "notifications/progress", params: { ...progress, progressToken: token } };
-    void extra.sendNotification(notification as never).catch(() => undefined);
+): { onprogress?: (progress: Progress) => void; sent(): Promise<void> } {
+  if (token === undefined) return { sent: () => Promise.resolve() };
+  let last: Promise<void> = Promise.resolve();
+  return {
+    onprogress: (progress) => {
+      const notification = { method: "notifications/progress", params: { ...progress, progressToken: token } };
+      last = last.then(() => extra.sendNotification(notification as never)).catch(() => undefined);
+    },
+    sent: () => last,
   };
 }
 
