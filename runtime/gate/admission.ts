@@ -74,6 +74,8 @@ export class Admission<T, V, I> {
   parts: ContentPart[] | undefined;
   /** The payload's value when receive copied and checked it already (a value that arrived parsed): not parsed again. */
   parsed: ParsedCopy | undefined;
+  /** A text result's lines, counted once by its line bound, for the text view of that same text. */
+  counted: { text: string; lines: number } | undefined;
   /** The tool's result kind and block rules, resolved once per spec. */
   readonly result: ResolvedResult;
 

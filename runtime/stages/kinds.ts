@@ -46,7 +46,11 @@ function jsonPrimary<T, V, I>(admission: Admission<T, V, I>, text: string): Prim
 function textPrimary<T, V, I>(admission: Admission<T, V, I>, text: string): Primary | Failure {
   const { maxLines } = admission.result.text;
   const lines = countLines(text, maxLines);
-  if (lines <= maxLines) return { ok: true, value: text };
+  if (lines <= maxLines) {
+    // Within the bound the count is exact: the text view reads it instead of counting again.
+    admission.counted = { text, lines };
+    return { ok: true, value: text };
+  }
   return admission.fail(
     "result_too_large",
     { stage: "receive", sizes: admission.sizes, detail: { reason: "too_many_lines", maxLines } },

@@ -150,9 +150,13 @@ export async function textView<T, V, I>(
   const { spec, result } = admission;
   const budget = spec.context;
   const window = { headShare: result.text.headShare };
-  const cleaned = cleanText(textOf(result.kind, data));
+  const source = textOf(result.kind, data);
+  const cleaned = cleanText(source);
   const beside = described(admission.parts ?? []);
-  const lines = countLines(cleaned);
+  // Cleaning never removes a line break; a text it left as it was has the lines its bound counted.
+  const counted = admission.counted;
+  const lines =
+    counted !== undefined && cleaned === source && counted.text === source ? counted.lines : countLines(cleaned);
   const excerptWithin = (bytes: number): LineExcerpt => {
     const excerpt = lineExcerpt(cleaned, Math.max(0, bytes), window);
     return { ...excerpt, lines };
