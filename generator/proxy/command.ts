@@ -33,18 +33,32 @@ const OPTIONS = {
 
 const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * The proxy's own arguments and the server's command: what follows `--`, or else everything from the first word
+ * that is neither an option nor an option's value (some launchers, such as the MCP Inspector's, drop a `--`).
+ */
+export function splitServerCommand(argv: readonly string[]): { own: string[]; server: string[] } {
+  const split = argv.indexOf("--");
+  if (split !== -1) return { own: argv.slice(0, split), server: argv.slice(split + 1) };
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (!word.startsWith("-")) return { own: argv.slice(0, i), server: argv.slice(i) };
+    const name = word.replace(/^--?/, "").split("=")[0] as string;
+    const option = (OPTIONS as Record<string, { type: string }>)[name];
+    if (option?.type === "string" && !word.includes("=")) i++;
+  }
+  return { own: [...argv], server: [] };
+}
+
 /** Runs the proxy until the host or the server goes: 0 when the host closed, 1 when the server did. */
 export async function runProxy(argv: readonly string[], io: Console): Promise<number> {
-  const split = argv.indexOf("--");
-  const own = split === -1 ? argv : argv.slice(0, split);
-  const server = split === -1 ? [] : argv.slice(split + 1);
-  const { values, positionals } = parseCommandArgs(own, OPTIONS);
+  const { own, server } = splitServerCommand(argv);
+  // Every word of `own` is an option or an option's value: the first other word began the server's command.
+  const { values } = parseCommandArgs(own, OPTIONS);
   if (values.help) {
     io.out(PROXY_HELP);
     return 0;
   }
-  if (positionals.length > 0)
-    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (the server's command goes after --)`);
   const [command, ...args] = server;
   if (command === undefined) throw new UsageError("no server command: toolgate proxy [options] -- COMMAND [ARGS...]");
   const maxMessageBytes =

@@ -243,3 +243,51 @@ describe("cancellation, progress and a server that exits", () => {
     await exited;
   }, 30_000);
 });
+
+describe("through the MCP Inspector's command-line client", () => {
+  const INSPECTOR = require.resolve("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+
+  /** `inspector --cli …` in front of the proxy in front of server-filesystem; its stdout as JSON. */
+  function inspect(files: string, schemas: string, ...options: string[]): unknown {
+    const home = path.join(work, "inspector-home");
+    // The launcher drops a `--`, so the proxy is given the server's command after its own options.
+    const target = ["node", BIN, "proxy", "--schemas", schemas, "node", FILESYSTEM, files];
+    const out = execFileSync(process.execPath, [INSPECTOR, "--cli", ...options, ...target], {
+      cwd: REPO,
+      env: { ...process.env, HOME: home, MCP_CATALOG_PATH: path.join(home, "mcp.json") },
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 90_000,
+    });
+    return JSON.parse(out.toString("utf8"));
+  }
+
+  it("lists the tools and calls one through the proxy", async () => {
+    const files = path.join(work, "inspector-files");
+    await mkdir(path.join(work, "inspector-home"), { recursive: true });
+    await mkdir(files, { recursive: true });
+    await writeFile(path.join(files, "note.txt"), "read by the inspector\n");
+    const schemas = path.join(work, "fs-schemas");
+    const listed = inspect(files, schemas, "--method", "tools/list") as {
+      tools: Array<{ name: string; outputSchema?: unknown }>;
+    };
+    expect(listed.tools.map((tool) => tool.name)).toContain("read_text_file");
+    expect(listed.tools.find((tool) => tool.name === "read_text_file")?.outputSchema).toMatchObject({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      additionalProperties: false,
+    });
+    const called = inspect(
+      files,
+      schemas,
+      "--tool-arg",
+      `path=${path.join(files, "note.txt")}`,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "read_text_file",
+    ) as { content: Array<{ text: string }>; structuredContent: unknown };
+    expect(called.content[0]?.text).toMatch(
+      /^<tool_result tool="read_text_file" source="sha256:[0-9a-f]{16}" complete="true">/,
+    );
+    expect(called.structuredContent).toEqual({ content: "read by the inspector\n" });
+  }, 180_000);
+});
