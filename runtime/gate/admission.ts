@@ -115,7 +115,8 @@ export class Admission<T, V, I> {
       receivedAt: this.provenance.receivedAt,
       ...(facts.policy === undefined ? {} : { policy: facts.policy }),
       ...(facts.flags === undefined || facts.flags.length === 0 ? {} : { flags: facts.flags }),
-      ...(facts.policy === "recall" ? { recall: true } : {}),
+      // Only a call that did re-call (not one whose recall was refused for repeated arguments) says so.
+      ...((ctx.recalls?.made ?? 0) > 0 ? { recall: true, recalls: ctx.recalls?.made } : {}),
       ...(this.summarize === undefined ? {} : { summarize: this.summarize }),
     };
     gateCounters.emit(event);

@@ -73,6 +73,8 @@ export async function admitPayload<T, V, I>(
     argumentsHash: undefined,
     receivedAt: "",
   };
+  // The call's count of re-calls, which every re-call's context shares (`{ ...ctx, args }` below).
+  if (recallDepth === 0) ctx.recalls = { made: 0 };
   const admission = new Admission(spec, ctx, provenance, recallDepth);
   // Receive: classify and read under the ceiling. The payload counts as received once it is all read (or refused).
   const received = await receive(raw, {

@@ -152,5 +152,8 @@ export interface GateState<T, V, I> {
   summaries: WeakMap<SummarizeHook<T, V>, Map<string, string>>;
 }
 
-/** A call's context inside the gate: `turn` is never undefined (a call without one gets a private turn). */
-export type CallContext<T, V, I> = AdmitContext<T, V, I> & { turn: Turn };
+/**
+ * A call's context inside the gate: `turn` is never undefined (a call without one gets a private turn), and
+ * `recalls` counts the re-calls the call made, shared by the re-calls' own contexts, for the call's one event.
+ */
+export type CallContext<T, V, I> = AdmitContext<T, V, I> & { turn: Turn; recalls?: { made: number } };

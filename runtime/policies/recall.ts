@@ -60,6 +60,7 @@ export const recall: Policy = async <T, V, I>(over: OverBudget<T, V, I>): Promis
     );
   }
   ctx.turn.countRecall(spec.name);
+  if (ctx.recalls !== undefined) ctx.recalls.made++;
   let nextRaw: unknown;
   try {
     nextRaw = await found.call(found.args);

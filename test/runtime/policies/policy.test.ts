@@ -275,7 +275,7 @@ describe("recall", () => {
     expect(turn.recallsOf("get_record")).toBe(1);
     // One admit, one event: the final outcome, marked as coming from a re-call.
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ code: "ok", policy: "recall", recall: true });
+    expect(events[0]).toMatchObject({ code: "ok", policy: "recall", recall: true, recalls: 1 });
     expect(turn.report().contributions).toHaveLength(1);
   });
 
@@ -323,6 +323,10 @@ describe("recall", () => {
     expect(outcome.ok ? "ok" : outcome.error.code).toBe("oversize");
     expect(outcome.ok || outcome.diagnostics.detail?.recall).toBe("repeated_arguments");
     expectNoLeak(outcome, events, marker);
+    // Refused before any re-call was made: the event says it was no re-call.
+    expect(events).toHaveLength(1);
+    expect(events[0]?.recall).toBeUndefined();
+    expect(events[0]?.recalls).toBeUndefined();
   });
 
   it("arguments already used earlier in the turn are refused too", async () => {
