@@ -3,7 +3,7 @@
  * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
  * every figure to bench/results.json.
  *
- *   node bench/run.js [--only cold,gate,receive,tokens,readback,validators,codegen] [--quick] [--profile]
+ *   node bench/run.js [--only cold,gate,receive,tokens,readback,validators,codegen,report] [--quick] [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen.
  * Needs `npm run build` first (the script in package.json does it). Scratch files go to .tmp/bench/run-<pid>/ and
@@ -20,6 +20,7 @@ import { runGateOverhead, runTextResult } from "./gate-overhead.js";
 import { ratio } from "./lib/stats.js";
 import { runReadBack } from "./read-back.js";
 import { runReceiveCeiling } from "./receive-ceiling.js";
+import { runReportBench } from "./report.js";
 import { runTokenBudget } from "./token-budget.js";
 import { prepareSizeVariants } from "./validator-size.js";
 import { runValidatorWorst } from "./validator-worst.js";
@@ -31,7 +32,7 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
   },
 });
-const ALL = ["cold", "gate", "receive", "tokens", "readback", "validators", "codegen"];
+const ALL = ["cold", "gate", "receive", "tokens", "readback", "validators", "codegen", "report"];
 const selected = new Set(values.only ? values.only.split(",") : ALL);
 const quick = values.quick;
 // Scratch files of this run only: two runs at once (the tree is shared) must not delete each other's files.
@@ -400,6 +401,23 @@ if (selected.has("codegen"))
       rows.push(["", `${codegen.staleAnswers} checks said "stale": dist/ was rebuilt during the run`, "", "", "", ""]);
     }
     tables.codegen = rows.slice(firstRow);
+  });
+
+if (selected.has("report"))
+  await section("report", async () => {
+    const firstRow = rows.length;
+    say("report: toolgate report over a million events…");
+    const result = await runReportBench({ rounds: quick ? 1 : 3, work: WORK });
+    results.benchmarks.report = result;
+    rows.push([
+      `toolgate report over ${result.events.toLocaleString("en")} events (CPU ${(result.cpu.median / 1000).toFixed(2)} s, load ${result.loadAverageAtStart})`,
+      `${(result.timing.median / 1000).toFixed(2)} s ±${Math.round(result.timing.spread * 50)}%, ${result.eventsPerSecond.toLocaleString("en")} events/s`,
+      "",
+      "",
+      "< 10 s",
+      result.timing.median < 10_000 ? "met" : "missed",
+    ]);
+    tables.report = rows.slice(firstRow);
   });
 
 // A run of some benchmarks (--only) keeps the others' latest figures in the file, each with the run it came from.
