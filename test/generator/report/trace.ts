@@ -2,16 +2,24 @@
  * Hand-made traces for the report's tests: events as `jsonLinesSink` writes them (every field an event has), so a
  * test states only what it is about.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { GateEvent } from "@toolgate/runtime";
+import { afterAll } from "vitest";
 
 const REPO = path.resolve(import.meta.dirname, "../../..");
 
-/** A scratch folder of the report's tests, under `.tmp/report/`. */
+/** The scratch folders the importing test file made: removed when it ends (the screenshots stay beside them). */
+const made: string[] = [];
+afterAll(async () => {
+  await Promise.all(made.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
+});
+
+/** A scratch folder of the report's tests, under `.tmp/report/`, removed when the test file ends. */
 export async function scratch(name: string): Promise<string> {
   const folder = path.join(REPO, ".tmp", "report", `${name}-${process.pid}`);
   await mkdir(folder, { recursive: true });
+  made.push(folder);
   return folder;
 }
 
