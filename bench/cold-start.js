@@ -1,6 +1,9 @@
 /**
- * Benchmark 1, cold start: a fresh process loads the validators of every corpus output schema and validates one
- * result each. Contenders, each as plain Node ESM and as an esbuild bundle:
+ * Benchmark 1, cold start: a fresh process loads the validators of the corpus output schemas and validates a first
+ * result. Three workloads (`WORKLOADS`): every schema with a full sample each; every schema validating `{}` (what
+ * loading the validators costs, with little validation); and one tool's first result (a serverless worker's first
+ * call: the catalog is loaded whole, an interpreter or run-time Ajv compiles that one schema). Contenders, each as
+ * plain Node ESM and as an esbuild bundle:
  *
  * - `toolgate`: the generated catalog's `validators.js`, every result validator in one module, looked up by output
  *   schema hash in its `outputValidators` as an MCP client does (and the light entries `@toolgate/runtime/validators`
@@ -36,6 +39,9 @@ const WARM = path.resolve("bench", "warm-child.js");
 
 /** The contenders, in the order the table shows them. */
 export const CONTENDERS = ["toolgate", "toolgate-formats", "ajv-runtime", "cfworker", "ajv-standalone"];
+
+/** The cold-start workloads; the import-cost sets and the layout experiments run only the first. */
+export const WORKLOADS = ["full", "empty", "one"];
 
 /**
  * Generates the corpus output contracts, picks the schemas every contender accepts, makes one sample result per
@@ -89,7 +95,23 @@ export async function prepareColdStart(work) {
   for (const refusal of generated.refused) left.push({ tool: refusal.file, reason: refusal.reason });
   const samplesFile = path.join(dir, "samples.json");
   await writeFile(samplesFile, JSON.stringify(chosen.map((c) => c.sample)));
-  await writeFile(path.join(dir, "empty.json"), "[]");
+  const one = medianSchema(chosen);
+  const workloads = {
+    full: { indices: chosen.map((_, i) => i), samples: chosen.map((c) => c.sample), expected: chosen.length },
+    // `{}` passes some schemas and fails others; every contender must give the SDK's own verdicts.
+    empty: {
+      indices: chosen.map((_, i) => i),
+      samples: chosen.map(() => ({})),
+      expected: chosen.filter((c) => sdk.getValidator(c.schema)({}).valid).length,
+    },
+    one: { indices: [one], samples: [chosen[one].sample], expected: 1 },
+    none: { indices: [], samples: [], expected: 0 },
+  };
+  const workloadFiles = {};
+  for (const [name, workload] of Object.entries(workloads)) {
+    workloadFiles[name] = path.join(dir, `workload-${name}.json`);
+    await writeFile(workloadFiles[name], JSON.stringify(workload));
+  }
 
   const schemasLiteral = JSON.stringify(chosen.map((c) => c.schema));
   const rel = (p) => `./${path.relative(dir, p).split(path.sep).join("/")}`;
@@ -99,7 +121,7 @@ export async function prepareColdStart(work) {
     [
       `import { outputValidators } from ${JSON.stringify(rel(path.join(out, "validators.js")))};`,
       `const hashes = ${hashes};`,
-      "export function validators() { return hashes.map((hash) => outputValidators[hash]); }",
+      "export function validators(indices = hashes.map((_, i) => i)) { return indices.map((i) => outputValidators[hashes[i]]); }",
     ].join("\n");
   const sets = {
     toolgate: byHash(generated.out),
@@ -107,16 +129,17 @@ export async function prepareColdStart(work) {
     "ajv-runtime": [
       `import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";`,
       `const schemas = ${schemasLiteral};`,
-      `export function validators() { const provider = new AjvJsonSchemaValidator(); return schemas.map((s) => provider.getValidator(s)); }`,
+      `export function validators(indices = schemas.map((_, i) => i)) { const provider = new AjvJsonSchemaValidator(); return indices.map((i) => provider.getValidator(schemas[i])); }`,
     ].join("\n"),
     cfworker: [
       `import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";`,
       `const schemas = ${schemasLiteral};`,
-      `export function validators() { const provider = new CfWorkerJsonSchemaValidator(); return schemas.map((s) => provider.getValidator(s)); }`,
+      `export function validators(indices = schemas.map((_, i) => i)) { const provider = new CfWorkerJsonSchemaValidator(); return indices.map((i) => provider.getValidator(schemas[i])); }`,
     ].join("\n"),
     "ajv-standalone": [
       `import compiled from "./ajv-standalone.cjs";`,
-      `export function validators() { return [${chosen.map((_, i) => `compiled.v${i}`).join(", ")}]; }`,
+      `const all = [${chosen.map((_, i) => `compiled.v${i}`).join(", ")}];`,
+      "export function validators(indices = all.map((_, i) => i)) { return indices.map((i) => all[i]); }",
     ].join("\n"),
     "runtime-import": `export * as runtime from "@toolgate/runtime";\nexport function validators() { return []; }`,
     "tokenizer-import": `export * as tokenizer from "gpt-tokenizer/encoding/o200k_base";\nexport function validators() { return []; }`,
@@ -160,7 +183,7 @@ export async function prepareColdStart(work) {
       logLevel: "silent",
     });
     const bundle = path.join(outdir, `${name}.js`);
-    const samples = name.endsWith("-import") ? path.join(dir, "empty.json") : samplesFile;
+    const samples = name.endsWith("-import") ? workloadFiles.none : workloadFiles.full;
     variants.push({ name, form: "esm", module: plain, samples });
     variants.push({ name, form: "bundle", module: bundle, samples, bytes: staticBytes(built.metafile, bundle) });
     if (name === "runtime-import")
@@ -170,11 +193,19 @@ export async function prepareColdStart(work) {
     chosen,
     left,
     variants,
+    workloadFiles,
+    oneTool: chosen[one].tool,
     generatedOut: generated.out,
     assertedOut: asserted.out,
     setModules: dir,
     tokenizerInStartChunks,
   };
+}
+
+/** The place of the schema of median size (as JSON text): the one tool of the first-call workload. */
+function medianSchema(chosen) {
+  const bySize = chosen.map((c, i) => [JSON.stringify(c.schema).length, i]).sort((a, b) => a[0] - b[0]);
+  return bySize[Math.floor(bySize.length / 2)][1];
 }
 
 /** Bytes of a bundle's entry chunk and every chunk it imports statically: what a start loads. */
@@ -206,9 +237,11 @@ function staticChunks(metafile, entry) {
 async function coldRun(variant) {
   const { stdout } = await run(process.execPath, [ENTRY, variant.module, variant.samples], { cwd: process.cwd() });
   const result = JSON.parse(stdout.trim().split("\n").at(-1));
-  // Every sample is valid (the SDK's own validator accepted it): a contender that rejects one is broken, not fast.
-  if (result.valid !== result.count) {
-    throw new Error(`${variant.name} (${variant.form}) rejected ${result.count - result.valid} valid samples`);
+  // Every verdict is the SDK's own (it accepted every sample): a contender that disagrees is broken, not fast.
+  if (result.valid !== result.expected) {
+    throw new Error(
+      `${variant.name} (${variant.form}) passed ${result.valid} results, the SDK's validator ${result.expected}`,
+    );
   }
   return result;
 }
@@ -221,17 +254,27 @@ async function coldRun(variant) {
  */
 export async function runColdStart(prepared, { rounds, warmRounds, extraVariants = [], extraWarm = {} }) {
   const lastRun = {};
-  const contenders = Object.fromEntries(
-    [...prepared.variants, ...extraVariants].map((variant) => [
-      `${variant.name}/${variant.form}`,
-      async () => {
-        const result = await coldRun(variant);
-        lastRun[`${variant.name}/${variant.form}`] = result;
-        return result.totalMs;
-      },
-    ]),
-  );
-  const cold = await interleave(contenders, rounds);
+  const timed = (variants, workload) =>
+    Object.fromEntries(
+      variants.map((variant) => [
+        `${variant.name}/${variant.form}`,
+        async () => {
+          const result = await coldRun(variant);
+          lastRun[`${workload}:${variant.name}/${variant.form}`] = result;
+          return result.totalMs;
+        },
+      ]),
+    );
+  // Every sample of every schema: all variants, the layout experiments (which take no indices) included.
+  const full = [...prepared.variants, ...extraVariants.map((v) => ({ ...v, samples: prepared.workloadFiles.full }))];
+  const cold = await interleave(timed(full, "full"), rounds);
+  // The other workloads: the validator-set contenders only.
+  const contenders = prepared.variants.filter((v) => CONTENDERS.includes(v.name));
+  const byWorkload = { full: cold };
+  for (const workload of WORKLOADS.filter((w) => w !== "full")) {
+    const variants = contenders.map((v) => ({ ...v, samples: prepared.workloadFiles[workload] }));
+    byWorkload[workload] = await interleave(timed(variants, workload), rounds);
+  }
 
   // Warm: every contender's validators loaded in one fresh process, each validating all samples; interleaved.
   const sets = [
@@ -248,6 +291,8 @@ export async function runColdStart(prepared, { rounds, warmRounds, extraVariants
     schemas: prepared.chosen.length,
     left: prepared.left,
     cold,
+    byWorkload,
+    oneTool: prepared.oneTool,
     lastRun,
     warmMicrosecondsPerAllSamples: warm,
     bundleBytes: Object.fromEntries(prepared.variants.filter((v) => v.bytes).map((v) => [v.name, v.bytes])),

@@ -129,6 +129,32 @@ if (selected.has("cold"))
         "",
       ]);
     }
+    const workloadNames = {
+      empty: `cold start, ${cold.schemas} schemas each validating {}`,
+      one: `cold start, one tool's first result (${cold.oneTool}) after loading the catalog`,
+    };
+    for (const [workload, title] of Object.entries(workloadNames)) {
+      const w = cold.byWorkload[workload];
+      for (const form of ["bundle", "esm"]) {
+        const tg = w[`toolgate/${form}`];
+        rows.push([
+          `${title}, ${form === "bundle" ? "esbuild bundle" : "plain ESM"}`,
+          `toolgate ${ms(tg)}`,
+          `run-time Ajv (MCP SDK) ${ms(w[`ajv-runtime/${form}`])}`,
+          x(ratio(w[`ajv-runtime/${form}`], tg)),
+          "≥ 10× faster",
+          ratio(w[`ajv-runtime/${form}`], tg) >= 10 ? "met" : "missed",
+        ]);
+        rows.push([
+          "",
+          `formats asserted ${ms(w[`toolgate-formats/${form}`])}`,
+          `interpreter (@cfworker/json-schema) ${ms(w[`cfworker/${form}`])}`,
+          x(ratio(w[`cfworker/${form}`], tg)),
+          "≥ 1× (no slower)",
+          ratio(w[`cfworker/${form}`], tg) >= 1 ? "met" : "missed",
+        ]);
+      }
+    }
     const warm = cold.warmMicrosecondsPerAllSamples;
     const perSchema = (name) =>
       `${(warm[name].median / cold.schemas).toFixed(2)} µs/result ±${Math.round(warm[name].spread * 50)}%`;
