@@ -1,25 +1,34 @@
 /**
- * `toolgate proxy`: the gate in front of any MCP host, with no code. It starts the server (`-- COMMAND ARGS…`),
- * generates the contracts folder's adapters in memory, and serves the host over stdio the same tools, gated (see
- * `serve.ts`). Its stdout is the host's channel: everything it says goes to stderr.
+ * `toolgate proxy`: the gate in front of any MCP host, with no code. It reaches the server (`-- COMMAND ARGS…`
+ * over stdio, or `--url` over Streamable HTTP: `transports.ts`), generates the contracts folder's adapters in
+ * memory, and serves the host the same tools, gated (see `serve.ts`), over stdio or, with `--listen`, over
+ * Streamable HTTP (`http-host.ts`). Everything it says goes to stderr: over stdio, its stdout is the host's channel.
  */
 import { createWriteStream } from "node:fs";
 import path from "node:path";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { FileSpillStore, jsonLinesSink, MemorySpillStore, readBack } from "@toolgate/runtime";
 import { configFolders, readConfig } from "../cli/config.js";
 import { type Console, parseCommandArgs, UsageError } from "../cli/console.js";
 import type { ProxyCatalog } from "./catalog.js";
+import type { RunningProxy } from "./serve.js";
+import type { ServerTarget } from "./transports.js";
 
 export const PROXY_HELP = `  toolgate proxy [--schemas DIR] [--allow-ungated] [--events FILE] [--spill-dir DIR]
-                 [--max-message-bytes N] [--cwd DIR] -- COMMAND [ARGS...]
-      Start the MCP server COMMAND over stdio and serve its tools to the host over stdio, each result admitted
-      by its contract (DIR, default schemas/) first: the host receives the gated content and, as structured
-      content, the view, whose schema replaces the tool's output schema in tools/list; or a typed failure.
+                 [--max-message-bytes N] [--listen PORT [--host ADDR]]
+                 (--url URL [--header "Name: value"]... | [--cwd DIR] -- COMMAND [ARGS...])
+      Start the MCP server COMMAND over stdio (or reach it over Streamable HTTP at --url, each --header sent
+      with every request) and serve its tools to the host over stdio, each result admitted by its contract
+      (DIR, default schemas/) first: the host receives the gated content and, as structured content, the
+      view, whose schema replaces the tool's output schema in tools/list; or a typed failure.
       A tool without a contract is hidden (said on stderr), or with --allow-ungated served with its text
       cleaned, bounded and delimited. Spilled results are read back with read_tool_result (kept in memory,
       or in --spill-dir). --events appends one JSON line per gated call (what toolgate report reads). An
       answer over --max-message-bytes (default 8388608) is cut on the wire: result_too_large, and the session
-      goes on. In a host's configuration, put "npx toolgate proxy --schemas DIR --" before the server's command.`;
+      goes on. In a host's configuration, put "npx toolgate proxy --schemas DIR --" before the server's command.
+      --listen PORT: serve hosts over Streamable HTTP at http://ADDR:PORT/mcp instead (ADDR default 127.0.0.1;
+      PORT 0 picks a free one; the URL is printed on stderr), each host session with a server connection of
+      its own, until SIGINT or SIGTERM.`;
 
 const OPTIONS = {
   schemas: { type: "string" },
@@ -28,6 +37,10 @@ const OPTIONS = {
   "spill-dir": { type: "string" },
   "max-message-bytes": { type: "string" },
   cwd: { type: "string" },
+  url: { type: "string" },
+  header: { type: "string", multiple: true },
+  listen: { type: "string" },
+  host: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -50,7 +63,13 @@ export function splitServerCommand(argv: readonly string[]): { own: string[]; se
   return { own: [...argv], server: [] };
 }
 
-/** Runs the proxy until the host or the server goes: 0 when the host closed, 1 when the server did. */
+type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
+type Transports = typeof import("./transports.js");
+
+/**
+ * Runs the proxy: over stdio, until the host or the server goes (0 when the host closed, 1 when the server did);
+ * with `--listen`, until SIGINT or SIGTERM (0). Over stdio, SIGINT or SIGTERM closes it too (0).
+ */
 export async function runProxy(argv: readonly string[], io: Console): Promise<number> {
   const { own, server } = splitServerCommand(argv);
   // Every word of `own` is an option or an option's value: the first other word began the server's command.
@@ -59,24 +78,24 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
     io.out(PROXY_HELP);
     return 0;
   }
-  const [command, ...args] = server;
-  if (command === undefined) throw new UsageError("no server command: toolgate proxy [options] -- COMMAND [ARGS...]");
   const maxMessageBytes =
     values["max-message-bytes"] === undefined ? DEFAULT_MAX_MESSAGE_BYTES : Number(values["max-message-bytes"]);
   if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes < 1024) {
     throw new UsageError("--max-message-bytes must be a whole number of bytes, at least 1024");
   }
+  const listen = listenAddress(values);
+  // Loaded here, not at the top: every other command starts without the generator and the MCP SDK.
+  const [{ loadProxyCatalog, ProxyContractsError }, { startProxy }, transports] = await Promise.all([
+    import("./catalog.js"),
+    import("./serve.js"),
+    import("./transports.js"),
+  ]);
+  const target = serverTarget(values, server, transports);
 
   const cwd = process.cwd();
   const config = await readConfig(cwd);
   const { remotes, roots } = configFolders(config, cwd);
   const schemas = path.resolve(values.schemas ?? config.schemas ?? "schemas");
-  // Loaded here, not at the top: every other command starts without the generator and the MCP SDK.
-  const [{ loadProxyCatalog, ProxyContractsError }, { startProxy }, { UpstreamTransport }] = await Promise.all([
-    import("./catalog.js"),
-    import("./serve.js"),
-    import("./upstream.js"),
-  ]);
   let catalog: ProxyCatalog;
   try {
     catalog = await loadProxyCatalog({ schemas, projectRoot: cwd, remotes, roots });
@@ -93,31 +112,113 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   const events =
     values.events === undefined ? undefined : createWriteStream(path.resolve(values.events), { flags: "a" });
 
-  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
-  const upstream = new UpstreamTransport({
-    command,
-    args,
-    // The host set the proxy's environment for the server (a host config's `env` block): all of it is the server's.
-    env: Object.fromEntries(
-      Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
-    ),
-    cwd: values.cwd === undefined ? undefined : path.resolve(values.cwd),
-    maxMessageBytes,
-    onOversize: ({ bytes }) =>
-      io.err(`toolgate proxy: cut an answer of ${bytes} bytes on the wire (over ${maxMessageBytes})`),
-  });
-  const proxy = await startProxy({
+  const upstream = transports.upstreamFactory(target, maxMessageBytes, (line) => io.err(line));
+  // Shared by every host session: a spilled result is still read back only in the session it was spilled in.
+  const shared = {
     findTool: catalog.findTool,
-    upstream,
-    host: new StdioServerTransport(),
     allowUngated: values["allow-ungated"] === true,
     readBack: spills ? readBack(store) : undefined,
     sink: events === undefined ? undefined : jsonLinesSink(events),
-    log: (line) => io.err(line),
-  });
-  io.err(`toolgate proxy: gating ${catalog.names.length} tool(s) of ${JSON.stringify(command)}`);
-  const { by } = await proxy.closed;
+    log: (line: string) => io.err(line),
+  };
+  const open = (host: Transport) => startProxy({ ...shared, upstream: upstream(), host });
+  const reached = "url" in target ? target.url.href : JSON.stringify(target.command);
+  const gating = `toolgate proxy: gating ${catalog.names.length} tool(s) of ${reached}`;
+  const code = listen === undefined ? await serveStdio(open, gating, io) : await serveHttp(open, listen, gating, io);
   await new Promise<void>((resolve) => (events === undefined ? resolve() : events.end(resolve)));
+  return code;
+}
+
+/** `--listen PORT` and `--host ADDR`, or undefined when the host is served over stdio. */
+function listenAddress(values: Values): { port: number; host: string } | undefined {
+  if (values.listen === undefined) {
+    if (values.host !== undefined) throw new UsageError("--host is the address --listen binds: give --listen PORT");
+    return undefined;
+  }
+  const port = Number(values.listen);
+  if (!/^\d+$/.test(values.listen) || port > 65535) {
+    throw new UsageError("--listen must be a port number, 0 to 65535 (0: a free one)");
+  }
+  return { port, host: values.host ?? "127.0.0.1" };
+}
+
+/** The server: `--url` (with its `--header`s) or the command after the options, not both. */
+function serverTarget(values: Values, server: readonly string[], transports: Transports): ServerTarget {
+  const [command, ...args] = server;
+  if (values.url !== undefined) {
+    if (command !== undefined) throw new UsageError("give the server as --url URL or as -- COMMAND, not both");
+    if (values.cwd !== undefined) throw new UsageError("--cwd is the server command's folder: --url has none");
+    return { url: transports.parseServerUrl(values.url), headers: transports.parseHeaders(values.header ?? []) };
+  }
+  if (values.header !== undefined) throw new UsageError("--header is sent to a server at --url");
+  if (command === undefined) {
+    throw new UsageError(
+      "no server: toolgate proxy [options] --url URL, or toolgate proxy [options] -- COMMAND [ARGS...]",
+    );
+  }
+  return { command, args, cwd: values.cwd === undefined ? undefined : path.resolve(values.cwd) };
+}
+
+/** Serves one host over stdio; its exit code (see {@link runProxy}). */
+async function serveStdio(
+  open: (host: Transport) => Promise<RunningProxy>,
+  gating: string,
+  io: Console,
+): Promise<number> {
+  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+  const proxy = await open(new StdioServerTransport());
+  io.err(gating);
+  const signal = stopSignal();
+  // The host ends a stdio session by closing the proxy's stdin, which the SDK's transport does not watch.
+  const hostLeft = new Promise<void>((resolve) => process.stdin.once("end", resolve));
+  const { by } = await Promise.race([
+    proxy.closed,
+    Promise.race([signal.stopped, hostLeft]).then(() => ({ by: "stopped" as const })),
+  ]);
+  signal.dispose();
+  if (by === "stopped") await proxy.close();
   if (by === "server") io.err("toolgate proxy: the server exited");
   return by === "server" ? 1 : 0;
+}
+
+/** Serves hosts over Streamable HTTP until SIGINT or SIGTERM; 1 when it cannot listen. */
+async function serveHttp(
+  open: (host: Transport) => Promise<RunningProxy>,
+  address: { port: number; host: string },
+  gating: string,
+  io: Console,
+): Promise<number> {
+  const { listenForHosts } = await import("./http-host.js");
+  const signal = stopSignal();
+  let listener: Awaited<ReturnType<typeof listenForHosts>>;
+  try {
+    listener = await listenForHosts({ ...address, open, log: (line) => io.err(line) });
+  } catch (error) {
+    signal.dispose();
+    io.err(`toolgate proxy: cannot listen on ${address.host}:${address.port}: ${(error as Error).message}`);
+    return 1;
+  }
+  io.err(gating);
+  io.err(`toolgate proxy: listening on ${listener.url}`);
+  await signal.stopped;
+  signal.dispose();
+  await listener.close();
+  return 0;
+}
+
+/** Settles at the first SIGINT or SIGTERM; `dispose` removes the handlers (a later signal then acts as usual). */
+function stopSignal(): { stopped: Promise<void>; dispose(): void } {
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    stop = () => resolve();
+  });
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return {
+    stopped,
+    dispose: () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+    },
+  };
 }
