@@ -10,6 +10,7 @@
  * backslashes and controls escaped, and `<`, `>`, `&` and their lookalikes as `\u00XX`, see `markupSafeJson`), and
  * each line break as the two characters `\n`. So a view of `maxBytes` costs at most `maxBytes` in the rendered body.
  */
+import { cleanText } from "../text.js";
 import { markupSafeJson } from "./model-content.js";
 
 /** Where a text view left lines out. Line numbers are 1-based and inclusive. */
@@ -80,36 +81,110 @@ export function countLines(text: string, max = Number.POSITIVE_INFINITY): number
   return lines;
 }
 
-/** The lines of `text`; a final line break ends the last line rather than starting an empty one. */
-function splitLines(text: string): string[] {
+/** The lines of a text, read one at a time: as they are, or cleaned when first read ({@link cleanedLines}). */
+export interface TextLines {
+  /** Lines in the text; a final line break ends the last line rather than starting an empty one. */
+  readonly total: number;
+  /** Line `index` (0-based), without its line break. */
+  at(index: number): string;
+  /** The whole text: every line, with its line breaks. */
+  whole(): string;
+}
+
+/** The lines of `text` as they are. */
+function plainLines(text: string): TextLines {
   const lines = text.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  return lines;
+  return { total: lines.length, at: (index) => lines[index] as string, whole: () => text };
+}
+
+/**
+ * The lines of `cleanText(source)`, each found and cleaned only when first read, from whichever end of the text is
+ * nearer, so a large text is split and cleaned only as far as an excerpt reaches from either end. Cleaning never
+ * removes a line break and judges a joiner or a selector only by its neighbours on the same line, so the cleaned
+ * text's lines are the source's lines cleaned one by one; the last one is read at once, since a last line that
+ * cleans to nothing becomes the final line break. `counted` is `countLines(source)` when already known.
+ */
+export function cleanedLines(source: string, counted = countLines(source)): TextLines & { count: number } {
+  const finalBreak = source.endsWith("\n");
+  const raw = Math.max(1, counted);
+  // Line `i` is `source.slice(begin[i], end[i])`, known for lines `0 … ahead - 1` and `behind … raw - 1`.
+  const begin: number[] = new Array(raw);
+  const end: number[] = new Array(raw);
+  const cleaned: Array<string | undefined> = new Array(raw);
+  begin[0] = 0;
+  end[0] = lineEnd(source, 0);
+  let ahead = 1;
+  end[raw - 1] = finalBreak ? source.length - 1 : source.length;
+  begin[raw - 1] = lineStart(source, end[raw - 1] as number);
+  let behind = raw - 1;
+  const at = (index: number): string => {
+    let line = cleaned[index];
+    if (line !== undefined) return line;
+    if (index >= ahead && index < behind) {
+      if (index - ahead < behind - index) {
+        for (; ahead <= index; ahead++) {
+          begin[ahead] = (end[ahead - 1] as number) + 1;
+          end[ahead] = lineEnd(source, begin[ahead] as number);
+        }
+      } else {
+        for (; behind > index; behind--) {
+          end[behind - 1] = (begin[behind] as number) - 1;
+          begin[behind - 1] = lineStart(source, end[behind - 1] as number);
+        }
+      }
+    }
+    line = cleanText(source.slice(begin[index], end[index]));
+    cleaned[index] = line;
+    return line;
+  };
+  // Without a final line break, a last line that cleans to nothing is one: the cleaned text has a line less.
+  const popped = finalBreak || (raw > 1 && at(raw - 1) === "");
+  const total = finalBreak ? raw : popped ? raw - 1 : raw;
+  const whole = (): string => {
+    const lines: string[] = new Array(total);
+    for (let i = 0; i < total; i++) lines[i] = at(i);
+    return lines.join("\n") + (popped ? "\n" : "");
+  };
+  // As `countLines` counts the cleaned text: none when it is empty.
+  const count = total === 1 && !popped && at(0) === "" ? 0 : total;
+  return { total, at, whole, count };
+}
+
+/** Where the line starting at `from` ends: its line break, or the end of the text. */
+function lineEnd(text: string, from: number): number {
+  const at = text.indexOf("\n", from);
+  return at < 0 ? text.length : at;
+}
+
+/** Where the line ending at `to` (its line break, or the end of the text) starts. */
+function lineStart(text: string, to: number): number {
+  return to === 0 ? 0 : text.lastIndexOf("\n", to - 1) + 1;
 }
 
 /**
  * Whole lines of `text` within `maxBytes` (see the module comment for what a byte costs): the text itself when it
  * fits, else as many first lines as fit in the head's share, as many last lines as fit in the rest, and the gap's
- * marker between them. Linear in the length of the text.
+ * marker between them. Linear in the length of the text. `text` is a string, or its lines ({@link cleanedLines}).
  */
-export function lineExcerpt(text: string, maxBytes: number, window: LineWindow = {}): LineExcerpt {
-  const lines = splitLines(text);
+export function lineExcerpt(text: string | TextLines, maxBytes: number, window: LineWindow = {}): LineExcerpt {
+  const lines = typeof text === "string" ? plainLines(text) : text;
+  const total = lines.total;
   // Each line's cost is measured when a step first asks for it: a large text is measured only as far as the bound
   // reaches from either end, not whole.
-  const costs: number[] = new Array(lines.length);
+  const costs: number[] = new Array(total);
   const costOf = (index: number): number => {
     let cost = costs[index];
     if (cost === undefined) {
-      cost = viewCost(lines[index] as string);
+      cost = viewCost(lines.at(index));
       costs[index] = cost;
     }
     return cost;
   };
-  let whole = (lines.length - 1) * BREAK_COST;
-  for (let i = 0; i < lines.length && whole <= maxBytes; i++) whole += costOf(i);
-  if (whole <= maxBytes) return { text, lines: lines.length };
+  let whole = (total - 1) * BREAK_COST;
+  for (let i = 0; i < total && whole <= maxBytes; i++) whole += costOf(i);
+  if (whole <= maxBytes) return { text: lines.whole(), lines: total };
 
-  const total = lines.length;
   // The marker's cost with the widest numbers it can hold (a count as wide as the total, and "lines" in the plural,
   // one more than the gap of one line measured here), and the two breaks around it.
   const marker = viewCost(gapMarker({ from: total, to: total }, total)) + String(total).length + 2 * BREAK_COST;
@@ -144,16 +219,19 @@ export function lineExcerpt(text: string, maxBytes: number, window: LineWindow =
     spare -= cost;
     head++;
   }
-  if (head + tail === total) return { text, lines: total };
+  if (head + tail === total) return { text: lines.whole(), lines: total };
   const gap = { from: head + 1, to: total - tail };
-  const kept = [...lines.slice(0, head), gapMarker(gap, total), ...lines.slice(total - tail)];
+  const kept: string[] = [];
+  for (let i = 0; i < head; i++) kept.push(lines.at(i));
+  kept.push(gapMarker(gap, total));
+  for (let i = total - tail; i < total; i++) kept.push(lines.at(i));
   return { text: kept.join("\n"), lines: total, gap };
 }
 
 /** The first line alone is over the bound: its leading code points that fit, and a marker saying how many are left. */
-function cutFirst(lines: readonly string[], available: number): LineExcerpt {
-  const first = lines[0] as string;
-  const total = lines.length;
+function cutFirst(lines: TextLines, available: number): LineExcerpt {
+  const first = lines.at(0);
+  const total = lines.total;
   const firstLength = [...first].length;
   const gap = total > 1 ? { from: 2, to: total } : undefined;
   const after = gap === undefined ? 0 : viewCost(gapMarker(gap, total)) + BREAK_COST;

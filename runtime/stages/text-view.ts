@@ -14,7 +14,7 @@
 import type { Admission } from "../gate/admission.js";
 import { boundText, cleanText, leadingCodePoints, utf8Length } from "../text.js";
 import type { ContentPart, Omission, Success, TextView } from "../types.js";
-import { countLines, type LineExcerpt, lineExcerpt } from "./line-excerpt.js";
+import { cleanedLines, type LineExcerpt, lineExcerpt } from "./line-excerpt.js";
 import { measureText } from "./measure.js";
 import { toModelContent } from "./model-content.js";
 
@@ -151,23 +151,24 @@ export async function textView<T, V, I>(
   const budget = spec.context;
   const window = { headShare: result.text.headShare };
   const source = textOf(result.kind, data);
-  const cleaned = cleanText(source);
-  const beside = described(admission.parts ?? []);
-  // Cleaning never removes a line break; a text it left as it was has the lines its bound counted.
+  // The text as the model reads it, cleaned line by line as far as the excerpt reaches; a text result's lines were
+  // counted by its line bound.
   const counted = admission.counted;
-  const lines =
-    counted !== undefined && cleaned === source && counted.text === source ? counted.lines : countLines(cleaned);
+  const cleaned = cleanedLines(source, counted !== undefined && counted.text === source ? counted.lines : undefined);
+  const beside = described(admission.parts ?? []);
+  const lines = cleaned.count;
   const excerptWithin = (bytes: number): LineExcerpt => {
     const excerpt = lineExcerpt(cleaned, Math.max(0, bytes), window);
     return { ...excerpt, lines };
   };
-  const overhead = overheadBytes(admission, data, lines, cleaned.length, beside, fields);
+  // The widest count of a cut first line's left-out characters: the source's length bounds it.
+  const overhead = overheadBytes(admission, data, lines, source.length, beside, fields);
   if (budget.unit === "bytes") return successOf(admission, data, excerptWithin(budget.max - overhead), beside, fields);
 
   // Tokens: a first byte bound, then shrunk by how far over each round's count was. Every token is at least one byte
   // and prose runs about four bytes a token, so four bytes per token of budget (or the whole text, when smaller) fits
   // most texts in one round and leaves the other rounds for dense ones.
-  let room = Math.min(utf8Length(cleaned) + overhead, budget.max * 4);
+  let room = Math.min(utf8Length(cleaned.whole()) + overhead, budget.max * 4);
   let candidate = successOf(admission, data, excerptWithin(room - overhead), beside, fields);
   for (let round = 0; round < TOKEN_ROUNDS; round++) {
     const limit = budget.max * 4;
