@@ -77,69 +77,87 @@ class HostSession implements Transport {
   }
 }
 
-/** Listens on `host:port` (port 0: a free one) and serves each host session its own proxy. */
-export async function listenForHosts(options: HostListenOptions): Promise<HostListener> {
-  const sessions = new Map<string, { http: StreamableHTTPServerTransport; proxy: Promise<RunningProxy> }>();
-  const opening = new Set<HostSession>();
-  let allowedHosts: string[] | undefined;
+/** The host sessions of one listener: each request routed to its session, or opening one. */
+class Sessions {
+  readonly #live = new Map<string, { http: StreamableHTTPServerTransport; proxy: Promise<RunningProxy> }>();
+  /** Sessions whose `initialize` POST is being handled (not yet in `#live`, or refused). */
+  readonly #opening = new Set<HostSession>();
+  /** The `Host` headers accepted (DNS rebinding protection), when listening on a loopback address. */
+  allowedHosts: string[] | undefined;
+
+  constructor(readonly options: HostListenOptions) {}
+
+  async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (new URL(request.url ?? "/", "http://proxy").pathname !== ENDPOINT) {
+      return refusal(response, 404, -32000, `Not found: the MCP endpoint is ${ENDPOINT}`);
+    }
+    const id = request.headers["mcp-session-id"];
+    if (typeof id === "string") {
+      const session = this.#live.get(id);
+      if (session === undefined) return refusal(response, 404, -32001, "Session not found");
+      return session.http.handleRequest(request, response);
+    }
+    if (request.method !== "POST")
+      return refusal(response, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    return this.#open(request, response);
+  }
 
   /** A new host session: its `initialize` POST handed to a proxy session once that is reading. */
-  const openSession = async (request: IncomingMessage, response: ServerResponse) => {
+  async #open(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const http: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, { http, proxy }),
-      ...(allowedHosts === undefined ? {} : { enableDnsRebindingProtection: true, allowedHosts }),
+      onsessioninitialized: (id) => void this.#live.set(id, { http, proxy }),
+      ...(this.allowedHosts === undefined
+        ? {}
+        : { enableDnsRebindingProtection: true, allowedHosts: this.allowedHosts }),
     });
     const host = new HostSession(http);
-    opening.add(host);
-    const proxy = options.open(host);
+    this.#opening.add(host);
+    const proxy = this.options.open(host);
     proxy.then(
-      (running) => void running.closed.then(({ by }) => ended(http, by)),
-      (error: unknown) => void refuse(host, error),
+      (running) => void running.closed.then(({ by }) => this.#ended(http, by)),
+      (error: unknown) => void this.#refuse(host, error),
     );
     await Promise.race([host.started, proxy.catch(() => undefined)]);
     await http.handleRequest(request, response);
-    opening.delete(host);
+    this.#opening.delete(host);
     // Not an initialize the transport accepted (it answered the host why): nothing was opened.
     if (http.sessionId === undefined) await http.close();
-  };
+  }
 
-  const ended = (http: StreamableHTTPServerTransport, by: "host" | "server") => {
-    if (http.sessionId !== undefined) sessions.delete(http.sessionId);
-    if (by === "server") options.log(`toolgate proxy: the server of host session ${http.sessionId} went; it is closed`);
-  };
+  #ended(http: StreamableHTTPServerTransport, by: "host" | "server"): void {
+    if (http.sessionId !== undefined) this.#live.delete(http.sessionId);
+    if (by === "server")
+      this.options.log(`toolgate proxy: the server of host session ${http.sessionId} went; it is closed`);
+  }
 
   /** The server could not be reached: the host's `initialize` is answered with why, and its session closed. */
-  const refuse = async (host: HostSession, error: unknown) => {
-    if (host.http.sessionId !== undefined) sessions.delete(host.http.sessionId);
+  async #refuse(host: HostSession, error: unknown): Promise<void> {
+    if (host.http.sessionId !== undefined) this.#live.delete(host.http.sessionId);
     const reason = error instanceof Error ? error.message : String(error);
     if (host.initializeId !== undefined) {
-      options.log(`toolgate proxy: could not open a session with the server: ${reason}`);
+      this.options.log(`toolgate proxy: could not open a session with the server: ${reason}`);
       const message = `The proxy could not reach the server: ${reason}`;
       await host.http
         .send({ jsonrpc: "2.0", id: host.initializeId, error: { code: -32603, message } })
         .catch(() => undefined);
     }
     await host.http.close();
-  };
+  }
 
-  const route = async (request: IncomingMessage, response: ServerResponse) => {
-    if (new URL(request.url ?? "/", "http://proxy").pathname !== ENDPOINT) {
-      return refusal(response, 404, -32000, `Not found: the MCP endpoint is ${ENDPOINT}`);
-    }
-    const id = request.headers["mcp-session-id"];
-    if (typeof id === "string") {
-      const session = sessions.get(id);
-      if (session === undefined) return refusal(response, 404, -32001, "Session not found");
-      return session.http.handleRequest(request, response);
-    }
-    if (request.method !== "POST")
-      return refusal(response, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
-    return openSession(request, response);
-  };
+  /** Closes every session, and with it its server connection. */
+  async close(): Promise<void> {
+    const running = await Promise.allSettled([...this.#live.values()].map((session) => session.proxy));
+    await Promise.allSettled(running.map((result) => (result.status === "fulfilled" ? result.value.close() : null)));
+    await Promise.allSettled([...this.#opening].map((host) => host.close()));
+  }
+}
 
+/** Listens on `host:port` (port 0: a free one) and serves each host session its own proxy. */
+export async function listenForHosts(options: HostListenOptions): Promise<HostListener> {
+  const sessions = new Sessions(options);
   const server = createServer((request, response) => {
-    route(request, response).catch((error: unknown) => {
+    sessions.route(request, response).catch((error: unknown) => {
       options.log(`toolgate proxy: a host request failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!response.headersSent) refusal(response, 500, -32603, "Internal error");
       else response.end();
@@ -150,15 +168,12 @@ export async function listenForHosts(options: HostListenOptions): Promise<HostLi
     server.listen(options.port, options.host, () => resolve());
   });
   const { address, port } = server.address() as AddressInfo;
-  if (LOOPBACK.has(address) || LOOPBACK.has(options.host)) {
-    allowedHosts = [...LOOPBACK].map((name) => `${name.includes(":") ? `[${name}]` : name}:${port}`);
-  }
+  const named = (name: string) => `${name.includes(":") ? `[${name}]` : name}:${port}`;
+  if (LOOPBACK.has(address)) sessions.allowedHosts = [...LOOPBACK].map(named);
   return {
-    url: `http://${address.includes(":") ? `[${address}]` : address}:${port}${ENDPOINT}`,
+    url: `http://${named(address)}${ENDPOINT}`,
     close: async () => {
-      const running = await Promise.allSettled([...sessions.values()].map((session) => session.proxy));
-      await Promise.allSettled(running.map((result) => (result.status === "fulfilled" ? result.value.close() : null)));
-      await Promise.allSettled([...opening].map((host) => host.close()));
+      await sessions.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

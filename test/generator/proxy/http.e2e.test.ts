@@ -188,6 +188,20 @@ describe("hosts over Streamable HTTP (--listen), the server over stdio", () => {
   }, 30_000);
 });
 
+describe("a host over Streamable HTTP, the server at a --url nothing listens on", () => {
+  it("answers the host's initialize with why, and goes on listening", async () => {
+    const proxy = await listeningProxy(["--schemas", FIXTURE_CONTRACTS, "--url", "http://127.0.0.1:1/mcp"]);
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        await expect(httpHost(proxy.url)).rejects.toThrow(/The proxy could not reach the server/);
+      }
+      expect(proxy.stderr()).toMatch(/toolgate proxy: could not open a session with the server: /);
+    } finally {
+      proxy.child.kill("SIGTERM");
+    }
+  }, 30_000);
+});
+
 /** What the test's orders server saw: each request's method and headers. */
 interface Seen {
   method: string | undefined;
