@@ -28,7 +28,7 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR] [--allow-ungated] [-
       goes on. In a host's configuration, put "npx toolgate proxy --schemas DIR --" before the server's command.
       --listen PORT: serve hosts over Streamable HTTP at http://ADDR:PORT/mcp instead (ADDR default 127.0.0.1;
       PORT 0 picks a free one; the URL is printed on stderr), each host session with a server connection of
-      its own, until SIGINT or SIGTERM.`;
+      its own (closed by the host's DELETE, or after 30 minutes with no request open), until SIGINT or SIGTERM.`;
 
 const OPTIONS = {
   schemas: { type: "string" },

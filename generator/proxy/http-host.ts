@@ -3,8 +3,9 @@
  * node:http at `/mcp`. Each host session (an `initialize` POST without a session id) is a proxy session of its own,
  * with its own server connection: `startProxy` ties one host to one server, and a server's state (its process,
  * its subscriptions, its cancelled calls) is then never shared between hosts. A session ends when its host sends
- * DELETE, when its server goes (the host's next request is answered 404, and it initializes anew), or when the
- * proxy stops.
+ * DELETE, when its server goes (the host's next request is answered 404, and it initializes anew), when it has
+ * had no request open for {@link IDLE_MS} (a host that went without DELETE: a connected SDK client keeps its GET
+ * stream open), or when the proxy stops.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -21,6 +22,8 @@ export interface HostListenOptions {
   /** Starts the proxy for one host session (`startProxy` with a server transport of its own). */
   open(host: Transport): Promise<RunningProxy>;
   log(line: string): void;
+  /** How long a session may have no request open before it is closed (default {@link IDLE_MS}). */
+  idleMs?: number | undefined;
 }
 
 /** The proxy listening for hosts. */
@@ -29,6 +32,17 @@ export interface HostListener {
   url: string;
   /** Closes every session (and its server connection), then stops listening. */
   close(): Promise<void>;
+}
+
+/** How long a host session may have no request open before it is closed: 30 minutes. */
+export const IDLE_MS = 30 * 60 * 1000;
+
+/** One host session: its transport, its proxy, and its requests open now (and since when it has none). */
+interface Live {
+  http: StreamableHTTPServerTransport;
+  proxy: Promise<RunningProxy>;
+  open: number;
+  idleSince: number;
 }
 
 /** The one path the proxy serves. */
@@ -79,13 +93,18 @@ class HostSession implements Transport {
 
 /** The host sessions of one listener: each request routed to its session, or opening one. */
 class Sessions {
-  readonly #live = new Map<string, { http: StreamableHTTPServerTransport; proxy: Promise<RunningProxy> }>();
+  readonly #live = new Map<string, Live>();
   /** Sessions whose `initialize` POST is being handled (not yet in `#live`, or refused). */
   readonly #opening = new Set<HostSession>();
   /** The `Host` headers accepted (DNS rebinding protection), when listening on a loopback address. */
   allowedHosts: string[] | undefined;
 
-  constructor(readonly options: HostListenOptions) {}
+  readonly #sweep: NodeJS.Timeout;
+
+  constructor(readonly options: HostListenOptions) {
+    const idleMs = options.idleMs ?? IDLE_MS;
+    this.#sweep = setInterval(() => this.#closeIdle(idleMs), Math.min(idleMs, 60_000)).unref();
+  }
 
   async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (new URL(request.url ?? "/", "http://proxy").pathname !== ENDPOINT) {
@@ -95,6 +114,7 @@ class Sessions {
     if (typeof id === "string") {
       const session = this.#live.get(id);
       if (session === undefined) return refusal(response, 404, -32001, "Session not found");
+      this.#opened(session, response);
       return session.http.handleRequest(request, response);
     }
     if (request.method !== "POST")
@@ -106,7 +126,11 @@ class Sessions {
   async #open(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const http: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void this.#live.set(id, { http, proxy }),
+      onsessioninitialized: (id) => {
+        const session: Live = { http, proxy, open: 0, idleSince: Date.now() };
+        this.#live.set(id, session);
+        this.#opened(session, response);
+      },
       ...(this.allowedHosts === undefined
         ? {}
         : { enableDnsRebindingProtection: true, allowedHosts: this.allowedHosts }),
@@ -123,6 +147,26 @@ class Sessions {
     this.#opening.delete(host);
     // Not an initialize the transport accepted (it answered the host why): nothing was opened.
     if (http.sessionId === undefined) await http.close();
+  }
+
+  /** A request of `session` is open until its response closes. */
+  #opened(session: Live, response: ServerResponse): void {
+    session.open++;
+    response.once("close", () => {
+      session.open--;
+      session.idleSince = Date.now();
+    });
+  }
+
+  /** Closes each session that has had no request open for `idleMs`. */
+  #closeIdle(idleMs: number): void {
+    const now = Date.now();
+    for (const [id, session] of this.#live) {
+      if (session.open > 0 || now - session.idleSince < idleMs) continue;
+      this.#live.delete(id);
+      this.options.log(`toolgate proxy: closing host session ${id}: no request for ${Math.round(idleMs / 1000)} s`);
+      void session.proxy.then((running) => running.close()).catch(() => undefined);
+    }
   }
 
   #ended(http: StreamableHTTPServerTransport, by: "host" | "server"): void {
@@ -147,6 +191,7 @@ class Sessions {
 
   /** Closes every session, and with it its server connection. */
   async close(): Promise<void> {
+    clearInterval(this.#sweep);
     const running = await Promise.allSettled([...this.#live.values()].map((session) => session.proxy));
     await Promise.allSettled(running.map((result) => (result.status === "fulfilled" ? result.value.close() : null)));
     await Promise.allSettled([...this.#opening].map((host) => host.close()));
