@@ -6,10 +6,11 @@
  * server's output schema.
  */
 import { createHash } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ContractError } from "../contract/errors.js";
+import { compareOutput } from "../emit/write.js";
 import { type GenerateOptions, generate } from "../pipeline.js";
 import type { ProxyTool } from "./serve.js";
 
@@ -31,20 +32,63 @@ export class ProxyContractsError extends Error {
   }
 }
 
-/** Generates `schemas` in memory, compiles the adapters into the cache, and loads them. */
-export async function loadProxyCatalog(options: {
-  schemas: string;
+/** A generated folder that is not what its contracts generate now: the proxy would gate with other code. */
+export class ProxyStaleError extends Error {
+  constructor(
+    readonly folder: string,
+    readonly files: readonly string[],
+  ) {
+    super(
+      `${folder} is not what its contracts generate (${files.slice(0, 5).join(", ")}${files.length > 5 ? ", …" : ""}): run toolgate generate`,
+    );
+    this.name = "ProxyStaleError";
+  }
+}
+
+/** Where the proxy's tools come from: a contracts folder, or a generated folder (and the contracts its lock names). */
+export interface ProxyCatalogOptions {
+  /** The contracts folder; with `generated`, the folder its lock names when this is absent. */
+  schemas?: string | undefined;
+  /** A generated folder: the proxy gates with exactly its adapters, refusing it when its contracts generate others. */
+  generated?: string | undefined;
   projectRoot: string;
   remotes?: GenerateOptions["remotes"];
   roots?: GenerateOptions["roots"];
-}): Promise<ProxyCatalog> {
+}
+
+/** The contracts folder a generated folder's lock was made from, relative to the working directory it records. */
+async function lockedContracts(generated: string, projectRoot: string): Promise<string> {
+  let contracts: unknown;
+  try {
+    const lock = JSON.parse(await readFile(path.join(generated, "toolgate.lock.json"), "utf8"));
+    contracts = lock?.record?.contracts;
+  } catch {
+    contracts = undefined;
+  }
+  if (typeof contracts !== "string") throw new ProxyStaleError(generated, ["toolgate.lock.json"]);
+  return path.resolve(projectRoot, contracts);
+}
+
+/**
+ * Generates the contracts in memory (with `generated`, checked byte for byte against that folder, as
+ * `generate --check` does), compiles the adapters into the cache, and loads them.
+ */
+export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<ProxyCatalog> {
+  const schemas =
+    options.schemas ??
+    (options.generated === undefined ? "schemas" : await lockedContracts(options.generated, options.projectRoot));
   const result = await generate({
-    schemas: options.schemas,
+    schemas,
     projectRoot: options.projectRoot,
     remotes: options.remotes ?? [],
     roots: options.roots,
   });
   if (!result.ok) throw new ProxyContractsError(result.errors.filter((e) => e instanceof ContractError));
+  if (options.generated !== undefined) {
+    const stale = await compareOutput(options.generated, result.files);
+    const files = [...stale.changed, ...stale.missing, ...stale.extra];
+    if (files.length > 0) throw new ProxyStaleError(options.generated, files);
+  }
   const { ts } = await import("ts-morph");
   const compiled = new Map<string, string>();
   for (const [name, content] of [...result.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {

@@ -1,0 +1,47 @@
+/**
+ * The proxy's tools: generated in memory from a contracts folder, or taken from a generated folder only when its
+ * contracts generate exactly it (as `generate --check` decides), each found by its name with its view's schema.
+ */
+import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadProxyCatalog, ProxyContractsError, ProxyStaleError } from "../../../generator/proxy/catalog.js";
+import { scratchFolders } from "../mcp/scratch.js";
+
+const REPO = path.resolve(import.meta.dirname, "..", "..", "..");
+const scratch = scratchFolders("proxy-catalog-");
+
+describe("loadProxyCatalog", () => {
+  it("takes a generated folder that its contracts generate, each tool with its view's schema", async () => {
+    const catalog = await loadProxyCatalog({ generated: path.join(REPO, "generated"), projectRoot: REPO });
+    expect(catalog.names).toEqual(["get_record", "query_database", "read_file", "read_graph", "search_docs"]);
+    const tool = catalog.findTool("get_record");
+    expect(tool?.adapter.name).toBe("get_record");
+    expect(JSON.stringify(tool?.viewSchema)).not.toContain("internalNotes");
+    expect(catalog.findTool("constructor")).toBeUndefined();
+    const outcome = await tool?.adapter.admit("{");
+    expect(outcome?.ok).toBe(false);
+  });
+
+  it("refuses a generated folder its contracts no longer generate, naming the file", async () => {
+    const copy = path.join(await scratch(), "generated");
+    await cp(path.join(REPO, "generated"), copy, { recursive: true });
+    const adapter = path.join(copy, "get_record", "adapter.ts");
+    await writeFile(adapter, `${await readFile(adapter, "utf8")}\n// edited by hand\n`);
+    const loading = loadProxyCatalog({ generated: copy, projectRoot: REPO });
+    await expect(loading).rejects.toBeInstanceOf(ProxyStaleError);
+    await expect(loading).rejects.toThrow(/get_record\/adapter\.ts/);
+  });
+
+  it("reports every contract error of a contracts folder", async () => {
+    const schemas = path.join(await scratch(), "schemas");
+    await mkdir(schemas);
+    await writeFile(
+      path.join(schemas, "bad.tool.json"),
+      JSON.stringify({ name: "bad", inputSchema: { type: "object" }, outputSchema: { type: "nope" } }),
+    );
+    const loading = loadProxyCatalog({ schemas, projectRoot: REPO });
+    await expect(loading).rejects.toBeInstanceOf(ProxyContractsError);
+    await expect(loading).rejects.toThrow(/bad\.tool\.json#\/outputSchema/);
+  });
+});
