@@ -166,11 +166,13 @@ async function serveStdio(
   io: Console,
 ): Promise<number> {
   const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
-  const proxy = await open(new StdioServerTransport());
-  io.err(gating);
-  const signal = stopSignal();
   // The host ends a stdio session by closing the proxy's stdin, which the SDK's transport does not watch.
   const hostLeft = new Promise<void>((resolve) => process.stdin.once("end", resolve));
+  const proxy = await Promise.race([open(new StdioServerTransport()), hostLeft]);
+  // Gone before it initialized: the server was not started yet.
+  if (proxy === undefined) return 0;
+  io.err(gating);
+  const signal = stopSignal();
   const { by } = await Promise.race([
     proxy.closed,
     Promise.race([signal.stopped, hostLeft]).then(() => ({ by: "stopped" as const })),

@@ -45,7 +45,7 @@ export function boundedFetch(
       const bytes = exact ? declared : body.bytes;
       onOversize({ bytes, exact });
       if (response.ok && media === "application/json" && requests.length > 0) {
-        const errors = requests.map((id) => tooLarge(id, bytes, maxBytes));
+        const errors = requests.map((id) => tooLarge(id, bytes, exact, maxBytes));
         return new Response(JSON.stringify(errors.length === 1 ? errors[0] : errors), like);
       }
     }
@@ -69,13 +69,14 @@ function requestIds(body: unknown): MessageId[] {
 }
 
 /** The JSON-RPC error answering request `id` in place of an answer past the ceiling (as `UpstreamTransport`'s). */
-function tooLarge(id: MessageId, bytes: number, maxBytes: number) {
+function tooLarge(id: MessageId, bytes: number, exact: boolean, maxBytes: number) {
+  const size = `${exact ? "" : "at least "}${bytes} bytes`;
   return {
     jsonrpc: "2.0" as const,
     id,
     error: {
       code: MESSAGE_TOO_LARGE,
-      message: `The server's answer of ${bytes} bytes is over the proxy's ceiling of ${maxBytes} bytes.`,
+      message: `The server's answer of ${size} is over the proxy's ceiling of ${maxBytes} bytes.`,
       data: { reason: "message_too_large", bytes, maxBytes },
     },
   };
@@ -139,7 +140,7 @@ function boundedEvents(
           endEvent(controller);
           continue;
         }
-        size += (frame.kind === "message" ? encoder.encode(frame.text).length : frame.bytes) + 1;
+        size += (frame.kind === "message" ? Buffer.byteLength(frame.text) : frame.bytes) + 1;
         if (frame.kind === "message" && frame.text.startsWith("id:")) eventId = frame.text.slice(3).replace(/^ /, "");
         if (frame.kind === "oversize" || size > maxBytes) {
           over = true;
@@ -152,7 +153,7 @@ function boundedEvents(
       if (dropped === 0) return;
       for (const id of requests) {
         controller.enqueue(
-          encoder.encode(`event: message\ndata: ${JSON.stringify(tooLarge(id, dropped, maxBytes))}\n\n`),
+          encoder.encode(`event: message\ndata: ${JSON.stringify(tooLarge(id, dropped, true, maxBytes))}\n\n`),
         );
       }
     },

@@ -58,7 +58,7 @@ describe("a JSON body", () => {
       id: 7,
       error: {
         code: MESSAGE_TOO_LARGE,
-        message: expect.stringContaining("over the proxy's ceiling of 1024 bytes"),
+        message: "The server's answer of at least 1100 bytes is over the proxy's ceiling of 1024 bytes.",
         data: { reason: "message_too_large", bytes: 1100, maxBytes: MAX },
       },
     });
