@@ -11,7 +11,7 @@
  * - Any other body (an HTTP error's text) is cut at the ceiling.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { LineFramer, type MessageId } from "./frames.js";
+import { type Frame, LineFramer, type MessageId } from "./frames.js";
 import { MESSAGE_TOO_LARGE } from "./upstream.js";
 
 /** A message dropped past the ceiling: its size (`exact: false` when the read was cut first, so it is larger). */
@@ -133,23 +133,30 @@ function boundedEvents(
     over = false;
     eventId = undefined;
   };
+  /** One line of the event under way. */
+  const take = (frame: Frame) => {
+    size += (frame.kind === "message" ? Buffer.byteLength(frame.text) : frame.bytes) + 1;
+    if (frame.kind === "message" && frame.text.startsWith("id:")) eventId = frame.text.slice(3).replace(/^ /, "");
+    if (frame.kind === "oversize" || size > maxBytes) {
+      over = true;
+      lines = [];
+    } else if (!over) lines.push(frame.text);
+  };
   return new TransformStream({
     transform(chunk, controller) {
       for (const frame of framer.push(chunk)) {
-        if (frame.kind === "message" && frame.text === "") {
-          endEvent(controller);
-          continue;
-        }
-        size += (frame.kind === "message" ? Buffer.byteLength(frame.text) : frame.bytes) + 1;
-        if (frame.kind === "message" && frame.text.startsWith("id:")) eventId = frame.text.slice(3).replace(/^ /, "");
-        if (frame.kind === "oversize" || size > maxBytes) {
-          over = true;
-          lines = [];
-        } else if (!over) lines.push(frame.text);
+        if (frame.kind === "message" && frame.text === "") endEvent(controller);
+        else take(frame);
       }
     },
     flush(controller) {
-      // An event the stream ends in the middle of is incomplete: SSE discards it.
+      // An event the stream ends in the middle of is incomplete: SSE discards it (it counts when it was over).
+      for (const frame of framer.push(new Uint8Array([0x0a])))
+        if (frame.kind === "oversize" || frame.text !== "") take(frame);
+      if (over) {
+        dropped = Math.max(dropped, size);
+        onOversize({ bytes: size, exact: true });
+      }
       if (dropped === 0) return;
       for (const id of requests) {
         controller.enqueue(

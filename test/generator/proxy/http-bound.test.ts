@@ -104,6 +104,15 @@ describe("an SSE stream", () => {
     expect(text).toBe(`${event(progress, "e1")}id: e2\n\nevent: message\ndata: ${error}\n\n`);
   });
 
+  it("ends the request with the error when the stream ends inside an event past the ceiling", async () => {
+    const { text, cut } = await read(`${event(progress)}data: ${"w".repeat(3000)}`);
+    expect(text).not.toContain("www");
+    expect(text).toMatch(
+      /^event: message\ndata: .*\n\nevent: message\ndata: \{"jsonrpc":"2.0","id":7,"error":\{"code":-32097,/,
+    );
+    expect(cut).toEqual([{ bytes: 3007, exact: true }]);
+  });
+
   it("drops an event whose many data lines together pass the ceiling", async () => {
     const lines = Array.from({ length: 40 }, () => `data: ${"z".repeat(40)}`).join("\n");
     const { text, cut } = await read(`${lines}\n\n${event(answer("after"))}`);
