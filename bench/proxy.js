@@ -17,13 +17,13 @@
  *
  *   node bench/proxy.js [--rounds N] [--profile DIR]     (after `npm run build`; bench/run.js calls runProxyBench)
  *
- * `--profile DIR` runs the proxy and the server behind it under `--cpu-prof` and writes their profiles to DIR (the
- * proxy with bench/proxy-exit-on-term.js preloaded, so the host's SIGTERM at close still lets it write its profile).
+ * `--profile DIR` runs the proxy and the server behind it under `--cpu-prof`; each writes its profile to DIR when
+ * the host closes.
  */
 import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -34,7 +34,6 @@ const REPO = path.resolve(fileURLToPath(import.meta.url), "..", "..");
 const BIN = path.join(REPO, "bin", "toolgate.js");
 const SERVER = path.join(REPO, "bench", "proxy-server.js");
 const CONTRACTS = path.join(REPO, "bench", "contracts");
-const EXIT_ON_TERM = path.join(REPO, "bench", "proxy-exit-on-term.js");
 /** The call every round trip makes. */
 const CALL = { name: "list_issues", arguments: { repository: "acme/widgets", perPage: 100 } };
 /** Issues the view keeps (the contract's `take`). */
@@ -108,7 +107,6 @@ export async function runProxyBench({ rounds, work, profile }) {
   const direct = await connect([SERVER]);
   const proxied = await connect([
     ...cpuProf,
-    ...(profile === undefined ? [] : ["--import", pathToFileURL(EXIT_ON_TERM).href]),
     BIN,
     "proxy",
     "--schemas",
@@ -142,7 +140,7 @@ export async function runProxyBench({ rounds, work, profile }) {
       loadAverageAtEnd: os.loadavg().map((n) => Number(n.toFixed(2))),
     };
   } finally {
-    // The SDK's close ends each child's stdin, then sends SIGTERM to one still running 2 s later (the proxy is).
+    // Each child's stdin is closed: the server exits, and the proxy closes its own server and exits.
     await Promise.all([proxied.close(), direct.close()]);
   }
 }
