@@ -3,7 +3,7 @@
  * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
  * every figure to bench/results.json.
  *
- *   node bench/run.js [--only cold,gate,receive,tokens,readback,validators,codegen,report] [--quick] [--profile]
+ *   node bench/run.js [--only cold,gate,receive,tokens,readback,validators,codegen,report,proxy] [--quick] [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen.
  * Needs `npm run build` first (the script in package.json does it). Scratch files go to .tmp/bench/run-<pid>/ and
@@ -18,6 +18,7 @@ import { runCodegen } from "./codegen.js";
 import { CONTENDERS, prepareColdStart, runColdStart } from "./cold-start.js";
 import { runGateOverhead, runTextResult } from "./gate-overhead.js";
 import { ratio } from "./lib/stats.js";
+import { runProxyBench } from "./proxy.js";
 import { runReadBack } from "./read-back.js";
 import { runReceiveCeiling } from "./receive-ceiling.js";
 import { runReportBench } from "./report.js";
@@ -32,7 +33,7 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
   },
 });
-const ALL = ["cold", "gate", "receive", "tokens", "readback", "validators", "codegen", "report"];
+const ALL = ["cold", "gate", "receive", "tokens", "readback", "validators", "codegen", "report", "proxy"];
 const selected = new Set(values.only ? values.only.split(",") : ALL);
 const quick = values.quick;
 // Scratch files of this run only: two runs at once (the tree is shared) must not delete each other's files.
@@ -453,6 +454,23 @@ if (selected.has("report"))
       result.timing.median < 10_000 ? "met" : "missed",
     ]);
     tables.report = rows.slice(firstRow);
+  });
+
+if (selected.has("proxy"))
+  await section("proxy", async () => {
+    const firstRow = rows.length;
+    say("proxy: a 64 KB result through toolgate proxy against the direct call plus admit…");
+    const proxy = await runProxyBench({ rounds: quick ? 3 : 15, work: WORK });
+    results.benchmarks.proxy = proxy;
+    rows.push([
+      `toolgate proxy round trip, ${kb(proxy.resultBytes)} result over stdio (load ${proxy.loadAverageAtStart[0]})`,
+      `through the proxy ${ms(proxy.timing.proxied)}`,
+      `direct call + admit ${ms(proxy.timing.directAdmit)}; call alone ${ms(proxy.timing.directCall)} (${x(proxy.ratioToCall)})`,
+      x(proxy.ratio),
+      `≤ ${proxy.target}×`,
+      proxy.ratio <= proxy.target ? "met" : "missed",
+    ]);
+    tables.proxy = rows.slice(firstRow);
   });
 
 // A run of some benchmarks (--only) keeps the others' latest figures in the file, each with the run it came from.
