@@ -14,12 +14,13 @@ import type { ProxyCatalog } from "./catalog.js";
 import type { RunningProxy } from "./serve.js";
 import type { ServerTarget } from "./transports.js";
 
-export const PROXY_HELP = `  toolgate proxy [--schemas DIR] [--allow-ungated] [--events FILE] [--spill-dir DIR]
+export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--allow-ungated] [--events FILE] [--spill-dir DIR]
                  [--max-message-bytes N] [--listen PORT [--host ADDR]]
                  (--url URL [--header "Name: value"]... | [--cwd DIR] -- COMMAND [ARGS...])
       Start the MCP server COMMAND over stdio (or reach it over Streamable HTTP at --url, each --header sent
       with every request) and serve its tools to the host over stdio, each result admitted by its contract
-      (DIR, default schemas/) first: the host receives the gated content and, as structured content, the
+      (DIR, default schemas/; or --generated DIR: exactly that folder's adapters, refused when its contracts
+      no longer generate it) first: the host receives the gated content and, as structured content, the
       view, whose schema replaces the tool's output schema in tools/list; or a typed failure.
       A tool without a contract is hidden (said on stderr), or with --allow-ungated served with its text
       cleaned, bounded and delimited. Spilled results are read back with read_tool_result (kept in memory,
@@ -32,6 +33,7 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR] [--allow-ungated] [-
 
 const OPTIONS = {
   schemas: { type: "string" },
+  generated: { type: "string" },
   "allow-ungated": { type: "boolean" },
   events: { type: "string" },
   "spill-dir": { type: "string" },
@@ -85,7 +87,7 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   }
   const listen = listenAddress(values);
   // Loaded here, not at the top: every other command starts without the generator and the MCP SDK.
-  const [{ loadProxyCatalog, ProxyContractsError }, { startProxy }, transports] = await Promise.all([
+  const [{ loadProxyCatalog, ProxyContractsError, ProxyStaleError }, { startProxy }, transports] = await Promise.all([
     import("./catalog.js"),
     import("./serve.js"),
     import("./transports.js"),
@@ -95,11 +97,19 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   const cwd = process.cwd();
   const config = await readConfig(cwd);
   const { remotes, roots } = configFolders(config, cwd);
-  const schemas = path.resolve(values.schemas ?? config.schemas ?? "schemas");
+  if (values.schemas !== undefined && values.generated !== undefined) {
+    throw new UsageError("--schemas and --generated are two answers to one question: give one");
+  }
+  const generated = values.generated === undefined ? undefined : path.resolve(values.generated);
+  const schemas = generated === undefined ? path.resolve(values.schemas ?? config.schemas ?? "schemas") : undefined;
   let catalog: ProxyCatalog;
   try {
-    catalog = await loadProxyCatalog({ schemas, projectRoot: cwd, remotes, roots });
+    catalog = await loadProxyCatalog({ schemas, generated, projectRoot: cwd, remotes, roots });
   } catch (error) {
+    if (error instanceof ProxyStaleError) {
+      io.err(`toolgate proxy: ${error.message}`);
+      return 1;
+    }
     if (!(error instanceof ProxyContractsError)) throw error;
     for (const contractError of error.errors) io.err(`toolgate proxy: ${contractError.toString()}`);
     return 1;

@@ -6,6 +6,7 @@ import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProxyCatalog, ProxyContractsError, ProxyStaleError } from "../../../generator/proxy/catalog.js";
+import { toolgate } from "../../cli.js";
 import { scratchFolders } from "../mcp/scratch.js";
 
 const REPO = path.resolve(import.meta.dirname, "..", "..", "..");
@@ -43,5 +44,22 @@ describe("loadProxyCatalog", () => {
     const loading = loadProxyCatalog({ schemas, projectRoot: REPO });
     await expect(loading).rejects.toBeInstanceOf(ProxyContractsError);
     await expect(loading).rejects.toThrow(/bad\.tool\.json#\/outputSchema/);
+  });
+});
+
+describe("toolgate proxy --generated", () => {
+  it("is one of two ways to name the tools, never both", async () => {
+    const run = await toolgate("proxy", "--schemas", "schemas", "--generated", "generated", "--", "node", "server.js");
+    expect(run.code).toBe(2);
+    expect(run.err).toContain("--schemas and --generated");
+  });
+
+  it("stops before starting the server when the folder is stale, and says how to mend it", async () => {
+    const copy = path.join(await scratch(), "generated");
+    await cp(path.join(REPO, "generated"), copy, { recursive: true });
+    await writeFile(path.join(copy, "index.ts"), "// edited by hand\n");
+    const run = await toolgate("proxy", "--generated", copy, "--", "node", "-e", "process.exit(9)");
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/index\.ts.*run toolgate generate/);
   });
 });
