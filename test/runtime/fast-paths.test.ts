@@ -567,6 +567,30 @@ describe("view text", () => {
     );
   });
 
+  it("long runs of printable ASCII around characters to remove are cleaned, counted and cut as by definition", () => {
+    const piece = fc.oneof(
+      fc.string({ unit: fc.integer({ min: 0x09, max: 0x7e }).map((unit) => String.fromCharCode(unit)), maxLength: 90 }),
+      fc.constantFrom("\u200B", "\u200D", "\uFE0F", "\u{1F9D1}", "\u202E", "\u001B", "\uD800", "東", "é", "\r"),
+    );
+    const text = fc.array(piece, { maxLength: 12 }).map((pieces) => pieces.join(""));
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 400 }), (value, max) => {
+        const cleaned = cleanText(value);
+        expect(hasInvisible(value)).toBe(INVISIBLE_DEFINITION.test(value));
+        expect(cleaned.replace(/[\u200D\uFE0F]/gu, "")).toBe(value.replace(new RegExp(INVISIBLE_DEFINITION, "gu"), ""));
+        const length = codePointLength(cleaned);
+        const expected =
+          length <= max
+            ? { text: cleaned, leftOut: 0 }
+            : max <= 0
+              ? { text: "", leftOut: length }
+              : { text: leadingCodePoints(cleaned, max - 1) + EXCERPT_MARK, leftOut: length - (max - 1) };
+        expect(boundText(value, max)).toEqual(expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it("a projected key never runs a setter, even one added to Object.prototype, and stays an own property", () => {
     // A computed `__proto__` key is an own property; a literal one would set the prototype.
     const value: ViewPlan = { kind: "value" };
