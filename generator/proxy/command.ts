@@ -7,14 +7,22 @@
 import { createWriteStream } from "node:fs";
 import path from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { FileSpillStore, jsonLinesSink, MemorySpillStore, readBack } from "@toolgate/runtime";
+import {
+  type EventSink,
+  FileSpillStore,
+  fanOut,
+  jsonLinesSink,
+  MemorySpillStore,
+  openTelemetrySink,
+  readBack,
+} from "@toolgate/runtime";
 import { configFolders, readConfig } from "../cli/config.js";
 import { type Console, parseCommandArgs, UsageError } from "../cli/console.js";
 import type { ProxyCatalog } from "./catalog.js";
 import type { RunningProxy } from "./serve.js";
 import type { ServerTarget } from "./transports.js";
 
-export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--allow-ungated] [--events FILE] [--spill-dir DIR]
+export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--allow-ungated] [--events FILE] [--otel] [--spill-dir DIR]
                  [--max-message-bytes N] [--listen PORT [--host ADDR]]
                  (--url URL [--header "Name: value"]... | [--cwd DIR] -- COMMAND [ARGS...])
       Start the MCP server COMMAND over stdio (or reach it over Streamable HTTP at --url, each --header sent
@@ -24,7 +32,9 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [-
       view, whose schema replaces the tool's output schema in tools/list; or a typed failure.
       A tool without a contract is hidden (said on stderr), or with --allow-ungated served with its text
       cleaned, bounded and delimited. Spilled results are read back with read_tool_result (kept in memory,
-      or in --spill-dir). --events appends one JSON line per gated call (what toolgate report reads). An
+      or in --spill-dir). --events appends one JSON line per gated call (what toolgate report reads), and
+      --otel records each as OpenTelemetry metrics and span events (@opentelemetry/api, with the SDK the
+      process registers, e.g. through NODE_OPTIONS=--import). An
       answer over --max-message-bytes (default 8388608) is cut on the wire: result_too_large, and the session
       goes on. In a host's configuration, put "npx toolgate proxy --schemas DIR --" before the server's command.
       --listen PORT: serve hosts over Streamable HTTP at http://ADDR:PORT/mcp instead (ADDR default 127.0.0.1;
@@ -36,6 +46,7 @@ const OPTIONS = {
   generated: { type: "string" },
   "allow-ungated": { type: "boolean" },
   events: { type: "string" },
+  otel: { type: "boolean" },
   "spill-dir": { type: "string" },
   "max-message-bytes": { type: "string" },
   cwd: { type: "string" },
@@ -122,13 +133,20 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   const events =
     values.events === undefined ? undefined : createWriteStream(path.resolve(values.events), { flags: "a" });
 
+  const sinks: EventSink[] = events === undefined ? [] : [jsonLinesSink(events)];
+  if (values.otel === true) {
+    const otel = await import("@opentelemetry/api").catch(() => undefined);
+    if (otel === undefined) throw new UsageError("--otel needs @opentelemetry/api installed beside toolgate");
+    sinks.push(openTelemetrySink(otel));
+  }
+
   const upstream = transports.upstreamFactory(target, maxMessageBytes, (line) => io.err(line));
   // Shared by every host session: a spilled result is still read back only in the session it was spilled in.
   const shared = {
     findTool: catalog.findTool,
     allowUngated: values["allow-ungated"] === true,
     readBack: spills ? readBack(store) : undefined,
-    sink: events === undefined ? undefined : jsonLinesSink(events),
+    sink: sinks.length === 0 ? undefined : fanOut(...sinks),
     log: (line: string) => io.err(line),
   };
   const open = (host: Transport) => startProxy({ ...shared, upstream: upstream(), host });

@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -290,4 +291,32 @@ describe("through the MCP Inspector's command-line client", () => {
     );
     expect(called.structuredContent).toEqual({ content: "read by the inspector\n" });
   }, 180_000);
+});
+
+describe("OpenTelemetry", () => {
+  it("records each gated call as the process's OpenTelemetry metrics with --otel", async () => {
+    const recorded = path.join(work, "otel.jsonl");
+    const recorder = path.join(REPO, "test", "fixtures", "otel-recorder.mjs");
+    const schemas = path.join(REPO, "test", "fixtures", "mcp-servers", "proxy-contracts");
+    const { client } = await host(["--schemas", schemas, "--otel"], [process.execPath, FIXTURE], {
+      NODE_OPTIONS: `--import ${pathToFileURL(recorder).href}`,
+      TOOLGATE_OTEL_FILE: recorded,
+    });
+    try {
+      await client.callTool({ name: "cancelled", arguments: {} });
+    } finally {
+      await client.close();
+    }
+    const lines = (await readFile(recorded, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      {
+        name: "toolgate.admits",
+        value: 1,
+        attributes: expect.objectContaining({ "toolgate.tool": "cancelled", "toolgate.code": "ok" }),
+      },
+    ]);
+  }, 120_000);
 });
