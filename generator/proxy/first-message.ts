@@ -10,25 +10,33 @@ import type { ClientCapabilities, JSONRPCMessage } from "@modelcontextprotocol/s
 /** What the host's `initialize` said, and its transport with that request still to be read. */
 export interface HostHello {
   capabilities: ClientCapabilities;
+  /** The protocol version the host asked for. */
+  protocolVersion: string | undefined;
   transport: Transport;
 }
 
 /** Starts `host` and resolves at its `initialize` request; rejects when the host goes before sending one. */
 export async function awaitInitialize(host: Transport): Promise<HostHello> {
   const held: JSONRPCMessage[] = [];
-  const hello = new Promise<ClientCapabilities>((resolve, reject) => {
-    host.onmessage = (message) => {
-      held.push(message);
-      if ("method" in message && message.method === "initialize" && "id" in message) {
-        const capabilities = (message.params as { capabilities?: ClientCapabilities } | undefined)?.capabilities;
-        resolve(capabilities ?? {});
-      }
-    };
-    host.onclose = () => reject(new Error("the host closed before it initialized"));
-    host.onerror = () => undefined;
-  });
+  const hello = new Promise<{ capabilities: ClientCapabilities; protocolVersion: string | undefined }>(
+    (resolve, reject) => {
+      host.onmessage = (message) => {
+        held.push(message);
+        if ("method" in message && message.method === "initialize" && "id" in message) {
+          const params = message.params as { capabilities?: ClientCapabilities; protocolVersion?: unknown } | undefined;
+          const version = params?.protocolVersion;
+          resolve({
+            capabilities: params?.capabilities ?? {},
+            protocolVersion: typeof version === "string" ? version : undefined,
+          });
+        }
+      };
+      host.onclose = () => reject(new Error("the host closed before it initialized"));
+      host.onerror = () => undefined;
+    },
+  );
   await host.start();
-  const capabilities = await hello;
+  const { capabilities, protocolVersion } = await hello;
 
   const replay: Transport = {
     start: async () => {
@@ -43,5 +51,5 @@ export async function awaitInitialize(host: Transport): Promise<HostHello> {
     send: (message, options) => host.send(message, options),
     close: () => host.close(),
   };
-  return { capabilities, transport: replay };
+  return { capabilities, protocolVersion, transport: replay };
 }

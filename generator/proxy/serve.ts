@@ -24,6 +24,7 @@ import {
   transportFailure,
 } from "@toolgate/runtime";
 import { awaitInitialize } from "./first-message.js";
+import { readsResourceLinks, resourceCapabilities, serveSpillResources, spillLink } from "./spill-resources.js";
 import { MESSAGE_TOO_LARGE } from "./upstream.js";
 
 /** One tool the proxy gates: its adapter, and the JSON Schema of its view. */
@@ -68,6 +69,8 @@ interface Session {
   /** The id spilled results are read back under: one host session. */
   id: string;
   types: Sdk;
+  /** Whether a spilled result also carries a `resource_link` (the host's protocol knows it). */
+  links: boolean;
 }
 
 /** What a `tools/call` handler is given of the request (the SDK's `CallToolRequest`). */
@@ -104,11 +107,20 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   });
   await client.connect(options.upstream);
   const serverCapabilities = client.getServerCapabilities() ?? {};
+  const resources = resourceCapabilities(serverCapabilities, options.readBack);
   const server: Server = new Server(client.getServerVersion() ?? CLIENT_INFO, {
-    capabilities: { ...serverCapabilities, tools: { ...serverCapabilities.tools } },
+    capabilities: {
+      ...serverCapabilities,
+      tools: { ...serverCapabilities.tools },
+      ...(resources === undefined ? {} : { resources }),
+    },
     ...(client.getInstructions() === undefined ? {} : { instructions: client.getInstructions() }),
   });
-  const session: Session = { client, options, id: randomUUID(), types };
+  const links = options.readBack !== undefined && readsResourceLinks(hello.protocolVersion);
+  const session: Session = { client, options, id: randomUUID(), types, links };
+  if (options.readBack !== undefined) {
+    serveSpillResources(server, client, serverCapabilities, options.readBack, session.id, types);
+  }
   server.setRequestHandler(types.ListToolsRequestSchema, listTools(session, serverCapabilities.tools !== undefined));
   // The calls under way: when the server goes, each still answers the host (with its typed failure) before the
   // proxy closes.
@@ -188,7 +200,11 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
     signal: extra.signal,
   });
   await progress.sent();
-  return hostResult(outcome);
+  const answer = hostResult(outcome);
+  if (session.links && outcome.ok && outcome.spill !== undefined) {
+    answer.content.push(spillLink(outcome.spill.handle, name));
+  }
+  return answer;
 }
 
 /**

@@ -12,6 +12,7 @@ import { loadContracts, prepareContract } from "../../../generator/contract/inde
 import { planContractView } from "../../../generator/model/view-plan.js";
 import { viewSchema } from "../../../generator/model/view-schema.js";
 import { type ProxyTool, type RunningProxy, startProxy, ungatedResult } from "../../../generator/proxy/serve.js";
+import { readsResourceLinks } from "../../../generator/proxy/spill-resources.js";
 import type { GateEvent } from "../../../runtime/index.js";
 import {
   contractFile,
@@ -105,10 +106,41 @@ describe("the proxy", () => {
     expect(textOf(page)).toMatch(/items 1–2 of 12 at \/orders/);
   });
 
+  it("links a spilled result as a resource, whose read is the read-back's first page", async () => {
+    const spilled = await host.callTool({ name: TOOL, arguments: { customer: "acme", variant: "large" } });
+    const handle = spillHandle(textOf(spilled));
+    const link = (spilled.content as Array<{ type: string; uri?: string }>).find(
+      (part) => part.type === "resource_link",
+    );
+    expect(link?.uri).toBe(`toolgate://spill/${handle}`);
+    const read = await host.readResource({ uri: link?.uri as string });
+    const page = (read.contents[0] as { text: string }).text;
+    expect(page).toContain("ord_0000");
+    // A page like any other: within the read-back's page budget (16,000 bytes), saying where it is.
+    expect(Buffer.byteLength(page)).toBeLessThanOrEqual(16_000);
+    expect(page).toMatch(/<page>".+"<\/page>/);
+    // A handle that is not one: an error, and nothing of any value.
+    await expect(host.readResource({ uri: "toolgate://spill/spill_00000000000000000000000000000000" })).rejects.toThrow(
+      /unknown_handle/,
+    );
+    // The server has no resources of its own: the proxy lists none.
+    expect((await host.listResources()).resources).toEqual([]);
+  });
+
   it("refuses a tool it does not serve without calling the server", async () => {
     const result = await host.callTool({ name: "drop_tables", arguments: {} });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('error="unknown_tool"');
+  });
+});
+
+describe("readsResourceLinks", () => {
+  it("is true from the protocol version that brought resource_link", () => {
+    expect(readsResourceLinks("2025-06-18")).toBe(true);
+    expect(readsResourceLinks("2025-11-25")).toBe(true);
+    expect(readsResourceLinks("2025-03-26")).toBe(false);
+    expect(readsResourceLinks(undefined)).toBe(false);
+    expect(readsResourceLinks("latest")).toBe(false);
   });
 });
 
