@@ -247,7 +247,8 @@ async function coldRun(variant) {
 }
 
 /**
- * Cold starts, interleaved across every variant, `rounds` times; then warm validation in this process.
+ * Cold starts, interleaved across every variant, `rounds` times, for each workload of {@link WORKLOADS} in turn
+ * (`cold` is the full-sample one, `byWorkload` has all three); then warm validation in a fresh process.
  * @param {Awaited<ReturnType<typeof prepareColdStart>>} prepared
  * @param {{ rounds: number, warmRounds: number, extraVariants?: Array<{ name: string, form: string, module: string, samples: string, comparedWith?: string }>, extraWarm?: Record<string, string> }} options
  *   extra variants are timed in the same interleaving (the code-size experiments of validator-size.js)
