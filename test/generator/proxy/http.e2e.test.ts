@@ -339,10 +339,10 @@ describe.each(["sse", "json"] as const)(
     });
 
     it("writes one event per gated call", async () => {
-      const lines = (await readFile(events, "utf8"))
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line) as { tool: string; code: string });
+      // The proxy appends through a file stream: the last event may reach the file a moment after its answer.
+      const read = async () => (await readFile(events, "utf8")).trim().split("\n");
+      for (let wait = 0; wait < 40 && (await read()).length < 7; wait++) await new Promise((r) => setTimeout(r, 50));
+      const lines = (await read()).map((line) => JSON.parse(line) as { tool: string; code: string });
       expect(lines.map((event) => event.code)).toEqual([
         "ok",
         "schema_mismatch",

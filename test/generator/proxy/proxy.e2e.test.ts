@@ -132,10 +132,10 @@ describe("in front of server-filesystem", () => {
   }, 60_000);
 
   it("writes one event per gated call", async () => {
-    const lines = (await readFile(events, "utf8"))
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line));
+    // The proxy appends through a file stream: the last event may reach the file a moment after its answer.
+    const read = async () => (await readFile(events, "utf8")).trim().split("\n");
+    for (let wait = 0; wait < 40 && (await read()).length < 4; wait++) await new Promise((r) => setTimeout(r, 50));
+    const lines = (await read()).map((line) => JSON.parse(line));
     expect(lines.map((event) => [event.tool, event.code])).toEqual([
       ["read_text_file", "ok"],
       ["read_text_file", "ok"],
