@@ -121,7 +121,14 @@ export {
 } from "./record/turn.js";
 export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./stages/fields.js";
 export { DEFAULT_TOKENIZER, loadTokenizer, type Measured, measureText } from "./stages/measure.js";
-export { type ModelPart, markupSafeJson, RESULT_TAG, toModelContent, toModelParts } from "./stages/model-content.js";
+export {
+  type ModelPart,
+  markupSafeJson,
+  RESULT_TAG,
+  toModelContent,
+  toModelParts,
+  toModelRefusal,
+} from "./stages/model-content.js";
 export { DEFAULT_MAX_STRING_CHARS, type ProjectOptions, pointerSegment, project } from "./stages/project.js";
 export type { McpCallToolResult } from "./stages/receive/mcp-result.js";
 export { type ParsedResult, parsedResult } from "./stages/receive/parsed-value.js";

@@ -21,6 +21,7 @@ import {
   type ReadBack,
   type ToolAdapter,
   toModelParts,
+  toModelRefusal,
   transportFailure,
 } from "@toolgate/runtime";
 import { awaitInitialize } from "./first-message.js";
@@ -181,7 +182,8 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
   const call = { method: "tools/call", params: request.params };
   const tool = options.findTool(name);
   if (tool === undefined) {
-    if (!options.allowUngated) return refusal(name);
+    if (!options.allowUngated)
+      return { content: [{ type: "text", text: toModelRefusal(name, "unknown_tool") }], isError: true };
     const answer = await client
       .request(call, types.ResultSchema, forward)
       .catch(() => ({ content: [], isError: true }));
@@ -300,19 +302,6 @@ export function hostResult(outcome: Outcome<unknown, unknown>): CallToolResult {
   );
   if (!outcome.ok) return { content, isError: true };
   return { content, structuredContent: outcome.view as Record<string, unknown> };
-}
-
-/** A tool the proxy does not serve, called anyway: a typed refusal; the server is not called. */
-function refusal(name: string): CallToolResult {
-  return {
-    content: [
-      {
-        type: "text",
-        text: `<tool_result tool="${name.replace(/[^A-Za-z0-9_.-]/g, "_")}" source="none" complete="false" error="unknown_tool" retryable="false"/>`,
-      },
-    ],
-    isError: true,
-  };
 }
 
 function withoutOutputSchema(tool: Tool): Tool {

@@ -18,7 +18,7 @@
  * nothing of it.
  */
 import type { ToolCatalog } from "../gate/context.js";
-import type { ModelPart } from "../stages/model-content.js";
+import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
 import type { Outcome } from "../types.js";
 import {
   type AnyToolAdapter,
@@ -127,7 +127,7 @@ export function gateHooks(catalog: ToolCatalog, options: ClaudeHookOptions): Gat
     const { tool, parts } = await admit(input as ToolHookInput, signal, (i) => callResult(i.tool_response));
     if (parts !== undefined) return replaced(parts);
     if (tool === undefined || options.ungated === "pass") return {};
-    return replaced([{ type: "text", text: refusal(tool) }]);
+    return replaced([{ type: "text", text: toModelRefusal(tool, "no_contract") }]);
   };
   const failure: GateHook = async (input, _id, { signal }) => {
     if (input.hook_event_name === "PostToolUseFailure") await admit(input as ToolHookInput, signal, failedCall);
@@ -163,12 +163,6 @@ function replaced(parts: ModelPart[]): GateHookOutput {
   return {
     hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: parts, updatedToolOutput: parts },
   };
-}
-
-/** What the model reads of a tool the catalog has no contract for: that it was refused, never its output. */
-function refusal(tool: string): string {
-  const name = tool.replace(/[&<>"]/g, "_");
-  return `<tool_result tool="${name}" source="none" complete="false" error="no_contract" retryable="false"/>`;
 }
 
 /** A tool of `createSdkMcpServer` (what the SDK's `tool()` returns), as far as the gate reads it. */

@@ -5,7 +5,7 @@
  *
  * Nothing here imports LangChain: `langchain.ts` constructs the framework's own objects.
  */
-import type { ModelPart } from "../stages/model-content.js";
+import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
 import { parsedResult } from "../stages/receive/parsed-value.js";
 import type { Outcome } from "../types.js";
 
@@ -137,12 +137,7 @@ export function outcomeOf(message: ToolMessageLike | undefined): Outcome<unknown
   return typeof first === "object" && first !== null ? GATED_BLOCKS.get(first) : undefined;
 }
 
-/** Markup-free text for a tool name the model chose: only letters, digits and `_ . : -`, anything else as `&#…;`. */
-function safeName(name: string): string {
-  return name.slice(0, 64).replace(/[^A-Za-z0-9_.:-]/g, (char) => `&#${char.codePointAt(0)};`);
-}
-
 /** What the model reads for a call of a tool the catalog has no contract for: a typed refusal, never its result. */
 export function refusalContent(tool: string): string {
-  return `<tool_result tool="${safeName(String(tool))}" source="none" complete="false" error="no_contract" retryable="false"/>`;
+  return toModelRefusal(tool, "no_contract");
 }

@@ -15,7 +15,7 @@
  */
 import type { ToolCatalog } from "../gate/context.js";
 import type { ReadBackOutcome } from "../read-back/index.js";
-import { type ModelPart, markupSafeJson, RESULT_TAG } from "../stages/model-content.js";
+import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
 import type { Outcome } from "../types.js";
 import { adaptersFor, findAdapter, type GateOptions, gateCall, readBackCall } from "./gate-call.js";
 import { mcpClientCallFailure } from "./mcp-client-failure.js";
@@ -84,12 +84,12 @@ export interface GatedClient<C extends McpClientLike> {
 
 /** The model's text for a call of a tool the application does not offer: a typed refusal, no call made. */
 function refusal(tool: string): GatedToolResult<never> {
-  const text = [
-    `<${RESULT_TAG} source="none" complete="false" error="unknown_tool" retryable="false">`,
-    `<message>${markupSafeJson("No tool of this name is offered; call one of the listed tools.")}</message>`,
-    `</${RESULT_TAG}>`,
-  ].join("\n");
-  return { gate: "refused", tool, content: [{ type: "text", text }], isError: true };
+  return {
+    gate: "refused",
+    tool,
+    content: [{ type: "text", text: toModelRefusal(tool, "unknown_tool") }],
+    isError: true,
+  };
 }
 
 /** `definition` without its output schema: what the client is given so the gate alone judges the result. */

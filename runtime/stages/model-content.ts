@@ -125,6 +125,19 @@ export function toModelContent(outcome: Outcome<unknown, unknown>): string {
   return lines.join("\n");
 }
 
+/**
+ * What the model reads for a call the gate refused before any tool ran: a tool the catalog has no contract for
+ * (`no_contract`), or one the application does not offer (`unknown_tool`). The name is the model's choice, so it is
+ * bounded and kept to letters, digits and `_ . : -`, anything else written as `&#…;`:
+ * `<tool_result tool="send_email" source="none" complete="false" error="no_contract" retryable="false"/>`.
+ */
+export function toModelRefusal(tool: string, code: "no_contract" | "unknown_tool"): string {
+  const name = String(tool)
+    .slice(0, 64)
+    .replace(/[^A-Za-z0-9_.:-]/g, (char) => `&#${char.codePointAt(0)};`);
+  return `<${RESULT_TAG} tool="${name}" source="none" complete="false" error="${code}" retryable="false"/>`;
+}
+
 /** One line per image or audio block: its media type and size, never its data. */
 function mediaLines(parts: readonly ContentPart[]): string[] {
   const lines: string[] = [];
