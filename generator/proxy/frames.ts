@@ -19,6 +19,9 @@ const EDGE_BYTES = 1024;
 
 const NEWLINE = 0x0a;
 
+/** One decoder for every line (as the SDK's reader, bad UTF-8 becomes U+FFFD: the gate judges the content). */
+const DECODER = new TextDecoder();
+
 /**
  * Splits a byte stream into lines of at most `maxBytes` bytes (without the newline; a `\r` before it is dropped). A
  * longer line becomes an `oversize` frame and is never held whole.
@@ -80,7 +83,7 @@ export class LineFramer {
     } else {
       const line = concat(this.#parts);
       const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
-      frame = { kind: "message", text: new TextDecoder().decode(line.subarray(0, end)) };
+      frame = { kind: "message", text: DECODER.decode(line.subarray(0, end)) };
     }
     this.#parts = [];
     this.#size = 0;
@@ -100,8 +103,7 @@ const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)
 
 /** The id an oversize message answers, from its first and last bytes, when they say. */
 function idOf(head: Uint8Array, tail: Uint8Array): MessageId | undefined {
-  const decoder = new TextDecoder("utf-8", { fatal: false });
-  const found = TAIL_ID.exec(decoder.decode(tail))?.[1] ?? HEAD_ID.exec(decoder.decode(head))?.[1];
+  const found = TAIL_ID.exec(DECODER.decode(tail))?.[1] ?? HEAD_ID.exec(DECODER.decode(head))?.[1];
   if (found === undefined) return undefined;
   try {
     const id: unknown = JSON.parse(found);
