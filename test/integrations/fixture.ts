@@ -11,9 +11,13 @@
  * - `large`: valid, but its view (10 orders of 400-character notes) is over the 4,000-byte budget: spilled, and
  *   read back through `read_tool_result`.
  */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
 import type { ToolCatalog } from "../../runtime/gate/context.js";
@@ -100,6 +104,43 @@ export async function ordersServerTransport(): Promise<{ clientTransport: InMemo
   const server = await ordersServer();
   await server.connect(serverTransport);
   return { clientTransport, close: () => server.close() };
+}
+
+/**
+ * A server over Streamable HTTP on the loopback (`/mcp`): a fresh one from `serverFor` for each session, answering as
+ * SSE streams or, with `answers: "json"`, as JSON bodies; `onRequest` sees every request first.
+ */
+export async function serveOverHttp(
+  serverFor: () => Promise<Server>,
+  options: { answers?: "sse" | "json"; onRequest?: (request: IncomingMessage) => void } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const http = createServer((req, res) => {
+    options.onRequest?.(req);
+    const id = req.headers["mcp-session-id"];
+    const known = typeof id === "string" ? sessions.get(id) : undefined;
+    const serve = async () => {
+      if (known !== undefined) return known.handleRequest(req, res);
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        enableJsonResponse: options.answers === "json",
+        onsessioninitialized: (session) => void sessions.set(session, transport),
+      });
+      await (await serverFor()).connect(transport);
+      return transport.handleRequest(req, res);
+    };
+    serve().catch(() => res.writeHead(500).end());
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      for (const transport of sessions.values()) await transport.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
 }
 
 /** The generated catalog of `list_orders` (in a scratch folder under `.tmp/`), and a read-back tool. */

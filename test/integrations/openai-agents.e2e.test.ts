@@ -6,11 +6,7 @@
  * fixture's four answers is checked in the prompt that follows the call; the spilled one is read back by the handle
  * the model read, and the page reaches the prompt after that.
  */
-import { randomUUID } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   Agent,
@@ -37,6 +33,7 @@ import {
   ordersSetup,
   PLANTED_MARKER,
   PRIVATE_MARKER,
+  serveOverHttp,
   spillHandle,
   TOOL,
   VARIANTS,
@@ -59,36 +56,6 @@ async function unadvertisedOrdersServer(): Promise<Server> {
   return server;
 }
 
-/** An MCP server over Streamable HTTP on the loopback: a fresh one from `serverFor` for each session. */
-async function serveOrders(serverFor: () => Promise<Server>): Promise<{ url: string; close(): Promise<void> }> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const http = createServer((req, res) => {
-    const id = req.headers["mcp-session-id"];
-    const known = typeof id === "string" ? sessions.get(id) : undefined;
-    const serve = async () => {
-      if (known !== undefined) return known.handleRequest(req, res);
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
-        enableJsonResponse: true,
-        onsessioninitialized: (session) => void sessions.set(session, transport),
-      });
-      await (await serverFor()).connect(transport);
-      return transport.handleRequest(req, res);
-    };
-    serve().catch(() => res.writeHead(500).end());
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: async () => {
-      for (const transport of sessions.values()) await transport.close();
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
-}
-
 let setup: OrdersSetup;
 /** The fixture's own server (it advertises the contract's output schema), and the one that advertises none. */
 let advertising: { url: string; close(): Promise<void> };
@@ -98,8 +65,8 @@ const opened: MCPServer[] = [];
 beforeAll(async () => {
   setTracingDisabled(true);
   setup = await ordersSetup("openai-agents");
-  advertising = await serveOrders(ordersServer);
-  unadvertised = await serveOrders(unadvertisedOrdersServer);
+  advertising = await serveOverHttp(ordersServer, { answers: "json" });
+  unadvertised = await serveOverHttp(unadvertisedOrdersServer, { answers: "json" });
 }, 120_000);
 
 afterAll(async () => {

@@ -4,16 +4,13 @@
  * `--url` (the orders fixture, answering over SSE streams and over JSON bodies), the wire ceiling holding there.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { createServer, request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../build.js";
@@ -23,6 +20,7 @@ import {
   expectModelSaw,
   ordersCallResult,
   PRIVATE_MARKER,
+  serveOverHttp,
   spillHandle,
   TOOL,
   VARIANTS,
@@ -229,35 +227,12 @@ async function floodingOrdersServer(): Promise<Server> {
 
 /** The orders server over Streamable HTTP on the loopback, answering as SSE streams or as JSON bodies. */
 async function serveOrders(answers: "sse" | "json"): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
   const seen: Seen[] = [];
-  const http = createServer((req, res) => {
-    seen.push({ method: req.method, headers: req.headers });
-    const id = req.headers["mcp-session-id"];
-    const known = typeof id === "string" ? sessions.get(id) : undefined;
-    const serve = async () => {
-      if (known !== undefined) return known.handleRequest(req, res);
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
-        enableJsonResponse: answers === "json",
-        onsessioninitialized: (session) => void sessions.set(session, transport),
-      });
-      await (await floodingOrdersServer()).connect(transport);
-      return transport.handleRequest(req, res);
-    };
-    serve().catch(() => res.writeHead(500).end());
+  const served = await serveOverHttp(floodingOrdersServer, {
+    answers,
+    onRequest: (req) => seen.push({ method: req.method, headers: req.headers }),
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    seen,
-    close: async () => {
-      for (const transport of sessions.values()) await transport.close();
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
+  return { ...served, seen };
 }
 
 describe.each(["sse", "json"] as const)(
