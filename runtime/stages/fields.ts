@@ -202,6 +202,12 @@ function foldTableOf(): Uint8Array {
 
 const utf16 = new TextDecoder("utf-16le", { ignoreBOM: true });
 
+/** Texts up to this many units are mapped by slicing around what maps; longer ones through one array of units. */
+const SLICED_UNITS = 512;
+
+/** The one-character strings of the ASCII letters the table maps to, by code. */
+const ASCII_CHARS = Array.from({ length: 0x80 }, (_, code) => String.fromCharCode(code));
+
 /** `text` with each unit mapped through {@link foldTableOf}'s table; the same string when nothing maps. */
 function mapUnits(text: string, table: Uint8Array): string {
   const length = text.length;
@@ -209,6 +215,20 @@ function mapUnits(text: string, table: Uint8Array): string {
   let first = 0;
   while (first < length && table[text.charCodeAt(first)] === 0) first++;
   if (first === length) return text;
+  if (length <= SLICED_UNITS) {
+    // A short text (a title, a name) with a few accented letters: the runs between them are kept as slices, several
+    // times cheaper than an array of units and a decoder for a string this short.
+    let mapped = text.slice(0, first);
+    let from = first;
+    for (let i = first; i < length; i++) {
+      const folded = table[text.charCodeAt(i)] as number;
+      if (folded === 0) continue;
+      mapped += text.slice(from, i);
+      if (folded !== DROP) mapped += ASCII_CHARS[folded];
+      from = i + 1;
+    }
+    return mapped + text.slice(from);
+  }
   const units = new Uint16Array(length);
   let kept = 0;
   for (let i = 0; i < length; i++) {

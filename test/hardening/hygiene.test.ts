@@ -164,6 +164,35 @@ describe("the instruction heuristic reads lookalikes as the words they imitate",
     );
   });
 
+  // Short texts are folded by slicing around what maps, long ones through an array of units: both read the same.
+  // Line feeds never compose under normalisation, so a long text of lines folds as its lines folded one by one.
+  it("folds a short text as the same text inside a long one", () => {
+    const unit = fc.constantFrom(
+      ..."aeio xyz-.",
+      ..."аеосрхуіјѕ", // Cyrillic lookalikes
+      ..."αεορυχ", // Greek lookalikes
+      ..."éïöüçñåĳſ", // accented and compatibility forms of Latin letters
+      "\u0301",
+      "\u0308",
+      "\u20d7", // combining marks
+      "ｉ",
+      "𝐢",
+      "東",
+      "🚀",
+      "\u00a0",
+    );
+    const line = fc.array(unit, { maxLength: 60 }).map((units) => units.join(""));
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 40 }), (lines) => {
+        const long = lines.join("\n").padEnd(600, "\nplain");
+        const folded = long.split("\n").map((text) => foldLookalikes(text));
+        expect(long.length).toBeGreaterThan(512);
+        expect(foldLookalikes(long)).toBe(folded.join("\n"));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("folds without copying ASCII text", () => {
     const text = "plain ascii text";
     expect(foldLookalikes(text)).toBe(text);
