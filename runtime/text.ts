@@ -130,7 +130,7 @@ function matchesInPage(index: number): number[] {
 }
 
 /** Whether a BMP code unit that is not a surrogate is one {@link INVISIBLE} matches. */
-function isInvisibleUnit(unit: number): boolean {
+export function isInvisibleUnit(unit: number): boolean {
   const known = bmp[unit];
   if (known !== 0) return known === 2;
   const first = unit & ~1023;
@@ -140,7 +140,7 @@ function isInvisibleUnit(unit: number): boolean {
 }
 
 /** Whether an astral code point is one {@link INVISIBLE} matches. */
-function isInvisibleAstral(point: number): boolean {
+export function isInvisibleAstral(point: number): boolean {
   const index = point >> 10;
   let page = astral[index];
   if (page === undefined) {

@@ -9,7 +9,7 @@
  *   (`instruction_like_text`) or, when the contract says `reject`, fails the call as `semantic_violation`. It is
  *   matched on a folded form, so fullwidth letters and Cyrillic or Greek lookalikes read as the words they imitate.
  */
-import { cleanText, utf8Length } from "../text.js";
+import { cleanText, isInvisibleAstral, isInvisibleUnit, utf8Length } from "../text.js";
 import type { FieldPath, FieldRule, ValidationIssue } from "../types.js";
 import { pointerSegment } from "./project.js";
 
@@ -257,11 +257,70 @@ export function foldLookalikes(text: string): string {
 }
 
 /**
+ * {@link instructionText} of a short text with nothing to clean, in the one pass that finds that out (the scan
+ * {@link cleanText} makes, the lookalikes mapped as it goes): `undefined` when the text holds anything cleaning
+ * removes, or is too long to map by slices. A text whose every unit past ASCII maps to an ASCII letter (or is
+ * dropped) is ASCII once mapped, which normalising leaves as it is.
+ */
+function foldShortClean(text: string): string | undefined {
+  const length = text.length;
+  if (length > SLICED_UNITS) return undefined;
+  // Built only once a text past ASCII is met, as for the long way.
+  let table: Uint8Array | undefined;
+  let mapped = "";
+  let from = 0;
+  let unmapped = false;
+  for (let i = 0; i < length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x7f) {
+      // C0 controls except tab and line feed, as cleaning judges them.
+      if (unit < 0x20 && unit !== 0x09 && unit !== 0x0a) return undefined;
+      continue;
+    }
+    if (unit >= 0xd800 && unit <= 0xdfff) {
+      const next = unit <= 0xdbff && i + 1 < length ? text.charCodeAt(i + 1) : 0;
+      if (next < 0xdc00 || next > 0xdfff) return undefined;
+      if (isInvisibleAstral(((unit - 0xd800) << 10) + (next - 0xdc00) + 0x10000)) return undefined;
+      unmapped = true;
+      i++;
+      continue;
+    }
+    if (isInvisibleUnit(unit)) return undefined;
+    table ??= foldTableOf();
+    const folded = table[unit] as number;
+    if (folded === 0) {
+      unmapped = true;
+      continue;
+    }
+    mapped += text.slice(from, i);
+    if (folded !== DROP) mapped += ASCII_CHARS[folded];
+    from = i + 1;
+  }
+  if (from === 0 && !unmapped) return text;
+  const whole = from === 0 ? text : mapped + text.slice(from);
+  if (!unmapped) return whole;
+  const normal = whole.normalize("NFKC");
+  return normal === whole ? normal : mapUnits(normal, table ?? foldTableOf());
+}
+
+/**
+ * The text the instruction patterns read: `text` cleaned ({@link cleanText}) and folded ({@link foldLookalikes}).
+ * A short text with nothing to clean (a title, a name: what `text` field rules mostly check) is read once for both.
+ */
+export function instructionText(text: string): string {
+  if (text.length <= SLICED_UNITS) {
+    const folded = foldShortClean(text);
+    if (folded !== undefined) return folded;
+  }
+  return foldLookalikes(cleanText(text));
+}
+
+/**
  * Whether text reads like instructions to the model (see {@link INSTRUCTION_LIKE}). Checked on cleaned text, folded
- * by {@link foldLookalikes}.
+ * by {@link foldLookalikes} ({@link instructionText}).
  */
 export function looksLikeInstructions(text: string): boolean {
-  const folded = foldLookalikes(cleanText(text));
+  const folded = instructionText(text);
   if (!INSTRUCTION_TRIGGER.test(folded)) return false;
   return INSTRUCTION_LIKE.some((pattern) => pattern.test(folded));
 }

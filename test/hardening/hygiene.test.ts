@@ -10,7 +10,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cleanText, markupSafeJson, toModelContent } from "../../runtime/index.js";
-import { foldLookalikes, looksLikeInstructions } from "../../runtime/stages/fields.js";
+import { foldLookalikes, instructionText, looksLikeInstructions } from "../../runtime/stages/fields.js";
 import { hasInvisible } from "../../runtime/text.js";
 import { type AnyAdapter, adaptersOf, generateInto, REPO } from "./scratch.js";
 
@@ -190,6 +190,43 @@ describe("the instruction heuristic reads lookalikes as the words they imitate",
         expect(foldLookalikes(long)).toBe(folded.join("\n"));
       }),
       { numRuns: 500 },
+    );
+  });
+
+  // The patterns read `foldLookalikes(cleanText(text))`; a short text with nothing to clean is read once for both.
+  it("reads any text as cleaning and then folding it would", () => {
+    const unit = fc.constantFrom(
+      ..."ignore sytm<[",
+      ..."іоеѕуαοε", // lookalikes
+      ..."éïöĳſ\u00a0²", // accented and compatibility forms
+      "\u0301",
+      "\u20d7", // combining marks
+      "\u200b",
+      "\u200d",
+      "\ufe0f",
+      "\u202e",
+      "\u0007",
+      "\u007f",
+      "\u0085", // invisible and controls
+      "\ud83d\ude80",
+      "\ud835\udc22",
+      "\udb40\udc41", // an emoji, a mathematical letter, a tag character
+      "\ud800",
+      "\udc00", // lone surrogates
+      "ｉ",
+      "東",
+      "\t",
+      "\n",
+    );
+    const text = fc.oneof(
+      fc.array(unit, { maxLength: 80 }).map((units) => units.join("")),
+      fc.array(unit, { minLength: 500, maxLength: 700 }).map((units) => units.join("")),
+    );
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(instructionText(value)).toBe(foldLookalikes(cleanText(value)));
+      }),
+      { numRuns: 3000 },
     );
   });
 
