@@ -17,6 +17,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { profileAdmits } from "./gate-profile.js";
 import { generateContracts } from "./lib/corpus.js";
 import { issuesPayload, textPayload } from "./lib/payloads.js";
 import { interleave, perCall, perCallAsync, ratio } from "./lib/stats.js";
@@ -101,11 +102,12 @@ async function loadGenerated(work, tool, edit) {
 }
 
 /**
- * Times admit, parse+validate and parse alone at each size, interleaved.
+ * Times admit, parse+validate and parse alone at each size, interleaved. With `profile`, each size of 64 KB and more
+ * also gets a CPU profile of its JSON text and MCP admits, by stage (`gate-profile.js`), after its timings.
  * @param {string} work
- * @param {{ rounds: number }} options
+ * @param {{ rounds: number, profile?: boolean }} options
  */
-export async function runGateOverhead(work, { rounds }) {
+export async function runGateOverhead(work, { rounds, profile = false }) {
   const { adapter, validateResult } = await loadBenchAdapter(work);
   const oneIssue = await loadOneIssueAdapter(work);
   const rows = [];
@@ -151,6 +153,13 @@ export async function runGateOverhead(work, { rounds }) {
         parseValidate: mbps(timing.parseValidate.median),
         parseOnly: mbps(timing.parseOnly.median),
       },
+      profile:
+        profile && target >= 64 * 1024
+          ? {
+              text: await profileAdmits(adapter, payload.text, Math.round(40_000_000 / target)),
+              mcp: await profileAdmits(adapter, mcpResult, Math.round(40_000_000 / target)),
+            }
+          : undefined,
     });
   }
   return rows;

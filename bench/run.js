@@ -5,7 +5,8 @@
  *
  *   node bench/run.js [--only cold,gate,receive,tokens,readback,validators,codegen,report,proxy] [--quick] [--profile]
  *
- * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen.
+ * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen (the
+ * gate's rows always carry one: where an admit's time goes, by stage, at 64 KB and 1 MB).
  * Needs `npm run build` first (the script in package.json does it). Scratch files go to .tmp/bench/run-<pid>/ and
  * are removed at the end.
  */
@@ -247,7 +248,7 @@ if (selected.has("gate"))
   await section("gateOverhead", async () => {
     const firstRow = rows.length;
     say("gate overhead…");
-    const gate = await runGateOverhead(WORK, { rounds: quick ? 3 : 15 });
+    const gate = await runGateOverhead(WORK, { rounds: quick ? 3 : 15, profile: true });
     results.benchmarks.gateOverhead = { sizes: gate };
     for (const row of gate) {
       const jsonTarget = row.size === "1 MB" ? 1.3 : 1.6;
@@ -276,6 +277,24 @@ if (selected.has("gate"))
         reported ? "(reported)" : "≤ 1.5×",
         reported ? "" : row.mcpRatio <= 1.5 ? "met" : "missed",
       ]);
+      for (const [path, label] of [
+        ["text", "JSON text"],
+        ["mcp", "MCP structured content"],
+      ]) {
+        const profiled = row.profile?.[path];
+        if (profiled === undefined) continue;
+        const parts = profiled.stages
+          .filter(({ share }) => share >= 0.005)
+          .map(({ stage, share }) => `${stage} ${(share * 100).toFixed(0)}%`);
+        rows.push([
+          `where admit's time goes, ${row.size}, ${label} (CPU profile, ${profiled.samples} samples)`,
+          [...parts, `the rest ${(profiled.other * 100).toFixed(0)}%`].join("; "),
+          "",
+          "",
+          "(profile)",
+          "",
+        ]);
+      }
     }
     const text = await runTextResult(await import("@toolgate/runtime"), { rounds: quick ? 3 : 15 });
     results.benchmarks.gateOverhead.text = text;
