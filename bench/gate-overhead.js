@@ -67,6 +67,20 @@ export async function loadOneIssueAdapter(work) {
 }
 
 /**
+ * The bench contract without its field rules (the titles' check for instruction-like text, the cursor's opaque
+ * token rule): admitting with it shows what the gate costs without the checks this contract chose to add.
+ * @param {string} work a scratch folder
+ */
+export async function loadNoFieldRulesAdapter(work) {
+  return (
+    await loadGenerated(work, "list_issues_plain", (contract) => {
+      const { fields: _fields, ...settings } = contract["x-toolgate"];
+      return { ...contract, name: "list_issues_plain", "x-toolgate": settings };
+    })
+  ).adapter;
+}
+
+/**
  * Generates the bench contract (changed by `edit`, under the tool name it gives) and loads its adapter.
  * @param {string} work
  * @param {string} tool
@@ -110,6 +124,7 @@ async function loadGenerated(work, tool, edit) {
 export async function runGateOverhead(work, { rounds, profile = false }) {
   const { adapter, validateResult } = await loadBenchAdapter(work);
   const oneIssue = await loadOneIssueAdapter(work);
+  const noFieldRules = await loadNoFieldRulesAdapter(work);
   const rows = [];
   for (const [label, target] of SIZES) {
     const payload = issuesPayload(target);
@@ -125,6 +140,8 @@ export async function runGateOverhead(work, { rounds, profile = false }) {
     const admit = await perCallAsync(() => adapter.admit(payload.text));
     const admitBytes = await perCallAsync(() => adapter.admit(bytes));
     const admitOneIssue = await perCallAsync(() => oneIssue.admit(payload.text));
+    const admitNoFieldRules = await perCallAsync(() => noFieldRules.admit(payload.text));
+    const admitMcpNoFieldRules = await perCallAsync(() => noFieldRules.admit(mcpResult));
     const admitMcp = await perCallAsync(() => adapter.admit(mcpResult));
     const parseValidate = perCall(() => validateResult(JSON.parse(payload.text)));
     const parseOnly = perCall(() => JSON.parse(payload.text));
@@ -133,7 +150,18 @@ export async function runGateOverhead(work, { rounds, profile = false }) {
     const validateOnly = perCall(() => validateResult(value));
     const stringifyValidate = perCall(() => validateResult(value) && JSON.stringify(value));
     const timing = await interleave(
-      { admit, admitBytes, admitOneIssue, admitMcp, parseValidate, parseOnly, validateOnly, stringifyValidate },
+      {
+        admit,
+        admitBytes,
+        admitOneIssue,
+        admitNoFieldRules,
+        admitMcp,
+        admitMcpNoFieldRules,
+        parseValidate,
+        parseOnly,
+        validateOnly,
+        stringifyValidate,
+      },
       rounds,
     );
     const mbps = (ms) => payload.bytes / 1_048_576 / (ms / 1000);
@@ -146,6 +174,8 @@ export async function runGateOverhead(work, { rounds, profile = false }) {
       ratio: ratio(timing.admit, timing.parseValidate),
       bytesRatio: ratio(timing.admitBytes, timing.parseValidate),
       oneIssueRatio: ratio(timing.admitOneIssue, timing.parseValidate),
+      noFieldRulesRatio: ratio(timing.admitNoFieldRules, timing.parseValidate),
+      mcpNoFieldRulesRatio: ratio(timing.admitMcpNoFieldRules, timing.stringifyValidate),
       mcpRatio: ratio(timing.admitMcp, timing.stringifyValidate),
       mcpValidateRatio: ratio(timing.admitMcp, timing.validateOnly),
       mbPerSecond: {

@@ -263,9 +263,9 @@ if (selected.has("gate"))
       ]);
       rows.push([
         "",
-        `admit(bytes) ${ms(row.timing.admitBytes)}; view of one issue ${ms(row.timing.admitOneIssue)}`,
+        `admit(bytes) ${ms(row.timing.admitBytes)}; view of one issue ${ms(row.timing.admitOneIssue)}; no field rules ${ms(row.timing.admitNoFieldRules)}`,
         "JSON.parse + validator",
-        `${x(row.bytesRatio)} / ${x(row.oneIssueRatio)}`,
+        `${x(row.bytesRatio)} / ${x(row.oneIssueRatio)} / ${x(row.noFieldRulesRatio)}`,
         "(reported)",
         "",
       ]);
@@ -276,6 +276,14 @@ if (selected.has("gate"))
         x(row.mcpRatio),
         reported ? "(reported)" : "≤ 1.5×",
         reported ? "" : row.mcpRatio <= 1.5 ? "met" : "missed",
+      ]);
+      rows.push([
+        "",
+        `no field rules ${ms(row.timing.admitMcpNoFieldRules)}`,
+        "JSON.stringify + validator",
+        x(row.mcpNoFieldRulesRatio),
+        "(reported)",
+        "",
       ]);
       for (const [path, label] of [
         ["text", "JSON text"],
