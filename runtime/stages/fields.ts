@@ -258,13 +258,12 @@ export function foldLookalikes(text: string): string {
 
 /**
  * {@link instructionText} of a short text with nothing to clean, in the one pass that finds that out (the scan
- * {@link cleanText} makes, the lookalikes mapped as it goes): `undefined` when the text holds anything cleaning
- * removes, or is too long to map by slices. A text whose every unit past ASCII maps to an ASCII letter (or is
- * dropped) is ASCII once mapped, which normalising leaves as it is.
+ * {@link cleanText} makes, the lookalikes mapped by slices as it goes): `undefined` when the text holds anything
+ * cleaning removes. A text whose every unit past ASCII maps to an ASCII letter (or is dropped) is ASCII once mapped,
+ * which normalising leaves as it is. For texts of at most {@link SLICED_UNITS} units.
  */
 function foldShortClean(text: string): string | undefined {
   const length = text.length;
-  if (length > SLICED_UNITS) return undefined;
   // Built only once a text past ASCII is met, as for the long way.
   let table: Uint8Array | undefined;
   let mapped = "";
