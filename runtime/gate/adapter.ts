@@ -14,7 +14,7 @@ import {
 } from "../record/events.js";
 import { Turn } from "../record/turn.js";
 import { TOO_DEEP_INPUT_ISSUE, toInputIssues } from "../stages/issues.js";
-import { measureModelContent } from "../stages/measure.js";
+import { measureModelContent, TokenizerUnavailableError } from "../stages/measure.js";
 import type { Failure, Outcome, ToolSpec } from "../types.js";
 import { admitPayload } from "./admit.js";
 import type {
@@ -79,11 +79,24 @@ function mergeHooks<T, V, I>(
   };
 }
 
+/** The messages of the two ways an admit can end by a throw, by `detail.reason`. */
+const THROWN_MESSAGES = {
+  unexpected_throw: FAILURE_MESSAGES.transport_error,
+  tokenizer_unavailable:
+    "The contract counts its budget in tokens, and gpt-tokenizer, which counts them, is not installed where the gate runs.",
+} as const;
+
 /**
- * The outcome of an admit that threw where nothing should: a `transport_error` with the gate's fixed message and
- * `detail.reason = "unexpected_throw"`, and its one event. Reads of the caller's context are guarded too.
+ * The outcome of an admit that threw: a `transport_error` with `detail.reason` saying why, and its one event. A
+ * tokenizer the contract needs but cannot load (`tokenizer_unavailable`, see {@link TokenizerUnavailableError}) is
+ * named, and not retryable: the same call fails the same way until the package is installed. Anything else threw
+ * where nothing should (`unexpected_throw`, the gate's fixed message). Reads of the caller's context are guarded too.
  */
-function unexpectedFailure<T, V, I>(spec: ToolSpec<T, V, I>, ctx: AdmitContext<T, V, I>): Outcome<T, V> {
+function thrownFailure<T, V, I>(
+  spec: ToolSpec<T, V, I>,
+  ctx: AdmitContext<T, V, I>,
+  reason: keyof typeof THROWN_MESSAGES,
+): Outcome<T, V> {
   let correlationId: string | undefined;
   let turn: string | undefined;
   let sink: EventSink | undefined;
@@ -99,8 +112,12 @@ function unexpectedFailure<T, V, I>(spec: ToolSpec<T, V, I>, ctx: AdmitContext<T
   const code = "transport_error";
   const failure: Failure = {
     ok: false,
-    error: { code, retryable: spec.retry[code] ?? RETRY_DEFAULTS[code], message: FAILURE_MESSAGES[code] },
-    diagnostics: { stage: "transport", detail: { reason: "unexpected_throw" } },
+    error: {
+      code,
+      retryable: reason === "unexpected_throw" && (spec.retry[code] ?? RETRY_DEFAULTS[code]),
+      message: THROWN_MESSAGES[reason],
+    },
+    diagnostics: { stage: "transport", detail: { reason } },
     provenance: {
       tool: spec.name,
       contractVersion: spec.contract.version,
@@ -138,14 +155,19 @@ function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T,
       try {
         merged = { ...defaults, ...ctx, hooks: mergeHooks(defaults.hooks, ctx.hooks) };
         outcome = await admitPayload(gate, raw, { ...merged, turn: merged.turn ?? new Turn() }, 0);
-      } catch {
-        // The outermost net: every stage guards what it touches, so nothing should get here; if anything does, the
-        // call still ends in one typed outcome with one event, and the error (whoever's it was) is dropped.
-        return unexpectedFailure(spec, merged);
+      } catch (error) {
+        // The outermost net: every stage guards what it touches, so only a missing tokenizer should get here; if
+        // anything else does, the call still ends in one typed outcome with one event, and the error is dropped.
+        return thrownFailure(
+          spec,
+          merged,
+          error instanceof TokenizerUnavailableError ? "tokenizer_unavailable" : "unexpected_throw",
+        );
       }
       if (merged.turn !== undefined) {
-        // A failure's note is short, but it is in the context too: measure it the way the contract counts.
-        const note = outcome.ok ? undefined : await measureModelContent(outcome, spec.context);
+        // A failure's note is short, but it is in the context too: measure it the way the contract counts (left
+        // unmeasured when the tokenizer cannot be loaded: the outcome is what the call ends in, whatever the note).
+        const note = outcome.ok ? undefined : await measureModelContent(outcome, spec.context).catch(() => undefined);
         merged.turn.record(outcome as Outcome<unknown, unknown>, note && { unit: note.unit, value: note.value });
       }
       return outcome;

@@ -229,6 +229,21 @@ function plainSpanEnd(text: string, from: number, size: number): number {
 const loading = new Map<TokenizerName, Promise<BoundedTokenCheck>>();
 
 /**
+ * The tokenizer a contract counts with could not be loaded: `gpt-tokenizer`, an optional peer of the runtime, is not
+ * installed where the adapters run (`toolgate generate` warns about it at build time). The gate ends such a call as
+ * `transport_error` with `detail.reason = "tokenizer_unavailable"`, never as an unexplained throw.
+ */
+export class TokenizerUnavailableError extends Error {
+  override readonly name = "TokenizerUnavailableError";
+
+  constructor(readonly tokenizer: TokenizerName) {
+    super(
+      `The contract counts tokens with ${tokenizer}, and gpt-tokenizer is not installed: npm install gpt-tokenizer`,
+    );
+  }
+}
+
+/**
  * Loads a tokenizer once per process, as a bounded count (the module comment gives its rules). Special-token text
  * such as `<|endoftext|>` in tool output is counted as plain text (`disallowedSpecial: new Set()`): the tokenizer
  * must never throw on untrusted text.
@@ -240,7 +255,10 @@ function loadBoundedTokenizer(name: TokenizerName): Promise<BoundedTokenCheck> {
       name === "cl100k_base"
         ? import("gpt-tokenizer/encoding/cl100k_base")
         : import("gpt-tokenizer/encoding/o200k_base");
-    pending = Promise.all([module, import("gpt-tokenizer/encodingParams/constants")]).then(([encoding, constants]) => {
+    const loaded = Promise.all([module, import("gpt-tokenizer/encodingParams/constants")]).catch(() => {
+      throw new TokenizerUnavailableError(name);
+    });
+    pending = loaded.then(([encoding, constants]) => {
       const options = { disallowedSpecial: new Set<string>() };
       const parts: TokenizerParts = {
         countWithin: (text, limit) => encoding.isWithinTokenLimit(text, limit, options),
