@@ -999,7 +999,224 @@ return validate20;
 export const readGraphValidator = (() => {
 
 const func0 = Object.prototype.hasOwnProperty;
+
 const func54 = codePointLength;
+
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.name === undefined) || (!(func0.call(data, "name")))) && (missing0 = "name")) || (((data.entityType === undefined) || (!(func0.call(data, "entityType")))) && (missing0 = "entityType"))) || (((data.observations === undefined) || (!(func0.call(data, "observations")))) && (missing0 = "observations"))){
+validate11.errors = [{instancePath,schemaPath:"#/properties/entities/items/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!(((key0 === "name") || (key0 === "entityType")) || (key0 === "observations"))){
+validate11.errors = [{instancePath,schemaPath:"#/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined && func0.call(data, "name")){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func54(data0) > 128){
+validate11.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/entities/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 128}}];
+return false;
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.entityType !== undefined && func0.call(data, "entityType")){
+let data1 = data.entityType;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func54(data1) > 64){
+validate11.errors = [{instancePath:instancePath+"/entityType",schemaPath:"#/properties/entities/items/properties/entityType/maxLength",keyword:"maxLength",params:{limit: 64}}];
+return false;
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/entityType",schemaPath:"#/properties/entities/items/properties/entityType/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.observations !== undefined && func0.call(data, "observations")){
+let data2 = data.observations;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+if(data2.length > 20){
+validate11.errors = [{instancePath:instancePath+"/observations",schemaPath:"#/properties/entities/items/properties/observations/maxItems",keyword:"maxItems",params:{limit: 20}}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func54(data3) > 500){
+validate11.errors = [{instancePath:instancePath+"/observations/" + i0,schemaPath:"#/properties/entities/items/properties/observations/items/maxLength",keyword:"maxLength",params:{limit: 500}}];
+return false;
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/observations/" + i0,schemaPath:"#/properties/entities/items/properties/observations/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/observations",schemaPath:"#/properties/entities/items/properties/observations/type",keyword:"type",params:{type: "array"}}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate11.errors = [{instancePath,schemaPath:"#/properties/entities/items/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.from === undefined) || (!(func0.call(data, "from")))) && (missing0 = "from")) || (((data.to === undefined) || (!(func0.call(data, "to")))) && (missing0 = "to"))) || (((data.relationType === undefined) || (!(func0.call(data, "relationType")))) && (missing0 = "relationType"))){
+validate13.errors = [{instancePath,schemaPath:"#/properties/relations/items/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!(((key0 === "from") || (key0 === "to")) || (key0 === "relationType"))){
+validate13.errors = [{instancePath,schemaPath:"#/properties/relations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.from !== undefined && func0.call(data, "from")){
+let data0 = data.from;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func54(data0) > 128){
+validate13.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/relations/items/properties/from/maxLength",keyword:"maxLength",params:{limit: 128}}];
+return false;
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/relations/items/properties/from/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined && func0.call(data, "to")){
+let data1 = data.to;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func54(data1) > 128){
+validate13.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/relations/items/properties/to/maxLength",keyword:"maxLength",params:{limit: 128}}];
+return false;
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/relations/items/properties/to/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.relationType !== undefined && func0.call(data, "relationType")){
+let data2 = data.relationType;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func54(data2) > 64){
+validate13.errors = [{instancePath:instancePath+"/relationType",schemaPath:"#/properties/relations/items/properties/relationType/maxLength",keyword:"maxLength",params:{limit: 64}}];
+return false;
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/relationType",schemaPath:"#/properties/relations/items/properties/relationType/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate13.errors = [{instancePath,schemaPath:"#/properties/relations/items/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1034,120 +1251,10 @@ else {
 var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
 const _errs4 = errors;
-if(errors === _errs4){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if(((((data1.name === undefined) || (!(func0.call(data1, "name")))) && (missing1 = "name")) || (((data1.entityType === undefined) || (!(func0.call(data1, "entityType")))) && (missing1 = "entityType"))) || (((data1.observations === undefined) || (!(func0.call(data1, "observations")))) && (missing1 = "observations"))){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0,schemaPath:"#/properties/entities/items/required",keyword:"required",params:{missingProperty: missing1}}];
-return false;
-}
-else {
-const _errs6 = errors;
-for(const key1 of Object.keys(data1)){
-if(!(((key1 === "name") || (key1 === "entityType")) || (key1 === "observations"))){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0,schemaPath:"#/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
-return false;
-break;
-}
-}
-if(_errs6 === errors){
-if(data1.name !== undefined && func0.call(data1, "name")){
-let data2 = data1.name;
-const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data2 === "string"){
-if(func54(data2) > 128){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/name",schemaPath:"#/properties/entities/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 128}}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/name",schemaPath:"#/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid2 = _errs7 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data1.entityType !== undefined && func0.call(data1, "entityType")){
-let data3 = data1.entityType;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data3 === "string"){
-if(func54(data3) > 64){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/entityType",schemaPath:"#/properties/entities/items/properties/entityType/maxLength",keyword:"maxLength",params:{limit: 64}}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/entityType",schemaPath:"#/properties/entities/items/properties/entityType/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid2 = _errs9 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data1.observations !== undefined && func0.call(data1, "observations")){
-let data4 = data1.observations;
-const _errs11 = errors;
-if(errors === _errs11){
-if(Array.isArray(data4)){
-if(data4.length > 20){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations",schemaPath:"#/properties/entities/items/properties/observations/maxItems",keyword:"maxItems",params:{limit: 20}}];
-return false;
-}
-else {
-var valid3 = true;
-const len1 = data4.length;
-for(let i1=0; i1<len1; i1++){
-let data5 = data4[i1];
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data5 === "string"){
-if(func54(data5) > 500){
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations/" + i1,schemaPath:"#/properties/entities/items/properties/observations/items/maxLength",keyword:"maxLength",params:{limit: 500}}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations/" + i1,schemaPath:"#/properties/entities/items/properties/observations/items/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid3 = _errs13 === errors;
-if(!valid3){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0+"/observations",schemaPath:"#/properties/entities/items/properties/observations/type",keyword:"type",params:{type: "array"}}];
-return false;
-}
-}
-var valid2 = _errs11 === errors;
-}
-else {
-var valid2 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/entities/" + i0,schemaPath:"#/properties/entities/items/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
+if(!(validate11(data0[i0], {instancePath:instancePath+"/entities/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -1168,111 +1275,25 @@ var valid0 = true;
 }
 if(valid0){
 if(data.relations !== undefined && func0.call(data, "relations")){
-let data6 = data.relations;
-const _errs15 = errors;
-if(errors === _errs15){
-if(Array.isArray(data6)){
-if(data6.length > 200){
+let data2 = data.relations;
+const _errs5 = errors;
+if(errors === _errs5){
+if(Array.isArray(data2)){
+if(data2.length > 200){
 validate10.errors = [{instancePath:instancePath+"/relations",schemaPath:"#/properties/relations/maxItems",keyword:"maxItems",params:{limit: 200}}];
 return false;
 }
 else {
-var valid4 = true;
-const len2 = data6.length;
-for(let i2=0; i2<len2; i2++){
-let data7 = data6[i2];
-const _errs17 = errors;
-if(errors === _errs17){
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-let missing2;
-if(((((data7.from === undefined) || (!(func0.call(data7, "from")))) && (missing2 = "from")) || (((data7.to === undefined) || (!(func0.call(data7, "to")))) && (missing2 = "to"))) || (((data7.relationType === undefined) || (!(func0.call(data7, "relationType")))) && (missing2 = "relationType"))){
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2,schemaPath:"#/properties/relations/items/required",keyword:"required",params:{missingProperty: missing2}}];
-return false;
+var valid2 = true;
+const len1 = data2.length;
+for(let i1=0; i1<len1; i1++){
+const _errs7 = errors;
+if(!(validate13(data2[i1], {instancePath:instancePath+"/relations/" + i1,parentData:data2,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+errors = vErrors.length;
 }
-else {
-const _errs19 = errors;
-for(const key2 of Object.keys(data7)){
-if(!(((key2 === "from") || (key2 === "to")) || (key2 === "relationType"))){
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2,schemaPath:"#/properties/relations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
-return false;
-break;
-}
-}
-if(_errs19 === errors){
-if(data7.from !== undefined && func0.call(data7, "from")){
-let data8 = data7.from;
-const _errs20 = errors;
-if(errors === _errs20){
-if(typeof data8 === "string"){
-if(func54(data8) > 128){
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/from",schemaPath:"#/properties/relations/items/properties/from/maxLength",keyword:"maxLength",params:{limit: 128}}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/from",schemaPath:"#/properties/relations/items/properties/from/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid5 = _errs20 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data7.to !== undefined && func0.call(data7, "to")){
-let data9 = data7.to;
-const _errs22 = errors;
-if(errors === _errs22){
-if(typeof data9 === "string"){
-if(func54(data9) > 128){
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/to",schemaPath:"#/properties/relations/items/properties/to/maxLength",keyword:"maxLength",params:{limit: 128}}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/to",schemaPath:"#/properties/relations/items/properties/to/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid5 = _errs22 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data7.relationType !== undefined && func0.call(data7, "relationType")){
-let data10 = data7.relationType;
-const _errs24 = errors;
-if(errors === _errs24){
-if(typeof data10 === "string"){
-if(func54(data10) > 64){
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/relationType",schemaPath:"#/properties/relations/items/properties/relationType/maxLength",keyword:"maxLength",params:{limit: 64}}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2+"/relationType",schemaPath:"#/properties/relations/items/properties/relationType/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid5 = _errs24 === errors;
-}
-else {
-var valid5 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/relations/" + i2,schemaPath:"#/properties/relations/items/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid4 = _errs17 === errors;
-if(!valid4){
+var valid2 = _errs7 === errors;
+if(!valid2){
 break;
 }
 }
@@ -1283,7 +1304,7 @@ validate10.errors = [{instancePath:instancePath+"/relations",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs15 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;

@@ -5,7 +5,8 @@
  * `compileValidators` either returns each validator's code, for `assembleModule`, or refuses: a schema using a feature Ajv validates wrongly
  * (see `unsupported.ts`), or one Ajv cannot compile, yields refusals naming the keyword and its pointer. Refusals
  * are judged on the schema as written; what Ajv compiles has nullable `anyOf` pairs folded into a nullable `type`
- * where that keeps every verdict (see `nullable-fold.ts`).
+ * where that keeps every verdict (see `nullable-fold.ts`), and large nested objects and arrays compiled into functions
+ * of their own, so that a first call compiles only the levels it reaches (see `split.ts`).
  */
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { pointerOf } from "../schema/pointer.js";
@@ -15,6 +16,7 @@ import { assertExportName, exportedAs, type StandaloneValidator } from "./esm-mo
 import { foldNullable } from "./nullable-fold.js";
 import { exponentialRecursion } from "./recursion-cost.js";
 import { SchemaIndex } from "./schema-index.js";
+import { registerParts, splitNested } from "./split.js";
 import { stableUris } from "./stable-uris.js";
 import { findUnsupportedFeatures, unassertableFormats } from "./unsupported.js";
 
@@ -95,7 +97,10 @@ function compileValidator(request: ValidatorRequest): StandaloneValidator | { re
   try {
     // Inside the try: a schema nested deeper than the call stack allows is refused, as Ajv's own overflow would be.
     const folded = foldNullable(schema, index).schema;
-    const ajv = compilerFor(folded, request.formats, folded === schema ? index : undefined);
+    const foldedIndex = folded === schema ? index : new SchemaIndex(folded);
+    const split = splitNested(folded, foldedIndex);
+    const ajv = compilerFor(split.schema, request.formats, foldedIndex);
+    registerParts(ajv, split.schema.baseUri, split.parts);
     const code = standaloneModule.default(ajv, { [request.exportName]: schema.baseUri });
     return { exportName: request.exportName, code };
   } catch (error) {
