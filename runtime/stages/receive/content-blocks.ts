@@ -113,11 +113,8 @@ function optionalString(value: unknown): string | undefined | false {
 
 type Counted = "text" | "image" | "audio" | "resourceLink" | "resource";
 
-/**
- * One block as the gate's part, or the problem with it. Reads each property of the block once. A text identical to
- * `checkedText` (one the gate wrote itself and knows to be well-formed) is not scanned again.
- */
-function readBlock(block: unknown, rules: ContentRules, checkedText: string | undefined): ContentPart | BlockProblem {
+/** One block as the gate's part, or the problem with it. Reads each property of the block once. */
+function readBlock(block: unknown, rules: ContentRules): ContentPart | BlockProblem {
   if (block === null || typeof block !== "object" || Array.isArray(block)) return "malformed_block";
   const { type } = block as { type?: unknown };
   switch (type) {
@@ -125,7 +122,7 @@ function readBlock(block: unknown, rules: ContentRules, checkedText: string | un
       if (rules.text === undefined) return "unexpected_block";
       const { text } = block as { text?: unknown };
       if (typeof text !== "string") return "malformed_block";
-      return text === checkedText || isWellFormedText(text) ? { type, text } : "lone_surrogate";
+      return isWellFormedText(text) ? { type, text } : "lone_surrogate";
     }
     case "image":
     case "audio": {
@@ -189,21 +186,15 @@ const COUNTED: Record<ContentPart["type"], Counted> = {
 
 /**
  * Reads every block of `content` under the contract's rules, in order, stopping at the first problem. `content` is
- * an array the receive stage has already read once (its length and items are read once here). A text block identical
- * to `checkedText`, a text known to be well-formed (the JSON the gate wrote of the structured content, which servers
- * repeat in a text block), is taken without scanning it again.
+ * an array the receive stage has already read once (its length and items are read once here).
  */
-export function readContentBlocks(
-  content: readonly unknown[],
-  rules: ContentRules,
-  checkedText?: string | undefined,
-): ContentRead {
+export function readContentBlocks(content: readonly unknown[], rules: ContentRules): ContentRead {
   const count = content.length;
   if (count > rules.maxBlocks) return { ok: false, problem: "too_many_blocks", index: rules.maxBlocks };
   const parts: ContentPart[] = [];
   const seen: Record<Counted, number> = { text: 0, image: 0, audio: 0, resourceLink: 0, resource: 0 };
   for (let index = 0; index < count; index++) {
-    const part = readBlock(content[index], rules, checkedText);
+    const part = readBlock(content[index], rules);
     if (typeof part === "string") return { ok: false, problem: part, index };
     const kind = COUNTED[part.type];
     seen[kind]++;

@@ -142,21 +142,17 @@ export function receiveCallToolResult(
   if (isError === true) return toolError(content, limits);
   const { kind, content: rules } = limits.result ?? DEFAULT_RESULT;
   const rawKind = kind === "structured" ? "mcp_structured" : kind === "content" ? "mcp_content" : "mcp_text";
-  // Structured content is copied and written first, so a text block repeating its JSON (as servers are asked to
-  // send) is known well-formed without a scan; a block problem still decides before anything found in the copy.
-  const structured =
-    kind === "structured" && "structuredContent" in result
-      ? (result as { structuredContent?: unknown }).structuredContent
-      : undefined;
-  const serialised = structured === undefined ? undefined : receiveParsedValue(rawKind, structured, limits);
-  const blocks = readContentBlocks(content, rules, serialised?.ok ? serialised.text : undefined);
+  const blocks = readContentBlocks(content, rules);
   if (!blocks.ok) return blockRefusal(rawKind, blocks.problem, blocks.index);
   const { parts } = blocks;
   switch (kind) {
     case "structured": {
-      if (serialised === undefined) {
+      const structured =
+        "structuredContent" in result ? (result as { structuredContent?: unknown }).structuredContent : undefined;
+      if (structured === undefined) {
         return refused(rawKind, "schema_mismatch", "validate", 0, { reason: "no_structured_content" });
       }
+      const serialised = receiveParsedValue(rawKind, structured, limits);
       if (!serialised.ok) return serialised;
       for (const part of parts) {
         if (part.type === "text" && textContradicts(part.text, serialised.text, limits)) {

@@ -87,17 +87,6 @@ describe("readContentBlocks", () => {
     expect(readContentBlocks(content, rules)).toEqual({ ok: false, problem, index });
   });
 
-  it("takes a text identical to a checked one as it is, and still refuses any other text with a lone surrogate", () => {
-    const checked = '{"a":"x"}';
-    const read = readContentBlocks([{ type: "text", text: checked }], rules, checked);
-    expect(read).toEqual({ ok: true, parts: [{ type: "text", text: checked }] });
-    const broken = [
-      { type: "text", text: checked },
-      { type: "text", text: `${checked}\ud800` },
-    ];
-    expect(readContentBlocks(broken, rules, checked)).toEqual({ ok: false, problem: "lone_surrogate", index: 1 });
-  });
-
   it("keeps a javascript: link as data, never followed", () => {
     const read = readContentBlocks([{ type: "resource_link", uri: "javascript:alert(1)", name: "x" }], rules);
     expect(read).toEqual({
