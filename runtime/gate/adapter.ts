@@ -14,7 +14,7 @@ import {
 } from "../record/events.js";
 import { Turn } from "../record/turn.js";
 import { TOO_DEEP_INPUT_ISSUE, toInputIssues } from "../stages/issues.js";
-import { measureModelContent, TokenizerUnavailableError } from "../stages/measure.js";
+import { isTokenizerUnavailable, measureModelContent } from "../stages/measure.js";
 import type { Failure, Outcome, ToolSpec } from "../types.js";
 import { admitPayload } from "./admit.js";
 import type {
@@ -83,14 +83,15 @@ function mergeHooks<T, V, I>(
 const THROWN_MESSAGES = {
   unexpected_throw: FAILURE_MESSAGES.transport_error,
   tokenizer_unavailable:
-    "The contract counts its budget in tokens, and gpt-tokenizer, which counts them, is not installed where the gate runs.",
+    "The contract counts its budget in tokens, and gpt-tokenizer, which counts them, could not be loaded where the gate runs (is it installed?).",
 } as const;
 
 /**
  * The outcome of an admit that threw: a `transport_error` with `detail.reason` saying why, and its one event. A
- * tokenizer the contract needs but cannot load (`tokenizer_unavailable`, see {@link TokenizerUnavailableError}) is
+ * tokenizer the contract needs but cannot load (`tokenizer_unavailable`, see {@link isTokenizerUnavailable}) is
  * named, and not retryable: the same call fails the same way until the package is installed. Anything else threw
- * where nothing should (`unexpected_throw`, the gate's fixed message). Reads of the caller's context are guarded too.
+ * where nothing should (`unexpected_throw`, the gate's fixed message). Reads of the caller's context are guarded too,
+ * and the thrown value is never asked anything (it may be a revoked proxy). The call's turn records the failure.
  */
 function thrownFailure<T, V, I>(
   spec: ToolSpec<T, V, I>,
@@ -98,12 +99,12 @@ function thrownFailure<T, V, I>(
   reason: keyof typeof THROWN_MESSAGES,
 ): Outcome<T, V> {
   let correlationId: string | undefined;
-  let turn: string | undefined;
+  let turn: Turn | undefined;
   let sink: EventSink | undefined;
   let receivedAt: string;
   try {
     correlationId = typeof ctx.correlationId === "string" ? ctx.correlationId : undefined;
-    turn = ctx.turn instanceof Turn ? ctx.turn.id : undefined;
+    turn = ctx.turn instanceof Turn ? ctx.turn : undefined;
     sink = ctx.sink;
     receivedAt = (ctx.now?.() ?? new Date()).toISOString();
   } catch {
@@ -136,11 +137,13 @@ function thrownFailure<T, V, I>(
     rawKind: "unsupported",
     sizes: { rawBytes: 0, maxBytes: spec.limits.maxBytes },
     correlationId,
-    turn,
+    turn: turn?.id,
     receivedAt,
   };
   gateCounters.emit(event);
   deliver(sink ?? getDefaultSink(), event);
+  // The turn learns of the call as of any failure (its note unmeasured), not as a result that never arrived.
+  turn?.record(failure as Outcome<unknown, unknown>);
   return failure;
 }
 
@@ -161,7 +164,7 @@ function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T,
         return thrownFailure(
           spec,
           merged,
-          error instanceof TokenizerUnavailableError ? "tokenizer_unavailable" : "unexpected_throw",
+          isTokenizerUnavailable(error) ? "tokenizer_unavailable" : "unexpected_throw",
         );
       }
       if (merged.turn !== undefined) {

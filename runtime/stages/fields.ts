@@ -246,6 +246,7 @@ function mapUnits(text: string, table: Uint8Array): string {
  * (NFKC: `ｉｇｎｏｒｅ` and `𝐢𝐠𝐧𝐨𝐫𝐞` read `ignore`), then the table once more for what normalising made of
  * compatibility forms. Lookalikes go first, since normalising turns some of them (`ϲ`, `Ϲ`) into letters that no
  * longer look Latin. ASCII text, the usual case, is returned as it is; other text costs about twice cleaning it.
+ * Expects cleaned text ({@link cleanText}): what it makes of a lone surrogate is left open.
  */
 export function foldLookalikes(text: string): string {
   // ASCII exactly when every unit is one byte in UTF-8: answered natively, several times faster than an expression.

@@ -230,7 +230,7 @@ const loading = new Map<TokenizerName, Promise<BoundedTokenCheck>>();
 
 /**
  * The tokenizer a contract counts with could not be loaded: `gpt-tokenizer`, an optional peer of the runtime, is not
- * installed where the adapters run (`toolgate generate` warns about it at build time). The gate ends such a call as
+ * installed where the adapters run (or not in a version the runtime can load) (`toolgate generate` warns about it at build time). The gate ends such a call as
  * `transport_error` with `detail.reason = "tokenizer_unavailable"`, never as an unexplained throw.
  */
 export class TokenizerUnavailableError extends Error {
@@ -238,9 +238,20 @@ export class TokenizerUnavailableError extends Error {
 
   constructor(readonly tokenizer: TokenizerName) {
     super(
-      `The contract counts tokens with ${tokenizer}, and gpt-tokenizer is not installed: npm install gpt-tokenizer`,
+      `The contract counts tokens with ${tokenizer}, and gpt-tokenizer could not be loaded: npm install gpt-tokenizer`,
     );
   }
+}
+
+/** The errors the loader made, known by identity: telling them apart never asks a thrown value anything. */
+const madeUnavailable = new WeakSet<object>();
+
+/**
+ * Whether `error` is a {@link TokenizerUnavailableError} the loader threw. Asked of whatever reached the outermost
+ * net, which may be a revoked proxy or one whose traps throw: a `WeakSet` lookup runs none of them, `instanceof` would.
+ */
+export function isTokenizerUnavailable(error: unknown): boolean {
+  return typeof error === "object" && error !== null && madeUnavailable.has(error);
 }
 
 /**
@@ -256,7 +267,9 @@ function loadBoundedTokenizer(name: TokenizerName): Promise<BoundedTokenCheck> {
         ? import("gpt-tokenizer/encoding/cl100k_base")
         : import("gpt-tokenizer/encoding/o200k_base");
     const loaded = Promise.all([module, import("gpt-tokenizer/encodingParams/constants")]).catch(() => {
-      throw new TokenizerUnavailableError(name);
+      const error = new TokenizerUnavailableError(name);
+      madeUnavailable.add(error);
+      throw error;
     });
     pending = loaded.then(([encoding, constants]) => {
       const options = { disallowedSpecial: new Set<string>() };

@@ -1,8 +1,8 @@
 /**
  * gpt-tokenizer is an optional peer of the runtime: a contract that counts its budget in tokens needs it where the
  * adapters run. Where it is not installed, every call of such a tool ends in a typed `transport_error` whose
- * `detail.reason` names the cause (`tokenizer_unavailable`, not retryable), and `admit` still never rejects, also when
- * a turn measures a failure's note. Checked with the built runtime copied into a project that has no gpt-tokenizer,
+ * `detail.reason` names the cause (`tokenizer_unavailable`, not retryable), the call's turn records it as failed, and
+ * `admit` still never rejects, also when a turn measures a failure's note. Checked with the built runtime copied into a project that has no gpt-tokenizer,
  * in a process of its own, so the package really cannot be resolved.
  */
 import { execFile } from "node:child_process";
@@ -38,13 +38,16 @@ const summary = (outcome) => ({
   message: outcome.ok ? undefined : outcome.error.message,
 });
 const turn = new Turn();
+turn.expect("read_note", "c1");
+turn.expect("read_note", "c2");
 const results = [
   summary(await adapter.admit("a short note")),
-  summary(await adapter.admit("a short note", { turn })),
+  summary(await adapter.admit("a short note", { turn, correlationId: "c1" })),
   // A failure before anything is measured; the turn then measures its note, which needs the tokenizer too.
-  summary(await adapter.admit("half a pair \\ud800", { turn })),
+  summary(await adapter.admit("half a pair \\ud800", { turn, correlationId: "c2" })),
 ];
-console.log(JSON.stringify(results));
+const statuses = turn.report().contributions.map((entry) => [entry.correlationId, entry.status, entry.reason]);
+console.log(JSON.stringify({ results, statuses }));
 `;
 
 describe("a contract counting tokens where gpt-tokenizer is not installed", () => {
@@ -63,7 +66,8 @@ describe("a contract counting tokens where gpt-tokenizer is not installed", () =
 
   it("ends each call in a typed transport_error naming the missing tokenizer, and never rejects", async () => {
     const { stdout } = await run(process.execPath, ["main.js"], { cwd: project });
-    const [plain, inTurn, failure] = JSON.parse(stdout);
+    const { results, statuses } = JSON.parse(stdout);
+    const [plain, inTurn, failure] = results;
     const unavailable = {
       ok: false,
       code: "transport_error",
@@ -75,5 +79,10 @@ describe("a contract counting tokens where gpt-tokenizer is not installed", () =
     expect(inTurn).toEqual(unavailable);
     // The failure stands as the call's outcome; only its note in the turn goes unmeasured.
     expect(failure).toMatchObject({ ok: false, code: "invalid_encoding" });
+    // The turn knows of both calls as failed, not as results that never arrived.
+    expect(statuses).toEqual([
+      ["c1", "failed", "transport_error"],
+      ["c2", "failed", "invalid_encoding"],
+    ]);
   });
 });
