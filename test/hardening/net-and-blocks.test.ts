@@ -1,13 +1,13 @@
 /**
- * Cases where a faster path of the gate must decide exactly as the slower one it replaced:
+ * Decisions of the gate that a faster path must never change:
  * - the outermost net of `admit` ends in one typed outcome whatever was thrown, also a value that cannot be asked
  *   for its prototype (a revoked proxy, a proxy whose `getPrototypeOf` trap throws), and no text of the thrower's
  *   reaches the caller;
  * - a problem with an MCP result's content blocks decides before its structured content is read, so a
  *   `structuredContent` getter (or a proxy trap) that throws does not turn a block refusal into a retryable
  *   `transport_error`;
- * - a text block repeating the structured content's JSON is spared the lone-surrogate scan, so no text part with
- *   a lone surrogate may ever be admitted beside structured content.
+ * - no text part with a lone surrogate is ever admitted beside structured content, whether or not it repeats the
+ *   structured content's JSON.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
