@@ -2,6 +2,12 @@
 export { getRecordValidator as validateResult } from "../validators.js";
 import { codePointLength } from "@toolgate/runtime/validators";
 
+/** Records a validator's one error and fails: what Ajv's standalone code writes at each failed check. */
+function fail(validate, instancePath, schemaPath, keyword, params) {
+validate.errors = [{instancePath, schemaPath, keyword, params}];
+return false;
+}
+
 export const validateInput = (() => {
 
 
@@ -16,15 +22,13 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.recordId === undefined) || (!(func0.call(data, "recordId")))) && (missing0 = "recordId")){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
+return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "recordId") || (key0 === "historyCursor"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
+return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
@@ -36,19 +40,16 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func65(data0) > 20){
-validate20.errors = [{instancePath:instancePath+"/recordId",schemaPath:"#/$defs/recordId/maxLength",keyword:"maxLength",params:{limit: 20}}];
-return false;
+return fail(validate20, instancePath+"/recordId", "#/$defs/recordId/maxLength", "maxLength", {limit: 20});
 }
 else {
 if(!pattern4.test(data0)){
-validate20.errors = [{instancePath:instancePath+"/recordId",schemaPath:"#/$defs/recordId/pattern",keyword:"pattern",params:{pattern: "^rec_[0-9A-Za-z]{16}$"}}];
-return false;
+return fail(validate20, instancePath+"/recordId", "#/$defs/recordId/pattern", "pattern", {pattern: "^rec_[0-9A-Za-z]{16}$"});
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/recordId",schemaPath:"#/$defs/recordId/type",keyword:"type",params:{type: "string"}}];
-return false;
+return fail(validate20, instancePath+"/recordId", "#/$defs/recordId/type", "type", {type: "string"});
 }
 }
 var valid0 = _errs2 === errors;
@@ -63,19 +64,16 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(func65(data1) > 128){
-validate20.errors = [{instancePath:instancePath+"/historyCursor",schemaPath:"#/properties/historyCursor/maxLength",keyword:"maxLength",params:{limit: 128}}];
-return false;
+return fail(validate20, instancePath+"/historyCursor", "#/properties/historyCursor/maxLength", "maxLength", {limit: 128});
 }
 else {
 if(func65(data1) < 1){
-validate20.errors = [{instancePath:instancePath+"/historyCursor",schemaPath:"#/properties/historyCursor/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
+return fail(validate20, instancePath+"/historyCursor", "#/properties/historyCursor/minLength", "minLength", {limit: 1});
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/historyCursor",schemaPath:"#/properties/historyCursor/type",keyword:"type",params:{type: "string"}}];
-return false;
+return fail(validate20, instancePath+"/historyCursor", "#/properties/historyCursor/type", "type", {type: "string"});
 }
 }
 var valid0 = _errs5 === errors;
@@ -88,8 +86,7 @@ var valid0 = true;
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
-return false;
+return fail(validate20, instancePath, "#/type", "type", {type: "object"});
 }
 }
 validate20.errors = vErrors;

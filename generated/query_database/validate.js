@@ -2,6 +2,12 @@
 export { queryDatabaseValidator as validateResult } from "../validators.js";
 import { codePointLength } from "@toolgate/runtime/validators";
 
+/** Records a validator's one error and fails: what Ajv's standalone code writes at each failed check. */
+function fail(validate, instancePath, schemaPath, keyword, params) {
+validate.errors = [{instancePath, schemaPath, keyword, params}];
+return false;
+}
+
 export const validateInput = (() => {
 
 const func0 = Object.prototype.hasOwnProperty;
@@ -14,15 +20,13 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sql === undefined) || (!(func0.call(data, "sql")))) && (missing0 = "sql")){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
+return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "sql") || (key0 === "params")) || (key0 === "maxRows"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
+return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
@@ -33,19 +37,16 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func65(data0) > 8000){
-validate20.errors = [{instancePath:instancePath+"/sql",schemaPath:"#/properties/sql/maxLength",keyword:"maxLength",params:{limit: 8000}}];
-return false;
+return fail(validate20, instancePath+"/sql", "#/properties/sql/maxLength", "maxLength", {limit: 8000});
 }
 else {
 if(func65(data0) < 1){
-validate20.errors = [{instancePath:instancePath+"/sql",schemaPath:"#/properties/sql/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
+return fail(validate20, instancePath+"/sql", "#/properties/sql/minLength", "minLength", {limit: 1});
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/sql",schemaPath:"#/properties/sql/type",keyword:"type",params:{type: "string"}}];
-return false;
+return fail(validate20, instancePath+"/sql", "#/properties/sql/type", "type", {type: "string"});
 }
 }
 var valid0 = _errs2 === errors;
@@ -60,8 +61,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length > 32){
-validate20.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/maxItems",keyword:"maxItems",params:{limit: 32}}];
-return false;
+return fail(validate20, instancePath+"/params", "#/properties/params/maxItems", "maxItems", {limit: 32});
 }
 else {
 var valid1 = true;
@@ -174,8 +174,7 @@ break;
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "array"}}];
-return false;
+return fail(validate20, instancePath+"/params", "#/properties/params/type", "type", {type: "array"});
 }
 }
 var valid0 = _errs4 === errors;
@@ -188,19 +187,16 @@ if(data.maxRows !== undefined && func0.call(data, "maxRows")){
 let data3 = data.maxRows;
 const _errs16 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate20.errors = [{instancePath:instancePath+"/maxRows",schemaPath:"#/properties/maxRows/type",keyword:"type",params:{type: "integer"}}];
-return false;
+return fail(validate20, instancePath+"/maxRows", "#/properties/maxRows/type", "type", {type: "integer"});
 }
 if(errors === _errs16){
 if(typeof data3 == "number"){
 if(data3 > 200 || isNaN(data3)){
-validate20.errors = [{instancePath:instancePath+"/maxRows",schemaPath:"#/properties/maxRows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200}}];
-return false;
+return fail(validate20, instancePath+"/maxRows", "#/properties/maxRows/maximum", "maximum", {comparison: "<=", limit: 200});
 }
 else {
 if(data3 < 1 || isNaN(data3)){
-validate20.errors = [{instancePath:instancePath+"/maxRows",schemaPath:"#/properties/maxRows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
-return false;
+return fail(validate20, instancePath+"/maxRows", "#/properties/maxRows/minimum", "minimum", {comparison: ">=", limit: 1});
 }
 }
 }
@@ -216,8 +212,7 @@ var valid0 = true;
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
-return false;
+return fail(validate20, instancePath, "#/type", "type", {type: "object"});
 }
 }
 validate20.errors = vErrors;

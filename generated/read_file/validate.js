@@ -2,6 +2,12 @@
 export { readFileValidator as validateResult } from "../validators.js";
 import { codePointLength } from "@toolgate/runtime/validators";
 
+/** Records a validator's one error and fails: what Ajv's standalone code writes at each failed check. */
+function fail(validate, instancePath, schemaPath, keyword, params) {
+validate.errors = [{instancePath, schemaPath, keyword, params}];
+return false;
+}
+
 export const validateInput = (() => {
 
 const func0 = Object.prototype.hasOwnProperty;
@@ -14,15 +20,13 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.path === undefined) || (!(func0.call(data, "path")))) && (missing0 = "path")){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
+return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "path") || (key0 === "page"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
+return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
@@ -33,19 +37,16 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func65(data0) > 1024){
-validate20.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/maxLength",keyword:"maxLength",params:{limit: 1024}}];
-return false;
+return fail(validate20, instancePath+"/path", "#/properties/path/maxLength", "maxLength", {limit: 1024});
 }
 else {
 if(func65(data0) < 1){
-validate20.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
+return fail(validate20, instancePath+"/path", "#/properties/path/minLength", "minLength", {limit: 1});
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"}}];
-return false;
+return fail(validate20, instancePath+"/path", "#/properties/path/type", "type", {type: "string"});
 }
 }
 var valid0 = _errs2 === errors;
@@ -58,19 +59,16 @@ if(data.page !== undefined && func0.call(data, "page")){
 let data1 = data.page;
 const _errs4 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate20.errors = [{instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "integer"}}];
-return false;
+return fail(validate20, instancePath+"/page", "#/properties/page/type", "type", {type: "integer"});
 }
 if(errors === _errs4){
 if(typeof data1 == "number"){
 if(data1 > 100000 || isNaN(data1)){
-validate20.errors = [{instancePath:instancePath+"/page",schemaPath:"#/properties/page/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000}}];
-return false;
+return fail(validate20, instancePath+"/page", "#/properties/page/maximum", "maximum", {comparison: "<=", limit: 100000});
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate20.errors = [{instancePath:instancePath+"/page",schemaPath:"#/properties/page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
-return false;
+return fail(validate20, instancePath+"/page", "#/properties/page/minimum", "minimum", {comparison: ">=", limit: 1});
 }
 }
 }
@@ -85,8 +83,7 @@ var valid0 = true;
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
-return false;
+return fail(validate20, instancePath, "#/type", "type", {type: "object"});
 }
 }
 validate20.errors = vErrors;

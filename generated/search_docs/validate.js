@@ -2,6 +2,12 @@
 export { searchDocsValidator as validateResult } from "../validators.js";
 import { codePointLength } from "@toolgate/runtime/validators";
 
+/** Records a validator's one error and fails: what Ajv's standalone code writes at each failed check. */
+function fail(validate, instancePath, schemaPath, keyword, params) {
+validate.errors = [{instancePath, schemaPath, keyword, params}];
+return false;
+}
+
 export const validateInput = (() => {
 const schema31 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":512,"description":"Words or a quoted phrase to search for."},"section":{"enum":["guides","reference","api","changelog"],"description":"Search one section only."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":50},"cursor":{"type":"string","minLength":1,"maxLength":256,"description":"The nextCursor of a previous result."}},"required":["query"],"additionalProperties":false};
 const func0 = Object.prototype.hasOwnProperty;
@@ -14,15 +20,13 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.query === undefined) || (!(func0.call(data, "query")))) && (missing0 = "query")){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
+return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "query") || (key0 === "section")) || (key0 === "limit")) || (key0 === "cursor"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
+return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
@@ -33,19 +37,16 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func65(data0) > 512){
-validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/maxLength",keyword:"maxLength",params:{limit: 512}}];
-return false;
+return fail(validate20, instancePath+"/query", "#/properties/query/maxLength", "maxLength", {limit: 512});
 }
 else {
 if(func65(data0) < 1){
-validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
+return fail(validate20, instancePath+"/query", "#/properties/query/minLength", "minLength", {limit: 1});
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"}}];
-return false;
+return fail(validate20, instancePath+"/query", "#/properties/query/type", "type", {type: "string"});
 }
 }
 var valid0 = _errs2 === errors;
@@ -58,8 +59,7 @@ if(data.section !== undefined && func0.call(data, "section")){
 let data1 = data.section;
 const _errs4 = errors;
 if(!((((data1 === "guides") || (data1 === "reference")) || (data1 === "api")) || (data1 === "changelog"))){
-validate20.errors = [{instancePath:instancePath+"/section",schemaPath:"#/properties/section/enum",keyword:"enum",params:{allowedValues: schema31.properties.section.enum}}];
-return false;
+return fail(validate20, instancePath+"/section", "#/properties/section/enum", "enum", {allowedValues: schema31.properties.section.enum});
 }
 var valid0 = _errs4 === errors;
 }
@@ -71,19 +71,16 @@ if(data.limit !== undefined && func0.call(data, "limit")){
 let data2 = data.limit;
 const _errs5 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"}}];
-return false;
+return fail(validate20, instancePath+"/limit", "#/properties/limit/type", "type", {type: "integer"});
 }
 if(errors === _errs5){
 if(typeof data2 == "number"){
 if(data2 > 100 || isNaN(data2)){
-validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100}}];
-return false;
+return fail(validate20, instancePath+"/limit", "#/properties/limit/maximum", "maximum", {comparison: "<=", limit: 100});
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate20.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
-return false;
+return fail(validate20, instancePath+"/limit", "#/properties/limit/minimum", "minimum", {comparison: ">=", limit: 1});
 }
 }
 }
@@ -100,19 +97,16 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func65(data3) > 256){
-validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 256}}];
-return false;
+return fail(validate20, instancePath+"/cursor", "#/properties/cursor/maxLength", "maxLength", {limit: 256});
 }
 else {
 if(func65(data3) < 1){
-validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
+return fail(validate20, instancePath+"/cursor", "#/properties/cursor/minLength", "minLength", {limit: 1});
 }
 }
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"}}];
-return false;
+return fail(validate20, instancePath+"/cursor", "#/properties/cursor/type", "type", {type: "string"});
 }
 }
 var valid0 = _errs7 === errors;
@@ -127,8 +121,7 @@ var valid0 = true;
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
-return false;
+return fail(validate20, instancePath, "#/type", "type", {type: "object"});
 }
 }
 validate20.errors = vErrors;

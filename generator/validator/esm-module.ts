@@ -10,6 +10,7 @@
  */
 import { ts } from "ts-morph";
 import { RESERVED_WORDS } from "../model/names.js";
+import { FAIL_FUNCTION, FAIL_NAME, withSharedFailures } from "./error-returns.js";
 
 /** The entry every generated validator imports its helpers from: no other part of the runtime comes with it. */
 export const VALIDATORS_MODULE = "@toolgate/runtime/validators";
@@ -54,6 +55,9 @@ export function assertExportName(name: string): void {
   if (taken !== undefined) {
     throw new TypeError(`validator export name ${JSON.stringify(name)} is taken by an import from ${taken.module}`);
   }
+  if (name === FAIL_NAME) {
+    throw new TypeError(`validator export name ${JSON.stringify(name)} is taken by the module's error function`);
+  }
 }
 
 /** The same standalone code, exported under another name (Ajv writes the name into its export line). */
@@ -85,10 +89,14 @@ export function withoutUnusedSchemas(body: string): string {
     .replace(/\n{3,}/g, "\n\n");
 }
 
-/** One ES module body exporting every validator, importing Ajv's helpers from toolgate's run-time entries. */
+/**
+ * One ES module body exporting every validator, importing Ajv's helpers from toolgate's run-time entries, with one
+ * function for the validators' first-error returns (see `error-returns.ts`).
+ */
 export function assembleModule(validators: readonly StandaloneValidator[]): string {
   const imports = new Map<string, Set<string>>();
   const sections: string[] = [];
+  let failures = false;
   for (const { exportName, code } of validators) {
     const exported = EXPORT_LINE.exec(code);
     if (exported === null || exported[1] !== exportName) {
@@ -109,11 +117,11 @@ export function assembleModule(validators: readonly StandaloneValidator[]): stri
         return replacement.name;
       })
       .trim();
-    sections.push(
-      `export const ${exportName} = (() => {\n${withoutUnusedSchemas(body)}\nreturn ${functionName};\n})();\n`,
-    );
+    const shared = withSharedFailures(withoutUnusedSchemas(body));
+    failures ||= shared.calls;
+    sections.push(`export const ${exportName} = (() => {\n${shared.code}\nreturn ${functionName};\n})();\n`);
   }
-  return ownPrototypeKeys(importLines(imports) + sections.join("\n"));
+  return ownPrototypeKeys(importLines(imports) + (failures ? `${FAIL_FUNCTION}\n` : "") + sections.join("\n"));
 }
 
 /** One sorted import line per run-time entry, entries in name order (the same input gives the same bytes). */
