@@ -17,17 +17,22 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { outputSchemaSha256 } from "../runtime/dist/mcp-validator.js";
 
-/** A catalog's `validators.js`, cut into its import lines, its result validators by export name, and their hashes. */
+/** A catalog's `validators.js`, cut into its import lines, what its tools share, its result validators by export name, and their hashes. */
 export function catalogSections(code) {
   const imports = [...code.matchAll(/^import .*;$/gm)].map((m) => m[0]);
   const body = code.slice(0, code.indexOf("/**\n * Each output validator"));
+  // What the module declares before its first tool (the shared first-error function) goes into every tool's module.
+  const shared = body
+    .slice(0, body.search(/^export const [A-Za-z_$][\w$]* = \(\(\) => \{/m))
+    .replace(/^import .*;$/gm, "")
+    .trim();
   const sections = new Map();
   for (const section of body.split(/^(?=export const [A-Za-z_$][\w$]* = \(\(\) => \{)/m).slice(1)) {
     const name = /^export const ([A-Za-z_$][\w$]*) =/.exec(section)[1];
     sections.set(name, section.trimEnd());
   }
   const byHash = new Map([...code.matchAll(/^ {2}"([0-9a-f]{64})": ([A-Za-z_$][\w$]*),$/gm)].map((m) => [m[1], m[2]]));
-  return { imports, sections, byHash };
+  return { imports, shared, sections, byHash };
 }
 
 /** A validator-set module: one import per validator (by module and export name), in the order of the samples. */
@@ -47,13 +52,13 @@ export async function prepareSizeVariants(prepared) {
   // per-tool-modules: the annotated catalog, one module per result validator.
   {
     const code = readFileSync(path.join(prepared.generatedOut, "validators.js"), "utf8");
-    const { imports, sections, byHash } = catalogSections(code);
+    const { imports, shared, sections, byHash } = catalogSections(code);
     const dir = path.join(prepared.setModules, "size-per-tool-modules");
     await mkdir(dir, { recursive: true });
     let sourceBytes = 0;
     const wanted = [];
     for (const [name, section] of sections) {
-      const module = `${imports.join("\n")}\n\n${section}\n`;
+      const module = `${imports.join("\n")}\n\n${shared}\n\n${section}\n`;
       sourceBytes += module.length;
       await writeFile(path.join(dir, `${name}.js`), module);
     }
