@@ -17,7 +17,10 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { outputSchemaSha256 } from "../runtime/dist/mcp-validator.js";
 
-/** A catalog's `validators.js`, cut into its import lines, what its tools share, its result validators by export name, and their hashes. */
+/**
+ * A catalog's `validators.js`, cut into its import lines, what its tools share, its result validators by export name,
+ * and their hashes.
+ */
 export function catalogSections(code) {
   const imports = [...code.matchAll(/^import .*;$/gm)].map((m) => m[0]);
   const body = code.slice(0, code.indexOf("/**\n * Each output validator"));
