@@ -12,8 +12,10 @@
  * instance path, schema path, keyword and params it had with the subschema in place.
  *
  * A subschema stays in place when moving it could change what anything finds there: when a `$ref` points at it or
- * into it, when it or a subschema of it declares `$id`, `$anchor` or the like, or when any document resolves a
- * reference dynamically (`$dynamicRef`, `$recursiveRef`).
+ * into it, or it lies below what a `$ref` points at (Ajv inlines a small target and reports its errors under the
+ * reference; with a part inside, the target becomes a function of its own and reports from `#`), when it or a
+ * subschema of it declares `$id`, `$anchor` or the like, or when any document resolves a reference dynamically
+ * (`$dynamicRef`, `$recursiveRef`).
  */
 import type { Ajv } from "ajv";
 import { compileSchema, SchemaEnv } from "ajv/dist/compile/index.js";
@@ -81,9 +83,18 @@ export const largeNestedLevels: PartChoice = (schema, length, dialect) =>
  * @param choice which movable subschemas become parts: {@link largeNestedLevels} unless a test cuts them all
  */
 export function splitNested(schema: ResolvedSchema, index: SchemaIndex, choice = largeNestedLevels): SplitSchema {
-  const pinned = pinnedPointers(index);
-  if (pinned === undefined || !isSchemaObject(schema.root)) return { schema, parts: [] };
-  const state: WalkState = { dialect: schema.dialect, pinned, parts: [], taken: declaredNames(index), next: 0, choice };
+  const found = pinnedPointers(index);
+  if (found === undefined || !isSchemaObject(schema.root)) return { schema, parts: [] };
+  const { pinned, targets } = found;
+  const state: WalkState = {
+    dialect: schema.dialect,
+    pinned,
+    targets,
+    parts: [],
+    taken: declaredNames(index),
+    next: 0,
+    choice,
+  };
   const root = walk(schema.root, "", "#", state).schema;
   if (state.parts.length === 0) return { schema, parts: [] };
   return { schema: { ...schema, root }, parts: state.parts };
@@ -93,6 +104,8 @@ interface WalkState {
   dialect: Dialect;
   /** Every pointer in the root document that a reference resolves to, and each of its ancestors. */
   pinned: ReadonlySet<string>;
+  /** Every pointer below the root that a reference resolves to: nothing at or below one is cut. */
+  targets: ReadonlySet<string>;
   parts: SchemaPart[];
   /** Plain names the documents declare (anchors, fragment ids). */
   taken: ReadonlySet<string>;
@@ -121,7 +134,7 @@ function walk(node: JsonSchema, pointer: string, schemaPath: string | undefined,
   let length = JSON.stringify(node, (key, value) => (key !== "" && isSchemaObject(value) ? 0 : value)).length;
   let named = IDENTITY_KEYWORDS.some((keyword) => typeof node[keyword] === "string");
   // Below a subschema with an identity of its own, references resolve against its base: nothing there is cut.
-  const pathBelow = pointer === "" || !named ? schemaPath : undefined;
+  const pathBelow = pointer === "" || (!named && !state.targets.has(pointer)) ? schemaPath : undefined;
   for (const { tokens, child } of childSchemas(node, state.dialect)) {
     const [keyword, name] = tokens as [string, string | undefined];
     const cutsChild =
@@ -190,8 +203,9 @@ function appliesSubschemas(schema: SchemaObject, dialect: Dialect): boolean {
  * Each pointer in the root document that a reference of any document resolves to, with its ancestors; undefined
  * when a reference resolves dynamically or to nothing the index holds (then nothing is moved).
  */
-function pinnedPointers(index: SchemaIndex): Set<string> | undefined {
+function pinnedPointers(index: SchemaIndex): { pinned: Set<string>; targets: Set<string> } | undefined {
   const pinned = new Set<string>();
+  const targets = new Set<string>();
   for (const node of index.nodes) {
     if (!isSchemaObject(node.schema)) continue;
     if (DYNAMIC_REFERENCES.some((keyword) => keyword in (node.schema as SchemaObject))) return undefined;
@@ -200,12 +214,13 @@ function pinnedPointers(index: SchemaIndex): Set<string> | undefined {
     const target = index.resolveReference(reference, node);
     if (target === undefined) return undefined;
     if (target.document !== index.root.document) continue;
+    targets.add(target.pointer);
     for (let at = target.pointer; ; at = at.slice(0, at.lastIndexOf("/"))) {
       pinned.add(at);
       if (at === "") break;
     }
   }
-  return pinned;
+  return { pinned, targets };
 }
 
 /** Every plain name the documents declare, so that no part's reference is one of them. */

@@ -35,6 +35,8 @@ interface Shape {
   root: () => JsonSchema;
   /** Instances to start from; their mutations and values generated from the schema are checked too. */
   seeds: unknown[];
+  /** False for a shape where nothing may be cut (below a `$ref` target): its errors are still compared. */
+  cut?: false;
 }
 
 const SHAPES: Shape[] = [
@@ -124,6 +126,31 @@ const SHAPES: Shape[] = [
       { owner: { email: "a@b.c", site: { url: "::" } } },
     ],
   },
+  {
+    // Ajv inlines a small target and reports its errors under the reference; cut, the target would be a function of
+    // its own reporting from `#`. So nothing at or below a `$ref` target is cut.
+    name: "a $ref to an object with a large nested object (the target inlined when compiled whole)",
+    dialect: "2020-12",
+    formats: "annotate",
+    root: () => ({
+      type: "object",
+      properties: { a: wide({ b: wide() }, { required: ["need"] }), c: { $ref: "#/properties/a" } },
+    }),
+    seeds: [{ c: {} }, { c: { need: 1, b: { field0: 5 } } }, { a: { b: { field1: 2 } } }],
+    cut: false,
+  },
+  {
+    name: "a $ref to an object with a large nested object (the target a function of its own when compiled whole)",
+    dialect: "2020-12",
+    formats: "annotate",
+    root: () => ({
+      type: "object",
+      $defs: { s: { type: "string" } },
+      properties: { a: wide({ b: wide(), s: { $ref: "#/$defs/s" } }), c: { $ref: "#/properties/a" } },
+    }),
+    seeds: [{ c: { b: { field0: 5 } } }, { c: {} }, { c: { s: 1 } }],
+    cut: false,
+  },
 ];
 
 /** A fresh resolved schema for a shape: the stage caches what it compiled by schema object. */
@@ -157,9 +184,9 @@ function outcome(validate: GeneratedValidator, value: unknown): { text: string; 
 }
 
 describe.each(SHAPES)("$name", (shape) => {
-  it("is cut into parts, and its code is the same on every compilation", () => {
+  it("is cut into parts where it may be, and its code is the same on every compilation", () => {
     const first = stageCode(shape);
-    expect(first.functions).toBeGreaterThan(1);
+    if (shape.cut !== false) expect(first.functions).toBeGreaterThan(1);
     expect(stageCode(shape).code).toBe(first.code);
   });
 

@@ -96,6 +96,9 @@ describe("where parts are cut", () => {
       },
     });
     expect(parts).toEqual([]);
+    // Nor anything below a target: cut, the target would become a function reporting its errors from `#`.
+    const below = split({ properties: { a: wide({ b: wide() }), c: { $ref: "#/properties/a" } } });
+    expect(below.parts).toEqual([]);
   });
 
   it("names no part's reference as an anchor of the document", () => {
