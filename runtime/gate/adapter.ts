@@ -171,7 +171,11 @@ function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T,
         // A failure's note is short, but it is in the context too: measure it the way the contract counts (left
         // unmeasured when the tokenizer cannot be loaded: the outcome is what the call ends in, whatever the note).
         const note = outcome.ok ? undefined : await measureModelContent(outcome, spec.context).catch(() => undefined);
-        merged.turn.record(outcome as Outcome<unknown, unknown>, note && { unit: note.unit, value: note.value });
+        try {
+          merged.turn.record(outcome as Outcome<unknown, unknown>, note && { unit: note.unit, value: note.value });
+        } catch {
+          // A `turn` that is no Turn (the caller's mistake) is not recorded in; the call still ends in its outcome.
+        }
       }
       return outcome;
     },

@@ -2,7 +2,7 @@
  * Decisions of the gate that a faster path must never change:
  * - the outermost net of `admit` ends in one typed outcome whatever was thrown, also a value that cannot be asked
  *   for its prototype (a revoked proxy, a proxy whose `getPrototypeOf` trap throws), and no text of the thrower's
- *   reaches the caller;
+ *   reaches the caller; a `turn` that is no `Turn` never makes it reject either;
  * - a problem with an MCP result's content blocks decides before its structured content is read, so a
  *   `structuredContent` getter (or a proxy trap) that throws does not turn a block refusal into a retryable
  *   `transport_error`;
@@ -65,6 +65,13 @@ describe("the outermost net, whatever is thrown", () => {
       enumerable: true,
     });
     const outcome = await recordTool().admit(good, ctx);
+    expect(reasonOf(outcome)).toEqual(["transport_error", "unexpected_throw"]);
+  });
+
+  it("a turn that is no Turn leaves the call its own outcome", async () => {
+    await expect(recordTool().admit(good, { turn: {} } as never)).resolves.toMatchObject({ ok: true });
+    await expect(recordTool().admit(good, { turn: { record: 1 } } as never)).resolves.toMatchObject({ ok: true });
+    const outcome = await recordTool().admit(good, { turn: revoked() } as never);
     expect(reasonOf(outcome)).toEqual(["transport_error", "unexpected_throw"]);
   });
 });
