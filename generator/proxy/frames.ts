@@ -113,8 +113,8 @@ function idOf(head: Uint8Array, tail: Uint8Array): MessageId | undefined {
   }
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
+/** The bytes of `parts` one after another, in a buffer of their own. */
+export function joinBytes(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
   for (const part of parts) {
@@ -122,6 +122,11 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
     at += part.length;
   }
   return out;
+}
+
+/** {@link joinBytes}, without a copy for a single part. */
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  return parts.length === 1 ? (parts[0] as Uint8Array) : joinBytes(parts);
 }
 
 function lastBytes(bytes: Uint8Array, count: number): Uint8Array {

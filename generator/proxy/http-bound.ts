@@ -11,7 +11,7 @@
  * - Any other body (an HTTP error's text) is cut at the ceiling.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type Frame, LineFramer, type MessageId } from "./frames.js";
+import { type Frame, joinBytes, LineFramer, type MessageId } from "./frames.js";
 import { MESSAGE_TOO_LARGE } from "./upstream.js";
 
 /** A message dropped past the ceiling: its size (`exact: false` when the read was cut first, so it is larger). */
@@ -95,12 +95,12 @@ async function readBounded(
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return { data: join(parts) };
+    if (done) return { data: joinBytes(parts) };
     size += value.length;
     if (size > maxBytes) {
       await reader.cancel().catch(() => undefined);
       parts.push(value.subarray(0, value.length - (size - maxBytes)));
-      return { data: join(parts), bytes: size };
+      return { data: joinBytes(parts), bytes: size };
     }
     parts.push(value);
   }
@@ -165,14 +165,4 @@ function boundedEvents(
       }
     },
   });
-}
-
-function join(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
