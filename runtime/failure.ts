@@ -131,11 +131,18 @@ export function transportFailureOf(raw: TransportFailure):
  * proxy): reading it never throws, and nothing of it but that comparison is kept.
  */
 export function codeForThrown(error: unknown): "timeout" | "transport_error" {
+  return errorProperty(error, "name") === "TimeoutError" ? "timeout" : "transport_error";
+}
+
+/**
+ * A property of a thrown or rejected value, or `undefined` when it has none or reading it throws: such a value is
+ * anyone's object (a getter that throws, a revoked proxy), and asking it must never throw in turn.
+ */
+export function errorProperty(error: unknown, key: "name" | "code" | "message"): unknown {
   try {
-    const name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
-    return name === "TimeoutError" ? "timeout" : "transport_error";
+    return typeof error === "object" && error !== null ? (error as Record<string, unknown>)[key] : undefined;
   } catch {
-    return "transport_error";
+    return undefined;
   }
 }
 

@@ -18,7 +18,7 @@
  *
  * This module does not import the SDK: the types below are the SDK's `jsonSchemaValidator` interface, structurally.
  */
-import { diagnosticText, type TransportFailure, transportFailure } from "./failure.js";
+import { diagnosticText, errorProperty, type TransportFailure, transportFailure } from "./failure.js";
 import { canonicalJson } from "./json-text.js";
 import type { ValidateFunction } from "./types.js";
 
@@ -129,13 +129,8 @@ const MCP_REQUEST_TIMEOUT = -32001;
  * ```
  */
 export function mcpCallFailure(error: unknown): TransportFailure {
-  let code: unknown;
-  try {
-    code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  } catch {
-    // A rejection is anyone's object: a `code` getter that throws leaves the failure without a code.
-    code = undefined;
-  }
+  // A rejection is anyone's object: a `code` getter that throws leaves the failure without a code.
+  const code = errorProperty(error, "code");
   if (code === MCP_REQUEST_TIMEOUT) return transportFailure("timeout", "The MCP tool call timed out.");
   if (typeof code === "number" && Number.isInteger(code)) {
     return transportFailure("transport_error", `The MCP call failed with JSON-RPC error ${code}.`);
@@ -172,12 +167,8 @@ export interface McpClientWatch {
 
 /** The cause an SDK error names, when the gate knows it; its text is matched, never kept. */
 function causeOf(error: unknown): string | undefined {
-  try {
-    const message = typeof error === "object" && error !== null ? (error as { message?: unknown }).message : undefined;
-    return typeof message === "string" && BUFFER_EXCEEDED.test(message) ? "sdk_buffer_exceeded" : undefined;
-  } catch {
-    return undefined;
-  }
+  const message = errorProperty(error, "message");
+  return typeof message === "string" && BUFFER_EXCEEDED.test(message) ? "sdk_buffer_exceeded" : undefined;
 }
 
 /**
@@ -211,8 +202,7 @@ export function watchMcpClient(client: WatchableMcpClient): McpClientWatch {
   client.onclose = onclose;
   return {
     callFailure(error: unknown): TransportFailure {
-      const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-      if (code !== MCP_CONNECTION_CLOSED) return mcpCallFailure(error);
+      if (errorProperty(error, "code") !== MCP_CONNECTION_CLOSED) return mcpCallFailure(error);
       if (closedBy === "sdk_buffer_exceeded") {
         return transportFailure(
           "transport_error",

@@ -7,6 +7,7 @@
  * Nothing here imports a framework: each adapter types the framework's shapes structurally, so an app's bundle
  * carries the adapter and the runtime it already uses, and one adapter serves the framework's nearby versions.
  */
+import { errorProperty } from "../failure.js";
 import type { AdmitContext, ToolAdapter, ToolCatalog } from "../gate/context.js";
 import type { ReadBack, ReadBackOutcome } from "../read-back/index.js";
 import { type ModelPart, toModelContent, toModelParts } from "../stages/model-content.js";
@@ -119,12 +120,7 @@ export function findAdapter(catalog: ToolCatalog, name: string): AnyToolAdapter 
  * as `timeout` or `transport_error`. Reading a hostile error never throws.
  */
 export function thrownByTool(error: unknown): unknown {
-  let name: unknown;
-  try {
-    name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
-  } catch {
-    name = undefined;
-  }
+  const name = errorProperty(error, "name");
   if (name === "TimeoutError" || name === "AbortError") return Promise.reject(error);
   return TOOL_THREW;
 }

@@ -11,6 +11,7 @@
  * Every store keeps, with the value, who may read it back (the tenant and session of the call that spilled it),
  * when it expires (`ttlMs`), and the index that makes every array item or line addressable (`spill-layout.ts`).
  */
+import { errorProperty } from "../failure.js";
 import { sha256Hex } from "../record/provenance.js";
 import { hasInvisible } from "../text.js";
 import type { SpillReference } from "../types.js";
@@ -136,11 +137,6 @@ function directoryProblem(facts: DirectoryFacts, uid: number | undefined): strin
 /** How many handles a store remembers the sha256 of (the newest ones), for the check that a file was not replaced. */
 const REMEMBERED_HANDLES = 10_000;
 
-/** The `code` of a Node file-system error, if it has one. */
-function errorCode(error: unknown): unknown {
-  return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-}
-
 /**
  * Spills to files in one directory, `<directory>/<handle>.json`, and trusts neither the directory nor the files:
  *
@@ -197,7 +193,7 @@ export class FileSpillStore implements SpillStore {
     try {
       facts = await lstat(directory);
     } catch (error) {
-      if (!create && errorCode(error) === "ENOENT") return undefined;
+      if (!create && errorProperty(error, "code") === "ENOENT") return undefined;
       throw error;
     }
     const uid = process.platform === "win32" ? undefined : process.getuid?.();
@@ -281,7 +277,7 @@ export class FileSpillStore implements SpillStore {
         constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
       );
     } catch (error) {
-      const code = errorCode(error);
+      const code = errorProperty(error, "code");
       if (code === "ENOENT") return undefined;
       if (code === "ELOOP" || code === "EMLINK") throw tampered("is a symbolic link");
       if (code === "EACCES" || code === "EPERM") throw tampered("cannot be read by this user");

@@ -135,6 +135,21 @@ describe("a message past the SDK client's read buffer", () => {
     ]);
   });
 
+  it("a rejection whose properties cannot be read is a transport_error, never a throw", async () => {
+    const watch = watchMcpClient({});
+    const hostile = Object.defineProperty({}, "code", {
+      get() {
+        throw new Error("a code getter");
+      },
+    });
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    for (const rejection of [hostile, proxy]) {
+      const outcome = await textTool().admit(watch.callFailure(rejection));
+      expect(outcome.ok || outcome.error.code).toBe("transport_error");
+    }
+  });
+
   it("chains the client's own handlers and gives them back when stopped", () => {
     const seen: string[] = [];
     const watched = { onerror: (error: Error) => seen.push(error.message), onclose: () => seen.push("closed") };
