@@ -89,13 +89,16 @@ export interface TextLines {
   at(index: number): string;
   /** The whole text: every line, with its line breaks. */
   whole(): string;
+  /** Whether {@link whole} ends with a line break after the last line (which costs its `\n` like any other). */
+  readonly finalBreak: boolean;
 }
 
 /** The lines of `text` as they are. */
 function plainLines(text: string): TextLines {
   const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  return { total: lines.length, at: (index) => lines[index] as string, whole: () => text };
+  const finalBreak = lines.length > 1 && lines[lines.length - 1] === "";
+  if (finalBreak) lines.pop();
+  return { total: lines.length, at: (index) => lines[index] as string, whole: () => text, finalBreak };
 }
 
 /**
@@ -148,7 +151,7 @@ export function cleanedLines(source: string, counted = countLines(source)): Text
   };
   // As `countLines` counts the cleaned text: none when it is empty.
   const count = total === 1 && !popped && at(0) === "" ? 0 : total;
-  return { total, at, whole, count };
+  return { total, at, whole, count, finalBreak: popped };
 }
 
 /** Where the line starting at `from` ends: its line break, or the end of the text. */
@@ -181,7 +184,8 @@ export function lineExcerpt(text: string | TextLines, maxBytes: number, window: 
     }
     return cost;
   };
-  let whole = (total - 1) * BREAK_COST;
+  // Every break the whole text holds: between its lines, and after the last one when the text ends with one.
+  let whole = (total - 1 + (lines.finalBreak ? 1 : 0)) * BREAK_COST;
   for (let i = 0; i < total && whole <= maxBytes; i++) whole += costOf(i);
   if (whole <= maxBytes) return { text: lines.whole(), lines: total };
 

@@ -3,19 +3,22 @@
  * (`lineExcerpt`) with one marked gap, the media that came with it described (never their data), and its links with
  * their URIs cleaned and bounded, all within the context budget measured on what the model reads.
  *
- * In bytes the excerpt's bound is exact: the rendered outcome is measured once with an empty text and the widest gap
- * and omissions it can hold, and the text gets what is left. In tokens the bound is found by measuring: excerpt,
- * render, count, shrink by what the count says, at most {@link TOKEN_ROUNDS} rounds; a view still over budget then
- * goes to the contract's policy chain like any other.
+ * A text whose whole view fits the budget is shown whole: that view is measured first, on exactly what the model
+ * reads, whenever it could fit at all. Otherwise, in bytes the excerpt's bound is exact: the rendered outcome is
+ * measured once with an empty text and the widest gap and omissions it can hold, and the text gets what is left. In
+ * tokens the bound is found by measuring: excerpt, render, count, resize by what the count says, at most
+ * {@link TOKEN_ROUNDS} rounds, keeping the largest excerpt that fitted; a view still over budget then goes to the
+ * contract's policy chain like any other. Every size is counted on the form the model reads (each line break as the
+ * two characters `\n`, escapes included), never on the text's own bytes.
  *
  * The `spill` policy fits the view again with its reference beside it (`fields`), so the excerpt leaves room for
  * the `<spilled …/>` line that names the handle and the read-back tool.
  */
 import type { Admission } from "../gate/admission.js";
 import { boundText, cleanText, leadingCodePoints, utf8Length } from "../text.js";
-import type { ContentPart, Omission, Success, TextView } from "../types.js";
-import { cleanedLines, type LineExcerpt, lineExcerpt } from "./line-excerpt.js";
-import { measureText } from "./measure.js";
+import type { ContentPart, ContextBudget, Omission, Success, TextView } from "../types.js";
+import { cleanedLines, type LineExcerpt, lineExcerpt, type TextLines, viewCost } from "./line-excerpt.js";
+import { MAX_TOKEN_UNITS, measureText } from "./measure.js";
 import { toModelContent } from "./model-content.js";
 
 /** Longest link URI shown, in code points. */
@@ -118,8 +121,9 @@ function successOf<T, V, I>(
 }
 
 /**
- * The bytes the rendered outcome costs besides its text, at most: rendered with an empty text, the widest gap and
- * both omissions the text could need.
+ * The bytes the rendered outcome costs besides its text: with `widest`, at most (rendered with an empty text, the
+ * widest gap and both omissions the text could need); without, exactly what a whole text adds (no gap, no
+ * omission).
  */
 function overheadBytes<T, V, I>(
   admission: Admission<T, V, I>,
@@ -128,9 +132,14 @@ function overheadBytes<T, V, I>(
   units: number,
   beside: Pick<TextView, "media" | "links">,
   fields: TextViewFields<T, V> | undefined,
+  widest: boolean,
 ): number {
-  const widest: LineExcerpt = { text: "", lines, gap: { from: lines, to: lines }, cutFirstLine: units };
-  const probe = successOf(admission, data, widest, beside, fields);
+  if (!widest) {
+    const probe = successOf(admission, data, { text: "", lines }, beside, fields);
+    return utf8Length(toModelContent(probe as Success<unknown, unknown>));
+  }
+  const excerpt: LineExcerpt = { text: "", lines, gap: { from: lines, to: lines }, cutFirstLine: units };
+  const probe = successOf(admission, data, excerpt, beside, fields);
   probe.omissions = [
     { path: "", kind: "lines", count: lines },
     { path: "", kind: "excerpt", count: units },
@@ -138,9 +147,15 @@ function overheadBytes<T, V, I>(
   return utf8Length(toModelContent(probe as Success<unknown, unknown>));
 }
 
+/** How full a fitting token excerpt must be before the search stops looking for a larger one. */
+const FULL_ENOUGH = 0.9;
+
 /**
  * The text view of a `text` or `content` result, fitted to the context budget (see the module comment), with room
  * for what a policy shows beside it (`fields`: a spill's reference) when given.
+ *
+ * A text whose whole view fits the budget is shown whole, in either unit: the whole view is measured first, on the
+ * very content the model reads, whenever its size could be within the budget at all.
  */
 export async function textView<T, V, I>(
   admission: Admission<T, V, I>,
@@ -161,25 +176,71 @@ export async function textView<T, V, I>(
     const excerpt = lineExcerpt(cleaned, Math.max(0, bytes), window);
     return { ...excerpt, lines };
   };
-  // The widest count of a cut first line's left-out characters: the source's length bounds it.
-  const overhead = overheadBytes(admission, data, lines, source.length, beside, fields);
-  if (budget.unit === "bytes") return successOf(admission, data, excerptWithin(budget.max - overhead), beside, fields);
+  const render = (excerpt: LineExcerpt) => successOf(admission, data, excerpt, beside, fields);
 
-  // Tokens: a first byte bound, then shrunk by how far over each round's count was. Every token is at least one byte
-  // and prose runs about four bytes a token, so four bytes per token of budget (or the whole text, when smaller) fits
-  // most texts in one round and leaves the other rounds for dense ones.
-  let room = Math.min(utf8Length(cleaned.whole()) + overhead, budget.max * 4);
-  let candidate = successOf(admission, data, excerptWithin(room - overhead), beside, fields);
-  for (let round = 0; round < TOKEN_ROUNDS; round++) {
-    const limit = budget.max * 4;
-    const measured = await measureText(toModelContent(candidate as Success<unknown, unknown>), budget, limit);
-    if (measured.value <= budget.max) return candidate;
-    // Over by a known factor when the count went no further than four budgets; else by at least four.
-    const factor = measured.within ? budget.max / measured.value : 1 / 4;
-    const next = Math.floor(room * factor * 0.95);
-    if (next >= room) break;
-    room = next;
-    candidate = successOf(admission, data, excerptWithin(room - overhead), beside, fields);
+  // The whole text first, when its rendered size could be within the budget: at most the budget in bytes, and in
+  // tokens at most MAX_TOKEN_UNITS code units a token (no token covers more), so a larger text is over uncounted.
+  const plain = overheadBytes(admission, data, lines, source.length, beside, fields, false);
+  const reach = budget.unit === "bytes" ? budget.max : budget.max * MAX_TOKEN_UNITS;
+  const whole = excerptWithin(reach - plain);
+  if (whole.gap === undefined && whole.cutFirstLine === undefined) {
+    const candidate = render(whole);
+    const measured = await measureText(toModelContent(candidate as Success<unknown, unknown>), budget);
+    if (measured.within) return candidate;
   }
-  return candidate;
+
+  // The widest count of a cut first line's left-out characters: the source's length bounds it.
+  const overhead = overheadBytes(admission, data, lines, source.length, beside, fields, true);
+  if (budget.unit === "bytes") return render(excerptWithin(budget.max - overhead));
+  return tokenExcerpt(budget, render, excerptWithin, overhead, viewCostOf(cleaned));
+}
+
+/** What the whole cleaned text costs inside the view's JSON string, counted no further than needed. */
+function viewCostOf(cleaned: TextLines): (cap: number) => number {
+  return (cap) => {
+    let cost = cleaned.finalBreak ? 2 : 0;
+    for (let i = 0; i < cleaned.total && cost <= cap; i++) cost += viewCost(cleaned.at(i)) + (i > 0 ? 2 : 0);
+    return cost;
+  };
+}
+
+/**
+ * An excerpt within a token budget, found by measuring: a first byte bound, then resized by how far each round's
+ * count was from the budget, at most {@link TOKEN_ROUNDS} rounds. The largest excerpt that fitted is kept; one that
+ * fills {@link FULL_ENOUGH} of the budget ends the search. When none fitted, the last one is returned and goes to the
+ * contract's policy chain like any other view over budget.
+ */
+async function tokenExcerpt<T, V>(
+  budget: ContextBudget,
+  render: (excerpt: LineExcerpt) => Success<T, V>,
+  excerptWithin: (bytes: number) => LineExcerpt,
+  overhead: number,
+  wholeCost: (cap: number) => number,
+): Promise<Success<T, V>> {
+  // Every token is at least one byte and prose runs about four bytes a token, so four bytes per token of budget (or
+  // the whole text, when smaller) fits most texts in one round and leaves the other rounds for dense ones.
+  const limit = budget.max * 4;
+  const ceiling = wholeCost(limit) + overhead;
+  let room = Math.min(ceiling, limit);
+  let best: { candidate: Success<T, V>; room: number } | undefined;
+  let last = render(excerptWithin(room - overhead));
+  for (let round = 0; round < TOKEN_ROUNDS; round++) {
+    const measured = await measureText(toModelContent(last as Success<unknown, unknown>), budget, limit);
+    let next: number;
+    if (measured.value <= budget.max) {
+      if (best === undefined || room > best.room) best = { candidate: last, room };
+      if (measured.value >= budget.max * FULL_ENOUGH || room >= ceiling) break;
+      // Under by a known factor: grow toward the budget, never past the whole text.
+      next = Math.min(ceiling, Math.floor((room * budget.max * 0.97) / Math.max(1, measured.value)));
+    } else {
+      // Over by a known factor when the count went no further than four budgets; else by at least four.
+      const factor = measured.within ? budget.max / measured.value : 1 / 4;
+      next = Math.floor(room * factor * 0.95);
+      if (best !== undefined) next = Math.max(next, best.room + 1);
+    }
+    if (next === room || (best !== undefined && next <= best.room)) break;
+    room = next;
+    last = render(excerptWithin(room - overhead));
+  }
+  return best?.candidate ?? last;
 }
