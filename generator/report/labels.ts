@@ -4,7 +4,7 @@
  * A bad line is reported with its file and line number, like a bad event line.
  */
 import { forEachLine } from "./lines.js";
-import { type LineProblem, PROBLEMS_KEPT } from "./read.js";
+import { type LineProblem, overlongReason, PROBLEMS_KEPT } from "./read.js";
 
 /** Labels by key: `turn:<id>` or `call:<correlationId>`. */
 export type Labels = Map<string, boolean>;
@@ -28,10 +28,10 @@ function labelKey(value: unknown): { key: string; correct: boolean } | string {
 export async function readLabels(file: string, problems: LineProblem[]): Promise<{ labels: Labels; bad: number }> {
   const labels: Labels = new Map();
   let bad = 0;
-  await forEachLine(file, (text, line, ended) => {
+  await forEachLine(file, (text, line, ended, overlong) => {
     let found: ReturnType<typeof labelKey>;
     try {
-      found = labelKey(JSON.parse(text));
+      found = overlong ? overlongReason() : labelKey(JSON.parse(text));
     } catch {
       found = ended ? "not JSON (a damaged line)" : "truncated line (the file ends mid-line)";
     }

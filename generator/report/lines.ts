@@ -7,8 +7,18 @@ import { open } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { createGunzip } from "node:zlib";
 
-/** What the reader is handed for each line: its text (no line break), its number from 1, and whether it ended. */
-export type LineHandler = (text: string, line: number, ended: boolean) => void;
+/**
+ * The longest line kept, in UTF-16 code units. A gate event is a few hundred characters (codes and numbers, never
+ * payload text), so a line past this is no event: it is handed as `overlong` with its text dropped, and never held
+ * whole, however long it runs.
+ */
+export const MAX_LINE_CHARS = 1 << 20;
+
+/**
+ * What the reader is handed for each line: its text (no line break), its number from 1, whether it ended, and
+ * whether it was longer than {@link MAX_LINE_CHARS} (its text is then empty).
+ */
+export type LineHandler = (text: string, line: number, ended: boolean, overlong: boolean) => void;
 
 /** Whether the file starts with gzip's magic bytes. */
 async function isGzip(file: string): Promise<boolean> {
@@ -32,6 +42,10 @@ export interface LinesRead {
  * Calls `onLine` for every line of `file`, in order. The last line is handed with `ended: false` when the file
  * stops without a line break (a writer cut off mid-line). Empty lines are skipped but counted. A gzip file cut off
  * short hands every whole line read before the cut, and says it was cut off (line `lines + 1` is where).
+ *
+ * Each character is looked at once: a line's pieces are kept as they come and joined when its break arrives, so a
+ * line that spans many chunks costs its length, not its length times the chunks (the joined text was re-scanned on
+ * every chunk before, and a gzip file of one long line took minutes).
  */
 export async function forEachLine(file: string, onLine: LineHandler): Promise<LinesRead> {
   const gzip = await isGzip(file);
@@ -39,27 +53,57 @@ export async function forEachLine(file: string, onLine: LineHandler): Promise<Li
   const stream = gzip ? raw.pipe(createGunzip()) : raw;
   if (gzip) raw.on("error", (error) => stream.destroy(error));
   const decoder = new StringDecoder("utf8");
-  let rest = "";
-  let line = 0;
+  const line = new PendingLine();
+  let count = 0;
   let cutOff = false;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const text = rest + decoder.write(chunk);
+      const text = decoder.write(chunk);
       let start = 0;
-      for (let end = text.indexOf("\n", start); end >= 0; end = text.indexOf("\n", start)) {
-        line++;
-        if (end > start) onLine(text.slice(start, end), line, true);
+      for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+        line.add(text, start, end);
+        count++;
+        line.hand(onLine, count, true);
         start = end + 1;
       }
-      rest = text.slice(start);
+      line.add(text, start, text.length);
     }
   } catch (error) {
     // zlib's "unexpected end of file": the gzip stream stops before its end. Anything else is a real fault.
     if (!gzip || (error as NodeJS.ErrnoException).code !== "Z_BUF_ERROR") throw error;
     cutOff = true;
   }
-  rest += decoder.end();
+  const last = decoder.end();
+  line.add(last, 0, last.length);
   // A cut-off gzip stream's last piece is part of the cut, reported as such by the caller.
-  if (rest !== "" && !cutOff) onLine(rest, ++line, false);
-  return { lines: line, cutOff };
+  if (!line.empty && !cutOff) line.hand(onLine, ++count, false);
+  return { lines: count, cutOff };
+}
+
+/** The line being read: its pieces so far, or only its length once past {@link MAX_LINE_CHARS}. */
+class PendingLine {
+  private pieces: string[] = [];
+  private length = 0;
+
+  get empty(): boolean {
+    return this.length === 0;
+  }
+
+  add(text: string, start: number, end: number): void {
+    if (end <= start) return;
+    if (this.length <= MAX_LINE_CHARS) {
+      if (this.length + (end - start) > MAX_LINE_CHARS) this.pieces = [];
+      else this.pieces.push(text.slice(start, end));
+    }
+    this.length += end - start;
+  }
+
+  /** Hands the line (when it has any text) and starts the next. */
+  hand(onLine: LineHandler, number: number, ended: boolean): void {
+    if (this.length > MAX_LINE_CHARS) onLine("", number, ended, true);
+    else if (this.length > 0)
+      onLine(this.pieces.length === 1 ? (this.pieces[0] as string) : this.pieces.join(""), number, ended, false);
+    this.pieces = [];
+    this.length = 0;
+  }
 }

@@ -4,7 +4,7 @@
  * JSON), a line that is not an event, an event of a format version this report does not know.
  */
 import { EVENT_VERSION, type GateEvent } from "@toolgate/runtime";
-import { forEachLine } from "./lines.js";
+import { forEachLine, MAX_LINE_CHARS } from "./lines.js";
 
 /** The fields of a gate event the report reads. */
 export type TraceEvent = Pick<
@@ -44,6 +44,11 @@ export function notAnEvent(value: unknown): string | undefined {
   return undefined;
 }
 
+/** The problem of a line past {@link MAX_LINE_CHARS}: no event is that long. */
+export function overlongReason(): string {
+  return `longer than ${MAX_LINE_CHARS} characters (no event is): not read`;
+}
+
 /**
  * Reads every file in order, handing each event to `onEvent`; problems are counted and the first ones kept.
  * A file that cannot be opened is an error (thrown): the report would be of less than was asked for.
@@ -55,7 +60,8 @@ export async function readTraces(files: readonly string[], onEvent: (event: Trac
     if (summary.problems.length < PROBLEMS_KEPT) summary.problems.push({ file, line, reason });
   };
   for (const file of files) {
-    const read = await forEachLine(file, (text, line, ended) => {
+    const read = await forEachLine(file, (text, line, ended, overlong) => {
+      if (overlong) return problem(file, line, overlongReason());
       let value: unknown;
       try {
         value = JSON.parse(text);

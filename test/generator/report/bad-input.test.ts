@@ -8,6 +8,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildReport } from "../../../generator/report/build.js";
+import { MAX_LINE_CHARS } from "../../../generator/report/lines.js";
 import { event, scratch, writeLines } from "./trace.js";
 
 let folder: string;
@@ -100,5 +101,34 @@ describe("gzip", () => {
         reason: "the gzip stream is cut off here: this line and any after it are lost",
       },
     ]);
+  });
+
+  it("reads a line that never ends once, keeps none of it past the bound, and counts the lines around it", async () => {
+    // 32 MB of one line without a break between two events: about 32 KB of gzip. Joining and re-scanning the line
+    // on every chunk took half a minute for this file; read once it takes well under a second.
+    const long = "a".repeat(MAX_LINE_CHARS + 1);
+    const body = Buffer.concat([
+      Buffer.from(`${lines[0]}\n`),
+      ...Array.from({ length: 32 }, () => Buffer.from(long)),
+      Buffer.from(`\n${lines[1]}\n`),
+    ]);
+    const file = path.join(folder, "long-line.jsonl.gz");
+    await writeFile(file, gzipSync(body));
+    const report = await buildReport([file]);
+    expect(report.events).toBe(2);
+    expect(report.badLines).toBe(1);
+    expect(report.problems).toEqual([
+      { file, line: 2, reason: `longer than ${MAX_LINE_CHARS} characters (no event is): not read` },
+    ]);
+  });
+
+  it("still reads an event line of up to the bound whole, across many chunks", async () => {
+    const padded = event({ tool: "a", turn: `t-${"x".repeat(MAX_LINE_CHARS - 400)}` });
+    expect(padded.length).toBeLessThanOrEqual(MAX_LINE_CHARS);
+    const file = path.join(folder, "long-event.jsonl.gz");
+    await writeFile(file, gzipSync(Buffer.from(`${padded}\n${lines[1]}\n`)));
+    const report = await buildReport([file]);
+    expect(report.events).toBe(2);
+    expect(report.badLines).toBe(0);
   });
 });
