@@ -154,8 +154,8 @@ export function code(text: string): string {
   return `${fence}${pad}${flat}${pad}${fence}`;
 }
 
-/** Every character that could end a Markdown line, written as an escape. */
-function oneLine(text: string): string {
+/** Every character that could end a line (in Markdown or on a terminal), written as an escape. */
+export function oneLine(text: string): string {
   return text.replace(/[\r\n\u2028\u2029\u0085]/g, (c) =>
     c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );

@@ -1,13 +1,15 @@
 /**
  * The report as Markdown (for a pull-request comment or a CI summary). Tool names and file names come from the
- * trace: they go into code spans with `|` escaped, so none can break a table or inject markup.
+ * trace: they go into code spans with `|` escaped, so none can break a table or inject markup. Every other cell is
+ * written on one line with `|` escaped too, whatever it holds: a cell never ends its row or opens a heading.
  */
-import { code } from "../diff/report.js";
+import { code, oneLine } from "../diff/report.js";
 import type { BuiltReport } from "./build.js";
 import { headline, problemLines, reportTables } from "./tables.js";
 
-/** A cell: the first (a tool, or a row's name) as code, the rest as they are (numbers and words of the report). */
-const cell = (text: string, column: number): string => (column === 0 ? code(text) : text);
+/** A cell: the first (a tool, or a row's name) as code, the rest on one line with `|` escaped. */
+const cell = (text: string, column: number): string =>
+  column === 0 ? code(text) : oneLine(text).replaceAll("|", "\\|");
 
 /** The Markdown report. */
 export function reportMarkdown(report: BuiltReport): string {

@@ -3,7 +3,7 @@
  * problem reported with its file and line number while the rest is still counted: a line cut off or damaged (not
  * JSON), a line that is not an event, an event of a format version this report does not know.
  */
-import { EVENT_VERSION, type GateEvent } from "@toolgate/runtime";
+import { EVENT_VERSION, FAILURE_CODES, type GateEvent } from "@toolgate/runtime";
 import { forEachLine, MAX_LINE_CHARS } from "./lines.js";
 
 /** The fields of a gate event the report reads. */
@@ -11,6 +11,9 @@ export type TraceEvent = Pick<
   GateEvent,
   "tool" | "code" | "policy" | "turn" | "correlationId" | "recall" | "recalls" | "summarize"
 >;
+
+/** Every `code` an event may hold: `ok` and the failure codes. */
+const EVENT_CODES: ReadonlySet<string> = new Set(["ok", ...FAILURE_CODES]);
 
 /** A line that was not counted, and why. */
 export interface LineProblem {
@@ -37,6 +40,8 @@ export function notAnEvent(value: unknown): string | undefined {
   if (event.v !== EVENT_VERSION)
     return `event format version ${JSON.stringify(event.v)} is not known (this report reads version ${EVENT_VERSION})`;
   if (typeof event.tool !== "string" || typeof event.code !== "string") return "not a gate event (no `tool` or `code`)";
+  // Only the codes the gate writes are counted: a code is printed in the report's tables as the gate's own word.
+  if (!EVENT_CODES.has(event.code)) return "not a gate event (`code` is not one the gate writes)";
   if (event.policy !== undefined && typeof event.policy !== "string") return "not a gate event (`policy` not a name)";
   const summarize = event.summarize as Record<string, unknown> | undefined;
   if (summarize !== undefined && (typeof summarize !== "object" || typeof summarize?.ms !== "number"))
