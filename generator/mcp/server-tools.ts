@@ -41,6 +41,18 @@ export interface ListServerToolsOptions {
 /** Most pages followed: a server that keeps handing out new cursors is not listing a finite set of tools. */
 export const MAX_TOOL_PAGES = 1000;
 
+/**
+ * Most tools taken from one server. The largest real servers list a few hundred (GitHub's about 120); a server
+ * listing more is not describing tools a model picks from, and import would write a file for each.
+ */
+export const MAX_SERVER_TOOLS = 5000;
+
+/**
+ * Most characters of `tools/list` pages taken from one server, as JSON (the definitions as listed). The largest real
+ * tool lists are a few hundred kilobytes; this bounds the memory and the files import spends on one server.
+ */
+export const MAX_TOOL_LIST_CHARS = 32 * 1024 * 1024;
+
 /** The most stderr lines a failure shows: the last ones the server wrote. */
 export const STDERR_TAIL_LINES = 20;
 
@@ -226,7 +238,8 @@ function listFailure(error: unknown, launch: ServerLaunch, step: string, timeout
  * client, and stop it (also when listing fails). Every failure is a {@link ServerListError} that says which step
  * failed (start, initialize, a tools/list page) and carries the tail of the server's stderr: an empty command, a
  * program that does not exist, a server that exits or times out, an MCP error response, a repeated cursor, too many
- * pages.
+ * pages, tools or characters of definitions ({@link MAX_TOOL_PAGES}, {@link MAX_SERVER_TOOLS},
+ * {@link MAX_TOOL_LIST_CHARS}).
  */
 export async function listServerTools(
   commandLine: string,
@@ -267,6 +280,7 @@ export async function listServerTools(
     const seen = new Set<string>();
     let cursor: string | undefined;
     let pages = 0;
+    let listed = 0;
     do {
       if (pages >= MAX_TOOL_PAGES)
         throw new ServerListError(`the server's tools/list ran past ${MAX_TOOL_PAGES} pages`);
@@ -276,7 +290,18 @@ export async function listServerTools(
       pages++;
       const entries = (page as { tools?: unknown }).tools;
       if (!Array.isArray(entries)) throw new ServerListError(`page ${pages} of tools/list has no \`tools\` array`);
-      tools.push(...entries);
+      if (tools.length + entries.length > MAX_SERVER_TOOLS) {
+        throw new ServerListError(
+          `the server lists more than ${MAX_SERVER_TOOLS} tools (page ${pages} brings the count to ${tools.length + entries.length}): import takes at most ${MAX_SERVER_TOOLS} from one server`,
+        );
+      }
+      listed += JSON.stringify(entries).length;
+      if (listed > MAX_TOOL_LIST_CHARS) {
+        throw new ServerListError(
+          `the server's tools/list pages hold more than ${MAX_TOOL_LIST_CHARS} characters of definitions (page ${pages}): import takes at most that from one server`,
+        );
+      }
+      for (const entry of entries) tools.push(entry);
       const next = (page as { nextCursor?: unknown }).nextCursor;
       if (next !== undefined && typeof next !== "string") {
         throw new ServerListError(`page ${pages} of tools/list has a \`nextCursor\` that is not a string`);

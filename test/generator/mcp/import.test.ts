@@ -3,7 +3,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RECEIVE_BYTES, importTools, type ToolSource, toolsOfDocument } from "../../../generator/mcp/import.js";
 import { importedResult } from "../../../generator/mcp/result-settings.js";
-import { listServerTools, ServerListError, splitCommandLine } from "../../../generator/mcp/server-tools.js";
+import {
+  listServerTools,
+  MAX_SERVER_TOOLS,
+  MAX_TOOL_LIST_CHARS,
+  ServerListError,
+  splitCommandLine,
+} from "../../../generator/mcp/server-tools.js";
 import { generate } from "../../../generator/pipeline.js";
 import { toolgate } from "../../cli.js";
 import { scratchFolders } from "./scratch.js";
@@ -323,6 +329,20 @@ describe("toolgate import --stdio", () => {
     );
     expect(run.code).toBe(2);
     expect(run.err).toMatch(/same cursor twice/);
+  });
+
+  it("stops on a server that lists tools without end, by count and by size, and writes nothing", async () => {
+    const out = await freshFolder();
+    const flood = await toolgate("import", "--stdio", `node ${JSON.stringify(pagedServer)} --flood`, "--out", out);
+    expect(flood.code).toBe(2);
+    expect(flood.err).toContain(`more than ${MAX_SERVER_TOOLS} tools`);
+    expect(await readdir(out).catch(() => [])).toEqual([]);
+    await expect(listServerTools(`node ${JSON.stringify(pagedServer)} --heavy`)).rejects.toThrow(
+      `more than ${MAX_TOOL_LIST_CHARS} characters`,
+    );
+    // The positive control: the same server listing its ordinary pages is read whole.
+    const listed = await listServerTools(`node ${JSON.stringify(pagedServer)}`);
+    expect(listed.tools.length).toBeGreaterThan(2);
   });
 
   it("reports a server that does not start", async () => {
