@@ -34,6 +34,19 @@ export type Selection =
 /** The most values a pattern may match. */
 export const MAX_MATCHES = 1_000_000;
 
+/**
+ * The most segments a pointer may have: the gate admits no value nested deeper than 64 levels (the ceiling of
+ * `receive.maxDepth`), so a longer pointer names nothing.
+ */
+export const MAX_POINTER_SEGMENTS = 64;
+
+/**
+ * The most segment steps one selection may take: every match costs a step per segment of its path, to build it
+ * and to look it up. This bounds the work a pointer asks for, not only what it returns: `/entries/*` followed by
+ * hundreds of `/0` once cost matches × segments² and held the event loop for seconds.
+ */
+export const MAX_SELECT_STEPS = 4_000_000;
+
 /** Loads a record for reading: its arrays by pointer, or its text's lines. */
 export function load(record: SpillRecord): Loaded {
   const loaded: Loaded = { record, arrays: new Map(), selections: new Map() };
@@ -68,13 +81,24 @@ function pointerOf(segments: readonly string[]): string {
 
 const INDEX = /^(0|[1-9][0-9]*)$/;
 
-/** The value at a concrete pointer, parsed from the smallest indexed part that holds it; `undefined` when absent. */
+/** The pointers of each leading part of `segments`: entry `k` is the pointer of the first `k` segments. */
+function prefixPointers(segments: readonly string[]): string[] {
+  const prefixes = [""];
+  for (const segment of segments) prefixes.push(`${prefixes[prefixes.length - 1]}/${pointerSegment(segment)}`);
+  return prefixes;
+}
+
+/**
+ * The value at a concrete pointer, parsed from the smallest indexed part that holds it; `undefined` when absent.
+ * Linear in the pointer's length: each leading part's pointer is built once.
+ */
 export function valueAt(loaded: Loaded, segments: readonly string[]): { value: unknown } | undefined {
   const { json } = loaded.record;
-  const own = loaded.arrays.get(pointerOf(segments));
+  const prefixes = prefixPointers(segments);
+  const own = loaded.arrays.get(prefixes[segments.length] as string);
   if (own !== undefined) return { value: JSON.parse(json.slice(own[1], own[2])) };
   for (let k = segments.length; k >= 1; k--) {
-    const row = loaded.arrays.get(pointerOf(segments.slice(0, k - 1)));
+    const row = loaded.arrays.get(prefixes[k - 1] as string);
     const index = segments[k - 1] as string;
     if (row === undefined || !INDEX.test(index)) continue;
     const item = Number(index);
@@ -103,6 +127,9 @@ export function select(loaded: Loaded, pointer: string): Selection | { problem: 
   const kept = loaded.selections.get(pointer);
   if (kept !== undefined) return kept;
   const segments = segmentsOf(pointer);
+  if (segments.length > MAX_POINTER_SEGMENTS) {
+    return { problem: `the pointer has more than ${MAX_POINTER_SEGMENTS} segments: no value is nested that deep` };
+  }
   let selection: Selection | { problem: string };
   if (!segments.includes("*")) {
     const row = loaded.arrays.get(pointerOf(segments));
@@ -118,10 +145,17 @@ export function select(loaded: Loaded, pointer: string): Selection | { problem: 
 
 /** Every concrete pointer a pattern with `*` matches, in document order. */
 function expand(loaded: Loaded, pointer: string, segments: readonly string[]): Selection | { problem: string } {
+  const tooMuch = {
+    problem: `the pattern asks for more than ${MAX_SELECT_STEPS} steps (matches times segments): name fewer items or a shorter path`,
+  };
+  let steps = 0;
   let paths: string[][] = [[]];
   for (const segment of segments) {
     const next: string[][] = [];
     for (const path of paths) {
+      // Each path built costs its length in steps (the copy), counted before it is made.
+      steps += path.length + 1;
+      if (steps > MAX_SELECT_STEPS) return tooMuch;
       if (segment !== "*") {
         next.push([...path, segment]);
         continue;
@@ -130,12 +164,16 @@ function expand(loaded: Loaded, pointer: string, segments: readonly string[]): S
       if (row === undefined) continue;
       const count = itemCount(row);
       if (next.length + count > MAX_MATCHES) return { problem: `the pattern matches more than ${MAX_MATCHES} values` };
+      steps += count * (path.length + 1);
+      if (steps > MAX_SELECT_STEPS) return tooMuch;
       for (let item = 0; item < count; item++) next.push([...path, String(item)]);
     }
     paths = next;
   }
-  // Past the last `*`, a segment may name nothing in some items: those are not matches.
+  // Past the last `*`, a segment may name nothing in some items: those are not matches. Looking each up costs its
+  // length again.
   const last = segments.lastIndexOf("*");
+  if (last !== segments.length - 1 && steps + paths.length * segments.length > MAX_SELECT_STEPS) return tooMuch;
   const found = last === segments.length - 1 ? paths : paths.filter((path) => valueAt(loaded, path) !== undefined);
   if (found.length === 0) return { problem: "nothing matches that pointer" };
   return { kind: "values", pointer, paths: found.map(pointerOf), total: found.length };
