@@ -9,7 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, BlockList, isIPv4 } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
@@ -24,6 +24,13 @@ export interface HostListenOptions {
   log(line: string): void;
   /** How long a session may have no request open before it is closed (default {@link IDLE_MS}). */
   idleMs?: number | undefined;
+  /**
+   * How long a session that has had only its `initialize` may wait for the host's next request (default
+   * {@link UNCONFIRMED_MS}): a host that opened a session and never used it holds a server process no longer.
+   */
+  unconfirmedMs?: number | undefined;
+  /** The most host sessions open at once (default {@link MAX_SESSIONS}); past it, `initialize` is answered 503. */
+  maxSessions?: number | undefined;
 }
 
 /** The proxy listening for hosts. */
@@ -37,19 +44,43 @@ export interface HostListener {
 /** How long a host session may have no request open before it is closed: 30 minutes. */
 export const IDLE_MS = 30 * 60 * 1000;
 
-/** One host session: its transport, its proxy, and its requests open now (and since when it has none). */
+/** How long a session that has had only its `initialize` waits for the host's next request: one minute. */
+export const UNCONFIRMED_MS = 60 * 1000;
+
+/**
+ * The most host sessions one listener holds at once: each is a server connection (for a stdio server, a process),
+ * so anonymous `initialize` requests must not open them without end.
+ */
+export const MAX_SESSIONS = 64;
+
+/** One host session: its transport, its proxy, its requests open now (and since when it has none), and how many. */
 interface Live {
   http: StreamableHTTPServerTransport;
   proxy: Promise<RunningProxy>;
   open: number;
   idleSince: number;
+  requests: number;
 }
 
 /** The one path the proxy serves. */
 const ENDPOINT = "/mcp";
 
-/** The host names a browser may send for a loopback listener: any other is DNS rebinding, and refused. */
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+/** The host names a browser may send for a loopback listener, besides the bound address: any other is refused. */
+const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1"];
+
+/** Every loopback address, however it is spelled: 127.0.0.0/8, `::1` in any form, and IPv4 loopback mapped to IPv6. */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
+LOOPBACK.addAddress("::1", "ipv6");
+
+/**
+ * Whether the listener's bound address is a loopback address. Decided on the address as an address, not as text:
+ * a listener bound to `::ffff:127.0.0.1` or `127.0.0.2` is as reachable from a page in a browser by DNS rebinding as
+ * one bound to `127.0.0.1`, so it gets the same `Host` check.
+ */
+export function isLoopbackAddress(address: string): boolean {
+  return LOOPBACK.check(address, isIPv4(address) ? "ipv4" : "ipv6");
+}
 
 /**
  * The host's transport as its proxy session sees it: it says when the session started it (the proxy is then
@@ -103,7 +134,8 @@ class Sessions {
 
   constructor(readonly options: HostListenOptions) {
     const idleMs = options.idleMs ?? IDLE_MS;
-    this.#sweep = setInterval(() => this.#closeIdle(idleMs), Math.min(idleMs, 60_000)).unref();
+    const unconfirmedMs = Math.min(idleMs, options.unconfirmedMs ?? UNCONFIRMED_MS);
+    this.#sweep = setInterval(() => this.#closeIdle(idleMs, unconfirmedMs), Math.min(unconfirmedMs, 60_000)).unref();
   }
 
   async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -119,6 +151,11 @@ class Sessions {
     }
     if (request.method !== "POST")
       return refusal(response, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    const max = this.options.maxSessions ?? MAX_SESSIONS;
+    if (this.#live.size + this.#opening.size >= max) {
+      this.options.log(`toolgate proxy: refused a new host session: ${max} are open`);
+      return refusal(response, 503, -32000, `Service unavailable: the proxy holds its most sessions (${max})`);
+    }
     return this.#open(request, response);
   }
 
@@ -127,7 +164,7 @@ class Sessions {
     const http: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
-        const session: Live = { http, proxy, open: 0, idleSince: Date.now() };
+        const session: Live = { http, proxy, open: 0, idleSince: Date.now(), requests: 0 };
         this.#live.set(id, session);
         this.#opened(session, response);
       },
@@ -152,19 +189,24 @@ class Sessions {
   /** A request of `session` is open until its response closes. */
   #opened(session: Live, response: ServerResponse): void {
     session.open++;
+    session.requests++;
     response.once("close", () => {
       session.open--;
       session.idleSince = Date.now();
     });
   }
 
-  /** Closes each session that has had no request open for `idleMs`. */
-  #closeIdle(idleMs: number): void {
+  /**
+   * Closes each session that has had no request open for `idleMs`, or, when it has had only its `initialize`, for
+   * `unconfirmedMs`.
+   */
+  #closeIdle(idleMs: number, unconfirmedMs: number): void {
     const now = Date.now();
     for (const [id, session] of this.#live) {
-      if (session.open > 0 || now - session.idleSince < idleMs) continue;
+      const limit = session.requests > 1 ? idleMs : unconfirmedMs;
+      if (session.open > 0 || now - session.idleSince < limit) continue;
       this.#live.delete(id);
-      this.options.log(`toolgate proxy: closing host session ${id}: no request for ${Math.round(idleMs / 1000)} s`);
+      this.options.log(`toolgate proxy: closing host session ${id}: no request for ${Math.round(limit / 1000)} s`);
       void session.proxy.then((running) => running.close()).catch(() => undefined);
     }
   }
@@ -214,7 +256,11 @@ export async function listenForHosts(options: HostListenOptions): Promise<HostLi
   });
   const { address, port } = server.address() as AddressInfo;
   const named = (name: string) => `${name.includes(":") ? `[${name}]` : name}:${port}`;
-  if (LOOPBACK.has(address)) sessions.allowedHosts = [...LOOPBACK].map(named);
+  if (isLoopbackAddress(address)) {
+    // The bound address as written and as a URL writes it (`::ffff:127.0.0.1` is `[::ffff:7f00:1]` there).
+    const canonical = new URL(`http://${named(address)}`).hostname.replace(/^\[|\]$/g, "");
+    sessions.allowedHosts = [...new Set([...LOOPBACK_NAMES, address, canonical])].map(named);
+  }
   return {
     url: `http://${named(address)}${ENDPOINT}`,
     close: async () => {
