@@ -1,6 +1,7 @@
 /**
  * The emit stage: run every template over the tool models and collect the files, by path under the output folder.
  * It owns all of its output: the tools' files, the catalog's, and the lock with the record of the run, written once.
+ * Every file it writes shows every character it holds: hidden ones are written as escapes (`schema/visible.ts`).
  * Nothing but this stage imports `templates/`.
  */
 import { adapterModule } from "../../templates/adapter.js";
@@ -20,6 +21,7 @@ import { ContractError } from "../contract/errors.js";
 import { compareText } from "../contract/load.js";
 import { LOCK_FILE, type RecordContext, recordRun } from "../lock/record.js";
 import type { ToolModel } from "../model/index.js";
+import { spellHidden } from "../schema/visible.js";
 import { emitTypes } from "../types/index.js";
 import { assembleModule, compileValidators, type ValidatorRequest } from "../validator/index.js";
 
@@ -49,7 +51,8 @@ export async function emitTool(tool: ToolModel, version: string): Promise<Emitte
   const declarations = typeRequests.length === 0 ? "" : await emitTypes(typeRequests);
 
   const files: EmittedFiles = new Map();
-  const add = (name: string, code: Code | string) => files.set(`${tool.folder}/${name}`, top + String(code));
+  const add = (name: string, code: Code | string) =>
+    files.set(`${tool.folder}/${name}`, spellHidden(top + String(code)));
   add("adapter.ts", adapterModule(tool));
   add("types.ts", typesModule(tool, declarations));
   // The result validator is placed in the catalog's validators.js (see templates/validate.ts); this compile finds
@@ -97,9 +100,9 @@ export function emitCatalog(
   const top = header(version, source);
   const files: EmittedFiles = new Map([
     ...toolFiles,
-    ["index.ts", top + String(catalogModule(tools))],
-    ["validators.d.ts", top + String(catalogValidatorsDeclarations(tools))],
-    ["validators.js", top + catalogValidatorsModule(tools, assembleModule(results.validators))],
+    ["index.ts", spellHidden(top + String(catalogModule(tools)))],
+    ["validators.d.ts", spellHidden(top + String(catalogValidatorsDeclarations(tools)))],
+    ["validators.js", spellHidden(top + catalogValidatorsModule(tools, assembleModule(results.validators)))],
   ]);
   // The record hashes the lock as it reads without one, so a later `--check` can answer from the committed files.
   const bare = new Map([...files, [LOCK_FILE, lockFile(tools, version, source)]]);

@@ -3,13 +3,17 @@
  * the sorted, indented JSON of the lock and its record.
  */
 import { canonicalJson } from "@toolgate/runtime";
+import { spellHidden } from "./visible.js";
 
 /** Canonical JSON (keys sorted, no white space), shared with the runtime so both hash the same text. */
 export { canonicalJson };
 
-/** JSON with keys sorted at every level, two-space indented; undefined members are left out. */
+/**
+ * JSON with keys sorted at every level, two-space indented; undefined members are left out, and hidden characters
+ * are written as escapes (`spellHidden`: the same value, shown).
+ */
 export function sortedJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value), null, 2);
+  return spellHidden(JSON.stringify(sortKeys(value), null, 2));
 }
 
 function sortKeys(value: unknown): unknown {
