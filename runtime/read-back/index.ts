@@ -103,7 +103,6 @@ const RETRYABLE: Record<ReadBackErrorCode, boolean> = {
   unknown_handle: false,
   expired: false,
   tampered: false,
-  semantic_violation: false,
   store_failed: true,
   page_over_budget: false,
 };
@@ -155,7 +154,16 @@ export function readBack(store: SpillStore, options: ReadBackOptions = {}): Read
     };
   };
 
-  const handle = async (raw: unknown, ctx: ReadBackContext = {}): Promise<ReadBackOutcome> => {
+  const handle = async (given: unknown, givenCtx: ReadBackContext = {}): Promise<ReadBackOutcome> => {
+    // Both are the caller's and the model's values: read once, as plain data, so no getter or proxy trap runs later.
+    let raw: unknown;
+    let ctx: ReadBackContext;
+    try {
+      raw = plainArguments(given);
+      ctx = plainContext(givenCtx);
+    } catch {
+      return fail("invalid_arguments", "the arguments could not be read as plain values");
+    }
     const checked = checkArgs(raw, maxLimit);
     if (!checked.ok) return fail(checked.handleProblem ? "invalid_handle" : "invalid_arguments", checked.message);
     const args: ReadBackArgs = checked.args;
@@ -181,4 +189,32 @@ export function readBack(store: SpillStore, options: ReadBackOptions = {}): Read
   };
 
   return { definition, context: { spillStore: store, readTool: name }, handle };
+}
+
+/**
+ * The arguments as plain data: an object's own enumerable properties copied by their descriptors, so reading them
+ * runs no getter (an accessor property is refused) and a proxy's traps run here, inside the caller's `try`, once.
+ * Anything that is not an object is handed on as it is, for the argument check to refuse.
+ */
+function plainArguments(raw: unknown): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const copy: Record<string, unknown> = {};
+  for (const key of Reflect.ownKeys(raw)) {
+    const descriptor = Reflect.getOwnPropertyDescriptor(raw, key);
+    if (descriptor === undefined || !descriptor.enumerable) continue;
+    if (typeof key !== "string" || !("value" in descriptor)) throw new TypeError("not a plain argument");
+    Object.defineProperty(copy, key, { value: descriptor.value, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
+/** The reader's context as plain data: its tenant and session when strings, and its clock when a function. */
+function plainContext(ctx: ReadBackContext): ReadBackContext {
+  if (ctx === null || typeof ctx !== "object") return {};
+  const { tenant, session, now } = ctx;
+  return {
+    tenant: typeof tenant === "string" ? tenant : undefined,
+    session: typeof session === "string" ? session : undefined,
+    ...(typeof now === "function" ? { now } : {}),
+  };
 }

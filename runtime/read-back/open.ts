@@ -33,6 +33,9 @@ function keep(cache: LoadedCache, handle: string, loaded: Loaded): void {
 }
 
 /** The value under `handle` for this reader, or the typed reason it cannot be read. */
+/** A handle nobody spilled, or one spilled for another tenant or session: the same answer. */
+const unknown: Opened = { ok: false, code: "unknown_handle", message: "no spilled result has this handle" };
+
 export async function openRecord(
   store: SpillStore,
   cache: LoadedCache,
@@ -51,9 +54,7 @@ export async function openRecord(
       if (error instanceof SpillStoreError && error.code === "expired") return expired;
       return { ok: false, code: "store_failed", message: "the spill store could not be read; a retry may help" };
     }
-    if (record === undefined) {
-      return { ok: false, code: "unknown_handle", message: "no spilled result has this handle" };
-    }
+    if (record === undefined) return unknown;
     try {
       loaded = load(record);
     } catch {
@@ -66,17 +67,13 @@ export async function openRecord(
     cache.entries.set(handle, loaded);
   }
   const { meta } = loaded.record;
+  // Another tenant's or session's entry is answered as one nobody spilled: the answer must not confirm that a handle
+  // (or, with a guessed value, a result) exists for someone else.
+  if (meta.tenant !== ctx.tenant || (meta.session !== undefined && meta.session !== ctx.session)) return unknown;
   const now = (ctx.now ?? Date.now)();
   if (meta.expiresAt !== undefined && now >= meta.expiresAt) {
     cache.entries.delete(handle);
     return expired;
-  }
-  if (meta.tenant !== ctx.tenant || (meta.session !== undefined && meta.session !== ctx.session)) {
-    return {
-      ok: false,
-      code: "semantic_violation",
-      message: "this spilled result belongs to another tenant or session",
-    };
   }
   return { ok: true, loaded };
 }

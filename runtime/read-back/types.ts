@@ -7,14 +7,12 @@ export type ReadBackErrorCode =
   | "invalid_arguments"
   /** The handle is not one a store makes (a path, a URL, anything but `spill_` and 32 hex digits). */
   | "invalid_handle"
-  /** No spilled value under the handle. */
+  /** No spilled value under the handle for this tenant and session (another's entry reads the same: not confirmed). */
   | "unknown_handle"
   /** The value's time to live is over. */
   | "expired"
   /** The stored entry is not the one written (sha256, length, header, index). */
   | "tampered"
-  /** The value was spilled for another tenant or session. */
-  | "semantic_violation"
   /** The store could not be read. */
   | "store_failed"
   /** Not even one item fits the budget with where it is and how to go on: the budget is too small. */

@@ -5,7 +5,7 @@
  * scripted agent, reading only what the model reads, pages it back through `read_tool_result` by line ranges, from
  * the end and by a literal pattern. Each page is whole lines with their numbers, within the read-back's budget, and
  * the pages over all ranges concatenate to exactly the text. A text handle read for another tenant is
- * `semantic_violation`, and a spill file edited on disk is `tampered`.
+ * `unknown_handle` (as a handle nobody spilled), and a spill file edited on disk is `tampered`.
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -207,7 +207,7 @@ describe("a 5,000-line echo spilled and read back by lines", () => {
     );
   }, 120_000);
 
-  it("a text handle read for another tenant is semantic_violation, and a spill file edited on disk is tampered", async () => {
+  it("a text handle read for another tenant is unknown_handle, and a spill file edited on disk is tampered", async () => {
     const directory = path.join(scratch, "spill-tamper");
     const store = new FileSpillStore({ directory });
     const reader = readBack(store, { budget: { unit: "tokens", max: PAGE_TOKENS, tokenizer: "o200k_base" } });
@@ -218,8 +218,8 @@ describe("a 5,000-line echo spilled and read back by lines", () => {
 
     for (const tenant of ["globex", undefined]) {
       const other = await reader.handle({ handle, limit: 5 }, { tenant });
-      expect(other.ok || other.error.code).toBe("semantic_violation");
-      expect(other.content).toContain('error="semantic_violation"');
+      expect(other.ok || other.error.code).toBe("unknown_handle");
+      expect(other.content).toContain('error="unknown_handle"');
       expect(other.content).not.toContain("row 0");
     }
     const mine = await reader.handle({ handle, limit: 5 }, { tenant: "acme" });

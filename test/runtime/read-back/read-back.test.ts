@@ -258,13 +258,15 @@ describe("reads that fail, each with its own code", () => {
     expect(unknown.content).toMatch(/error="unknown_handle" retryable="false"/);
   });
 
-  it("another tenant, or another session, is a semantic_violation", async () => {
+  it("another tenant, or another session, reads what a handle nobody spilled reads: nothing confirms it exists", async () => {
     const { reader, handle } = await spilled(new MemorySpillStore(), {}, { tenant: "acme", session: "s-1" });
     const own = await reader.handle({ handle, pointer: "/items", limit: 1 }, { tenant: "acme", session: "s-1" });
     expect(own.ok).toBe(true);
+    const nobody = await reader.handle({ handle: `spill_${"0".repeat(32)}`, pointer: "/items", limit: 1 });
     for (const ctx of [{ tenant: "globex", session: "s-1" }, { session: "s-1" }, { tenant: "acme", session: "s-2" }]) {
       const outcome = await reader.handle({ handle, pointer: "/items", limit: 1 }, ctx);
-      expect(outcome.ok || outcome.error.code).toBe("semantic_violation");
+      expect(outcome.ok || outcome.error.code).toBe("unknown_handle");
+      expect(outcome.content).toBe(nobody.content);
       expect(outcome.content).not.toContain("item 0");
     }
   });
