@@ -34,13 +34,21 @@ export function markupSafeText(json: string): string {
   return json.replace(MARKUP_UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** What an attribute value may not hold: markup, quotes, controls, and the lookalikes of {@link MARKUP_LIKE}. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters must not reach an attribute.
-const ATTRIBUTE_UNSAFE = /[&<>"'\u0000-\u001F\u2028\u2029\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E]/g;
+/**
+ * What an attribute value may not hold: markup, quotes, controls (C0 and C1), the lookalikes of {@link MARKUP_LIKE},
+ * and every character that steers or hides what is read: bidi controls and marks, zero-width and invisible
+ * formatting characters, the byte order mark, and tag characters (U+E0000–U+E007F, which hide ASCII text).
+ */
+const ATTRIBUTE_UNSAFE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters must not reach an attribute.
+  /[&<>"'\u0000-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E\u{E0000}-\u{E007F}]|[\uD800-\uDFFF]/gu;
 
-/** An attribute value: tool names come from the contract, but are escaped anyway. */
+/**
+ * An attribute value: tool names come from the contract (or, through a proxy, from a server), and are escaped
+ * anyway, each unsafe character as its numeric reference, so the model reads the name as written and nothing hidden.
+ */
 function attribute(value: string): string {
-  return value.replace(ATTRIBUTE_UNSAFE, (char) => `&#${char.charCodeAt(0)};`);
+  return value.replace(ATTRIBUTE_UNSAFE, (char) => `&#${char.codePointAt(0)};`);
 }
 
 /** The short source hash shown to the model: enough to tell results apart and to find them in logs. */
