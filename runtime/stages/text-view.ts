@@ -15,7 +15,7 @@
  * the `<spilled …/>` line that names the handle and the read-back tool.
  */
 import type { Admission } from "../gate/admission.js";
-import { boundText, cleanText, leadingCodePoints, utf8Length } from "../text.js";
+import { boundText, cleanText, utf8Length } from "../text.js";
 import type { ContentPart, ContextBudget, Omission, Success, TextView } from "../types.js";
 import { cleanedLines, type LineExcerpt, lineExcerpt, type TextLines, viewCost } from "./line-excerpt.js";
 import { MAX_TOKEN_UNITS, measureText } from "./measure.js";
@@ -30,17 +30,28 @@ const HIDDEN_SCHEMES: ReadonlySet<string> = new Set(["javascript", "vbscript", "
 /** Measure-and-shrink rounds for a token budget. */
 export const TOKEN_ROUNDS = 4;
 
+/** The most characters of a URI read for its scheme, once what a URL parser drops is skipped. */
+const SCHEME_PROBE = 64;
+
 /**
  * The scheme a reader would take from a URI: looked for after what browsers drop (leading controls and spaces, tabs
  * and line breaks anywhere) and in compatibility form, so `\tJava\nScript:` and fullwidth letters are found too.
+ * What is dropped is skipped before the probe's characters are counted, however much of it there is: a scheme
+ * behind 64 spaces, or with 64 tabs inside it, is found like any other (the skipping is linear in what it skips).
  */
 function schemeOf(cleaned: string): string | undefined {
-  const probe = leadingCodePoints(cleaned, 64)
-    .normalize("NFKC")
-    .replace(/[\t\n\r]/g, "")
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: leading controls are what a URL parser drops.
-    .replace(/^[\u0000-\u0020]+/, "");
-  const match = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(probe);
+  let probe = "";
+  let leading = true;
+  let kept = 0;
+  for (const char of cleaned) {
+    const unit = char.charCodeAt(0);
+    if (unit === 0x09 || unit === 0x0a || unit === 0x0d) continue;
+    if (leading && unit <= 0x20) continue;
+    leading = false;
+    probe += char;
+    if (++kept >= SCHEME_PROBE) break;
+  }
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(probe.normalize("NFKC"));
   return match === null ? undefined : (match[1] as string).toLowerCase();
 }
 

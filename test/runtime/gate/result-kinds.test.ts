@@ -361,6 +361,12 @@ describe("content results and media", () => {
       " \tJava\nScript:alert(1)",
       "DATA:text/html,<b>x</b>",
       "vbscript:msgbox",
+      // What a URL parser drops, more of it than a prefix of the URI holds: leading spaces, tabs inside the scheme,
+      // leading controls, and fullwidth letters behind spaces.
+      `${" ".repeat(64)}javascript:alert(1)`,
+      `java${"\t".repeat(70)}script:alert(1)`,
+      `${"\u0001".repeat(80)}javascript:alert(1)`,
+      `${" \n".repeat(40)}ｊａｖａｓｃｒｉｐｔ:alert(1)`,
     ];
     for (const uri of uris) {
       const outcome = await contentTool().admit({ content: [{ type: "resource_link", uri, name: "click me\u202E" }] });
@@ -369,7 +375,11 @@ describe("content results and media", () => {
       expect(outcome.data).toMatchObject([{ type: "resource_link", uri }]);
       const { links } = outcome.view as TextView;
       expect(links).toEqual([
-        { uri: `${/^\s*(\w+)/.exec(uri.replace(/\s/g, ""))?.[1]?.toLowerCase()}: (not shown)`, name: "click me" },
+        {
+          // biome-ignore lint/suspicious/noControlCharactersInRegex: the leading controls a URL parser drops
+          uri: `${/^(\w+)/.exec(uri.normalize("NFKC").replace(/[\s\u0000-\u001f]/g, ""))?.[1]?.toLowerCase()}: (not shown)`,
+          name: "click me",
+        },
       ]);
       expect(toModelContent(outcome)).not.toContain("alert");
     }
