@@ -9,7 +9,7 @@
  * client (`redis` is an optional peer dependency) or connects one with {@link RedisSpillStore.connect}.
  */
 import type { SpillReference } from "../types.js";
-import { decodeSpill, encodeSpill, unexpired } from "./spill-format.js";
+import { decodeSpill, encodeSpill, rememberedDigest, unexpired } from "./spill-format.js";
 import {
   isSpillHandle,
   type SpillEntry,
@@ -95,7 +95,7 @@ export class RedisSpillStore implements SpillStore {
       condition: "NX",
     });
     if (this.#written.size >= REMEMBERED_HANDLES) this.#written.delete(this.#written.keys().next().value as string);
-    this.#written.set(handle, sha256);
+    this.#written.set(handle, rememberedDigest(head, sha256, hash));
     return { handle, bytes: value.byteLength };
   }
 

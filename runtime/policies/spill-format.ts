@@ -144,6 +144,14 @@ const optionalNumber = (value: unknown) => (typeof value === "number" && Number.
  * it, the sha256 it remembers), and the index has its stated sha256. Throws {@link SpillStoreError} (`tampered`)
  * otherwise. A file without an index (written before indexes were stored) is indexed here.
  */
+/**
+ * What a store remembers of an entry it wrote, to know it unchanged on read: the sha256 of its header (everything
+ * before the value: handle, scope, expiry, index) and of its value.
+ */
+export function rememberedDigest(head: Uint8Array, valueSha256: string, sha256: Hash): string {
+  return `${sha256(head)}:${valueSha256}`;
+}
+
 export function decodeSpill(
   bytes: Uint8Array,
   handle: string,
@@ -168,7 +176,11 @@ export function decodeSpill(
   if (bytes[bytes.length - 1] !== 0x7d || value.byteLength !== header.bytes) throw tampered("is truncated or padded");
   const digest = sha256(value);
   if (digest !== header.sha256) throw tampered("does not match its sha256");
-  if (remembered !== undefined && digest !== remembered) throw tampered("was replaced since this store wrote it");
+  // What the writing store remembers covers the header too (tenant, session, expiry): a header edited to another
+  // tenant, or to a later expiry, is as tampered as a replaced value.
+  if (remembered !== undefined && rememberedDigest(bytes.subarray(0, start), digest, sha256) !== remembered) {
+    throw tampered("was changed since this store wrote it");
+  }
   let json: string;
   try {
     json = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(value);

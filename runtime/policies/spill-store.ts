@@ -4,20 +4,19 @@
  * (`readBack`, `read_tool_result`), reads the full value back.
  *
  * Handles are `spill_` plus 32 hex digits: opaque (never a path, URL or command) and checked on read, so a handle
- * cannot walk out of the store. {@link FileSpillStore} draws them from 128 random bits, so nobody can guess one or
- * tell from a value whether it was spilled; {@link MemorySpillStore} derives them from the value's sha256 (and the
- * scope it was spilled in), so tests and demos read the same handle on every run.
+ * cannot walk out of the store. Every store draws them from 128 random bits, so nobody can guess one or tell from a
+ * value whether it was spilled.
  *
  * Every store keeps, with the value, who may read it back (the tenant and session of the call that spilled it),
  * when it expires (`ttlMs`), and the index that makes every array item or line addressable (`spill-layout.ts`).
  */
 import { errorProperty } from "../failure.js";
-import { sha256Hex } from "../record/provenance.js";
 import { hasInvisible } from "../text.js";
 import type { SpillReference } from "../types.js";
 import {
   decodeSpill,
   encodeSpill,
+  rememberedDigest,
   type SpillMeta,
   type SpillRecord,
   type SpillScope,
@@ -80,11 +79,6 @@ const HANDLE = /^spill_[0-9a-f]{32}$/;
 
 /** A temporary file of a write in progress: the handle, 16 random hex digits, `.tmp`. */
 const TEMPORARY = /^spill_[0-9a-f]{32}\.[0-9a-f]{16}\.tmp$/;
-
-/** The handle for an entry, derived from its sha256 (what {@link MemorySpillStore} uses when it has no scope). */
-export function spillHandle(entry: SpillEntry): string {
-  return `spill_${entry.sha256.slice(0, 32)}`;
-}
 
 /** The byte length of a JSON string. */
 function byteLength(json: string): number {
@@ -235,7 +229,7 @@ export class FileSpillStore implements SpillStore {
       await unlink(temporary).catch(() => undefined);
       throw error;
     }
-    this.#remember(handle, sha256);
+    this.#remember(handle, rememberedDigest(head, sha256, hash));
     return { handle, bytes: value.byteLength };
   }
 
@@ -336,28 +330,60 @@ export class FileSpillStore implements SpillStore {
   }
 }
 
-/** Keeps spilled results in memory: for tests, and for short-lived processes that read them back themselves. */
+/** Options of {@link MemorySpillStore}: bounds on what it holds, besides every store's. */
+export interface MemorySpillStoreOptions extends SpillStoreOptions {
+  /** The most entries kept; past it the oldest go first. Default {@link MEMORY_SPILL_LIMITS}. */
+  maxEntries?: number | undefined;
+  /** The most characters of spilled JSON kept, all entries together; past it the oldest go first. */
+  maxChars?: number | undefined;
+}
+
+/**
+ * The in-memory store's bounds when its options say nothing: entries live an hour, at most 1,000 of them and
+ * 64 Mi characters of JSON (about 128 MiB of strings, plus their indexes). A long-running process (the proxy's
+ * default store) spilling large results must not grow without end.
+ */
+export const MEMORY_SPILL_LIMITS = { ttlMs: 60 * 60 * 1000, maxEntries: 1000, maxChars: 64 * 1024 * 1024 } as const;
+
+/**
+ * Keeps spilled results in memory: for tests, and for processes that read them back themselves. Bounded by time,
+ * count and size ({@link MEMORY_SPILL_LIMITS}): an entry past its time to live reads as `expired` and is dropped
+ * when the store next writes, and the oldest entries go first when a bound is reached (they then read as unknown).
+ * Handles are 128 random bits, like the other stores': nobody can guess one or tell from a value whether it was
+ * spilled.
+ */
 export class MemorySpillStore implements SpillStore {
   readonly #entries = new Map<string, SpillRecord>();
   readonly #options: SpillStoreOptions;
+  readonly #maxEntries: number;
+  readonly #maxChars: number;
+  #chars = 0;
 
-  constructor(options: SpillStoreOptions = {}) {
-    this.#options = options;
+  constructor(options: MemorySpillStoreOptions = {}) {
+    this.#options = { ttlMs: options.ttlMs ?? MEMORY_SPILL_LIMITS.ttlMs, now: options.now };
+    this.#maxEntries = options.maxEntries ?? MEMORY_SPILL_LIMITS.maxEntries;
+    this.#maxChars = options.maxChars ?? MEMORY_SPILL_LIMITS.maxChars;
   }
 
-  /**
-   * Keeps the entry and returns its reference. The handle is the value's sha256 when it has no scope, else a
-   * sha256 of the value's and the scope's, so two tenants spilling the same value get two entries.
-   */
+  /** Keeps the entry under a new random handle and returns its reference, dropping the oldest past a bound. */
   async put(entry: SpillEntry): Promise<SpillReference> {
-    const scoped = entry.tenant !== undefined || entry.session !== undefined;
-    const scope = JSON.stringify([entry.sha256, entry.tenant ?? null, entry.session ?? null]);
-    const handle = scoped
-      ? `spill_${(await sha256Hex(new TextEncoder().encode(scope))).slice(0, 32)}`
-      : spillHandle(entry);
+    const handle = randomHandle();
     const meta = spillMeta(handle, entry, entry.sha256, this.#options);
+    this.#drop(meta.createdAt as number, entry.json.length);
     this.#entries.set(handle, { meta, json: entry.json, index: indexSpill(entry.json) });
+    this.#chars += entry.json.length;
     return { handle, bytes: meta.bytes };
+  }
+
+  /** Drops expired entries, then the oldest until one of `chars` more characters fits the bounds. */
+  #drop(now: number, chars: number): void {
+    for (const [handle, record] of this.#entries) {
+      const expired = record.meta.expiresAt !== undefined && now >= record.meta.expiresAt;
+      const full = this.#entries.size >= this.#maxEntries || this.#chars + chars > this.#maxChars;
+      if (!expired && !full) break;
+      this.#entries.delete(handle);
+      this.#chars -= record.json.length;
+    }
   }
 
   /**
@@ -374,6 +400,14 @@ export class MemorySpillStore implements SpillStore {
     const record = isSpillHandle(handle) ? this.#entries.get(handle) : undefined;
     return record === undefined ? undefined : unexpired(record, (this.#options.now ?? Date.now)());
   }
+}
+
+/** `spill_` and 128 random bits as hex, from the platform's cryptographic source (Node's, or a browser's). */
+function randomHandle(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  let hex = "";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return `spill_${hex}`;
 }
 
 let defaultStore: SpillStore | undefined;

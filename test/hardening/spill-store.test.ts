@@ -24,7 +24,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FileSpillStore, SpillStoreError } from "../../runtime/index.js";
+import { FileSpillStore, readBack, SpillStoreError } from "../../runtime/index.js";
 import { goodRecord, recordTool } from "../runtime/fixture.js";
 
 let scratch: string;
@@ -164,6 +164,27 @@ describe.runIf(posix)("reading a spill back", () => {
     expectStoreError(await rejection(store.get(handle)), "tampered");
     // A store that never wrote the handle has only the file to go by: the private directory is what protects it.
     expect(await new FileSpillStore({ directory }).get(handle)).toEqual({ kept: "forged" });
+  });
+
+  it("a header edited to another tenant, session or expiry is detected by the store that wrote it", async () => {
+    const directory = fresh();
+    const store = new FileSpillStore({ directory, ttlMs: 60_000 });
+    const { handle } = await store.put({ ...entry('{"kept":"as written"}'), tenant: "acme", session: "s-1" });
+    const file = join(directory, `${handle}.json`);
+    const written = await readFile(file, "utf8");
+    // The positive control: unedited, the tenant's own read returns the value.
+    expect(await store.get(handle)).toEqual({ kept: "as written" });
+    for (const [from, to] of [
+      ['"tenant":"acme"', '"tenant":"evil"'],
+      ['"session":"s-1"', '"session":"s-2"'],
+      ['"expiresAt":', '"expiresAt":9'],
+    ] as const) {
+      expect(written).toContain(from);
+      await writeFile(file, written.replace(from, to));
+      expectStoreError(await rejection(store.get(handle)), "tampered");
+      const page = await readBack(store).handle({ handle }, { tenant: "evil", session: "s-2" });
+      expect(page.ok || page.error.code).toBe("tampered");
+    }
   });
 
   it("a truncated file, an edited byte and a padded file are detected", async () => {

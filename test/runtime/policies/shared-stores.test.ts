@@ -76,7 +76,7 @@ describe("the file store across processes", () => {
     expect(handle).toMatch(/^spill_[0-9a-f]{32}$/);
     expect(await readItems(new FileSpillStore({ directory }), handle, { tenant: "acme" })).toEqual(items);
     const other = await readBack(new FileSpillStore({ directory })).handle({ handle, pointer: "/items" });
-    expect(other.ok || other.error.code).toBe("semantic_violation");
+    expect(other.ok || other.error.code).toBe("unknown_handle");
 
     const mine = await spillInto(new FileSpillStore({ directory }));
     const reader = `
@@ -155,7 +155,7 @@ describe("the Redis store", () => {
     const handle = await spillInto(await connect(), { tenant: "acme" });
     expect(await readItems(await connect(), handle, { tenant: "acme" })).toEqual(items);
     const other = await readBack(await connect()).handle({ handle, pointer: "/items" }, { tenant: "globex" });
-    expect(other.ok || other.error.code).toBe("semantic_violation");
+    expect(other.ok || other.error.code).toBe("unknown_handle");
   });
 
   it("a value past its time to live is expired, and gone from Redis once its grace is over", async () => {

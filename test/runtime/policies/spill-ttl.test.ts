@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   FileSpillStore,
+  MEMORY_SPILL_LIMITS,
   MemorySpillStore,
   readBack,
   type SpillEntry,
@@ -71,15 +72,56 @@ describe.each(kinds)("%s", (_name, make) => {
     expect(page.ok || page.error.code).toBe("expired");
   });
 
-  it("an entry's own ttlMs holds in a store without one, and no ttl keeps the value", async () => {
+  it("an entry's own ttlMs holds in a store without one, and the store's own keeps the others", async () => {
     let clock = 5_000;
     const store = make(() => clock);
     const short = await store.put(entry(["secret", "short"], { ttlMs: 10 }));
     const kept = await store.put(entry(["kept"]));
     clock += 10;
     await expectExpired(store, short.handle);
-    clock += 365 * 24 * 3_600_000;
+    clock += 59 * 60_000;
     expect(await store.get(kept.handle)).toEqual(["kept"]);
+  });
+});
+
+it("a file store without a ttl keeps a value until pruned", async () => {
+  let clock = 5_000;
+  const store = new FileSpillStore({ directory: join(scratch, "files"), now: () => clock });
+  const kept = await store.put(entry(["kept"]));
+  clock += 365 * 24 * 3_600_000;
+  expect(await store.get(kept.handle)).toEqual(["kept"]);
+});
+
+describe("the memory store is bounded by time, count and size", () => {
+  it("entries live an hour unless told otherwise", async () => {
+    let clock = 0;
+    const store = new MemorySpillStore({ now: () => clock });
+    const { handle } = await store.put(entry({ note: "secret value" }));
+    clock += MEMORY_SPILL_LIMITS.ttlMs - 1;
+    expect(await store.get(handle)).toEqual({ note: "secret value" });
+    clock += 1;
+    await expectExpired(store, handle);
+  });
+
+  it("past maxEntries or maxChars the oldest go first, and the newest read back whole", async () => {
+    const store = new MemorySpillStore({ maxEntries: 3, maxChars: 1_000 });
+    const handles: string[] = [];
+    for (let i = 0; i < 5; i++) handles.push((await store.put(entry({ i }))).handle);
+    expect(await store.get(handles[0] as string)).toBeUndefined();
+    expect(await store.get(handles[1] as string)).toBeUndefined();
+    for (let i = 2; i < 5; i++) expect(await store.get(handles[i] as string)).toEqual({ i });
+    const big = await store.put(entry({ text: "x".repeat(985) }));
+    // Close to 1,000 characters in one entry leave room for none of the older ones.
+    for (let i = 2; i < 5; i++) expect(await store.get(handles[i] as string)).toBeUndefined();
+    expect(await store.get(big.handle)).toEqual({ text: "x".repeat(985) });
+  });
+
+  it("hands out random handles: the same value spilled twice, by the same tenant, gets two", async () => {
+    const store = new MemorySpillStore();
+    const first = await store.put(entry({ same: true }, { tenant: "acme" }));
+    const second = await store.put(entry({ same: true }, { tenant: "acme" }));
+    expect(first.handle).toMatch(/^spill_[0-9a-f]{32}$/);
+    expect(second.handle).not.toBe(first.handle);
   });
 });
 
