@@ -6,7 +6,7 @@
  *
  * ```sh
  * npx esbuild test/mcp/real-servers/measure.ts --bundle --platform=node --format=esm --packages=external \
- *   --log-level=warning --outfile=.tmp/measure/results.mjs && node .tmp/measure/results.mjs
+ *   --log-level=warning --outfile=.tmp/measure/results.mjs && node .tmp/measure/results.mjs [BUDGET…]
  * ```
  *
  * What is measured of a result is its answer as a model reads it whole: the structured content when the tool sends
@@ -112,8 +112,8 @@ async function measureCorpus(root: string): Promise<MeasuredResult[]> {
   return out;
 }
 
-/** The table and the distribution, as printed. */
-export function report(results: readonly MeasuredResult[]): string {
+/** The table and the distribution, as printed, with the shares within {@link BUDGETS} and any `extra` budgets. */
+export function report(results: readonly MeasuredResult[], extra: readonly number[] = []): string {
   const lines = ["source | result | bytes | o200k tokens", "--- | --- | ---: | ---:"];
   for (const result of results) lines.push(`${result.source} | ${result.what} | ${result.bytes} | ${result.tokens}`);
   const tokens = results.map((result) => result.tokens).sort((a, b) => a - b);
@@ -124,7 +124,7 @@ export function report(results: readonly MeasuredResult[]): string {
     lines.push(`p${Math.round(q * 100)}: ${quantile(tokens, q)} tokens, ${quantile(bytes, q)} bytes`);
   }
   lines.push("");
-  for (const budget of BUDGETS) {
+  for (const budget of [...new Set([...BUDGETS, ...extra])].sort((a, b) => a - b)) {
     const share = shareWithin(results, budget);
     const count = Math.round(share * results.length);
     lines.push(
@@ -134,10 +134,15 @@ export function report(results: readonly MeasuredResult[]): string {
   return lines.join("\n");
 }
 
+/** Budgets given on the command line (`node .tmp/measure/results.mjs 6000 12000`) are added to the table. */
 async function main(): Promise<void> {
+  const extra = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((budget) => Number.isInteger(budget) && budget > 0);
   const corpus = path.resolve(process.cwd(), "../shared/corpus");
   const results = [...(await measureServers()), ...(await measureCorpus(corpus))];
-  process.stdout.write(`${report(results)}\n`);
+  process.stdout.write(`${report(results, extra)}\n`);
 }
 
 if (process.argv[1]?.endsWith("results.mjs") === true) await main();
