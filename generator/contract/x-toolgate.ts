@@ -94,7 +94,7 @@ export const DEFAULTS = {
   maxDepthCeiling: 64,
   /** How long `admit` waits for the transport (a promise, a stream) before the call ends as `timeout`. */
   timeoutMs: 30_000,
-  context: { unit: "tokens", max: 4000, tokenizer: "o200k_base" },
+  context: { unit: "tokens", max: 8000, tokenizer: "o200k_base" },
   maxStringChars: 2000,
   oversize: ["drop"],
   summaryShare: 0.25,

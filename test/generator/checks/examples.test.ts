@@ -14,7 +14,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, describe, expect, it } from "vitest";
 import { type BoundsReport, checkBounds } from "../../../generator/checks/index.js";
-import type { XToolgate } from "../../../generator/contract/x-toolgate.js";
+import { DEFAULTS, type XToolgate } from "../../../generator/contract/x-toolgate.js";
 import { planView, runtimePlan } from "../../../generator/model/view-plan.js";
 import type { JsonSchema, SchemaObject } from "../../../generator/schema/shapes.js";
 import { measureText } from "../../../runtime/stages/measure.js";
@@ -69,7 +69,7 @@ function depthOf(value: unknown): number {
   return 1 + Math.max(0, ...(Array.isArray(value) ? value : Object.values(value)).map(depthOf));
 }
 
-const DEFAULT_BUDGET: ContextBudget = { unit: "tokens", max: 4000, tokenizer: "o200k_base" };
+const DEFAULT_BUDGET: ContextBudget = { ...DEFAULTS.context };
 
 /** The text the model would see for a valid result rendered directly (no oversize policy), and its size. */
 async function renderedView(contract: Contract, data: unknown): Promise<{ size: number; within: boolean }> {
@@ -189,7 +189,7 @@ describe("the example contracts", () => {
       const good = await renderedView(contract, payload(tool, "good.json"));
       const over = await renderedView(contract, payload(tool, "oversize.json"));
       printed.push(
-        `${tool}: rendered view good ${good.size}, oversize ${over.size} ${settings.context?.unit ?? "tokens"} (budget ${settings.context?.max ?? 4000})`,
+        `${tool}: rendered view good ${good.size}, oversize ${over.size} ${settings.context?.unit ?? "tokens"} (budget ${settings.context?.max ?? DEFAULT_BUDGET.max})`,
       );
       expect(good.within).toBe(true);
       expect(over.within).toBe(false);
