@@ -224,18 +224,10 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
   const existing = await existingContracts(out, folder);
 
   const accepted = acceptedDefinitions(sources, report, prefix, options.jsonText ?? []);
-  const prefixed =
-    prefix === undefined
-      ? undefined
-      : prefixedNames(
-          prefix,
-          accepted.map(({ name }) => name),
-        );
   const scope = new NameScope([...existing.files].map((file) => file.slice(0, -CONTRACT_SUFFIX.length)));
   const jsonText = new Set(options.jsonText ?? []);
-  for (const { name: serverName, definition: served } of accepted) {
-    // The name the model sees (and the catalog key); the server's own name is kept for the call itself.
-    const name = prefixed?.get(serverName) ?? serverName;
+  // The name the model sees (and the catalog key); the server's own name is kept for the call itself.
+  for (const { name: serverName, modelName: name, definition: served } of accepted) {
     if (name.length > MAX_NAME_LENGTH) {
       report.refused.push({
         tool: name,
@@ -334,15 +326,16 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
 }
 
 /**
- * The definitions that can become contracts, in tool-name order (so a clash is always suffixed the same way); the
- * others go to the report's refusals, and a `--json-text` name that names no tool to its notes.
+ * The definitions that can become contracts, in tool-name order (so a clash is always suffixed the same way), each
+ * with the name the model will see (`modelName`, the server's `name` under a prefix); the others go to the report's
+ * refusals, and a `--json-text` name that names no tool to its notes.
  */
 function acceptedDefinitions(
   sources: readonly ToolSource[],
   report: ImportReport,
   prefix: string | undefined,
   jsonText: readonly string[],
-): Array<{ name: string; definition: SchemaObject }> {
+): Array<{ name: string; modelName: string; definition: SchemaObject }> {
   const accepted: Array<{ name: string; definition: SchemaObject }> = [];
   const names = new Set<string>();
   for (const source of sources) {
@@ -359,18 +352,13 @@ function acceptedDefinitions(
     accepted.push(checked);
   }
   accepted.sort((a, b) => compareText(a.name, b.name));
-  const prefixed =
-    prefix === undefined
-      ? undefined
-      : prefixedNames(
-          prefix,
-          accepted.map(({ name }) => name),
-        );
+  const prefixed = prefix === undefined ? undefined : prefixedNames(prefix, [...names]);
+  const named = accepted.map((tool) => ({ ...tool, modelName: prefixed?.get(tool.name) ?? tool.name }));
   for (const name of jsonText) {
-    const known = accepted.some(({ name: tool }) => tool === name || prefixed?.get(tool) === name);
+    const known = named.some((tool) => tool.name === name || tool.modelName === name);
     if (!known) report.notes.push(`--json-text ${boundedText(name, 128)}: the input has no tool of that name`);
   }
-  return accepted;
+  return named;
 }
 
 /** How `import` words a shape problem where its reader needs other advice than a contract file's author. */

@@ -207,6 +207,16 @@ describe("installed from the packed tarballs", () => {
       for (const tsc of ["typescript", "typescript-5.8"]) {
         await sh(dir, "node", [path.join("node_modules", tsc, "bin", "tsc"), "--noEmit", "-p", "."]);
       }
+      // Without the README's "types": ["node"], TypeScript 7 does not know node:fs, @types/node installed or not.
+      const { compilerOptions, ...rest } = await readmeTsconfig();
+      const { types: _types, ...untyped } = compilerOptions;
+      await writeFile(
+        path.join(dir, "tsconfig.untyped.json"),
+        JSON.stringify({ ...rest, compilerOptions: { ...untyped, noEmit: true } }),
+      );
+      await expect(
+        sh(dir, "node", [path.join("node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.untyped.json"]),
+      ).rejects.toThrow(/Cannot find name 'node:fs'/);
       const { stdout, stderr } = await sh(dir, "node", ["dist/src/main.js"]);
       expect(stderr).toBe("");
       const outcomes = JSON.parse(stdout);
