@@ -37,15 +37,25 @@ export function prefixedName(prefix: string, tool: string): string {
  * The model-facing name of each of a server's tools under a prefix, by the server's name. A name that already starts
  * with the prefix and `_` keeps it (a git server's `git_log` under `--prefix git` stays `git_log`, not
  * `git_git_log`), unless the server also lists the tool that prefixing would name so (`log` beside `git_log`): then
- * both are prefixed, so no two tools share a name. The names are distinct whenever the server's are.
+ * both are prefixed, so no two tools share a name. The names are distinct whenever the server's are. A tool the
+ * project already has a contract for under the doubled name (`existing`, the names of its contracts), and none under
+ * its own, keeps the doubled one: a re-import never renames a tool the project's code and model prompts know.
  */
-export function prefixedNames(prefix: string, tools: readonly string[]): Map<string, string> {
+export function prefixedNames(
+  prefix: string,
+  tools: readonly string[],
+  existing: { has(name: string): boolean } = new Set(),
+): Map<string, string> {
   const served = new Set(tools);
   const carried = `${prefix}_`;
   return new Map(
     tools.map((tool) => {
-      const keeps = tool.startsWith(carried) && !served.has(tool.slice(carried.length));
-      return [tool, keeps ? tool : prefixedName(prefix, tool)];
+      const doubled = prefixedName(prefix, tool);
+      const keeps =
+        tool.startsWith(carried) &&
+        !served.has(tool.slice(carried.length)) &&
+        (existing.has(tool) || !existing.has(doubled));
+      return [tool, keeps ? tool : doubled];
     }),
   );
 }

@@ -223,7 +223,7 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
   const report: ImportReport = { imported: [], refused: [], notes: [] };
   const existing = await existingContracts(out, folder);
 
-  const accepted = acceptedDefinitions(sources, report, prefix, options.jsonText ?? []);
+  const accepted = acceptedDefinitions(sources, report, prefix, options.jsonText ?? [], existing.byName);
   const scope = new NameScope([...existing.files].map((file) => file.slice(0, -CONTRACT_SUFFIX.length)));
   const jsonText = new Set(options.jsonText ?? []);
   // The name the model sees (and the catalog key); the server's own name is kept for the call itself.
@@ -327,14 +327,16 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
 
 /**
  * The definitions that can become contracts, in tool-name order (so a clash is always suffixed the same way), each
- * with the name the model will see (`modelName`, the server's `name` under a prefix); the others go to the report's
- * refusals, and a `--json-text` name that names no tool to its notes.
+ * with the name the model will see (`modelName`, the server's `name` under a prefix, as the project's contracts
+ * `existingNames` already call it); the others go to the report's refusals, and a `--json-text` name that names no
+ * tool to its notes.
  */
 function acceptedDefinitions(
   sources: readonly ToolSource[],
   report: ImportReport,
   prefix: string | undefined,
   jsonText: readonly string[],
+  existingNames: ReadonlyMap<string, string>,
 ): Array<{ name: string; modelName: string; definition: SchemaObject }> {
   const accepted: Array<{ name: string; definition: SchemaObject }> = [];
   const names = new Set<string>();
@@ -352,7 +354,7 @@ function acceptedDefinitions(
     accepted.push(checked);
   }
   accepted.sort((a, b) => compareText(a.name, b.name));
-  const prefixed = prefix === undefined ? undefined : prefixedNames(prefix, [...names]);
+  const prefixed = prefix === undefined ? undefined : prefixedNames(prefix, [...names], existingNames);
   const named = accepted.map((tool) => ({ ...tool, modelName: prefixed?.get(tool.name) ?? tool.name }));
   for (const name of jsonText) {
     const known = named.some((tool) => tool.name === name || tool.modelName === name);

@@ -124,6 +124,23 @@ describe("importTools with a prefix", () => {
     ]);
   });
 
+  it("keeps the doubled name of a contract an earlier import wrote, so a re-import renames no tool", async () => {
+    const out = await freshFolder();
+    await mkdir(path.join(out, "git"));
+    const earlier = { ...status, name: "git_git_log", "x-toolgate": { version: "1", mcp: { name: "git_log" } } };
+    await writeFile(path.join(out, "git", "git_log.tool.json"), `${JSON.stringify(earlier, null, 2)}\n`);
+    const report = await importTools(sources({ ...status, name: "git_log" }, { ...status, name: "git_tag" }), {
+      out,
+      prefix: "git",
+      force: true,
+    });
+    expect(report.refused).toEqual([]);
+    expect(report.imported.map(({ tool }) => tool)).toEqual(["git_git_log", "git_tag"]);
+    expect((await readdir(path.join(out, "git"))).sort()).toEqual(["git_log.tool.json", "git_tag.tool.json"]);
+    const kept = await readJson(path.join(out, "git", "git_log.tool.json"));
+    expect([kept.name, kept["x-toolgate"].mcp.name]).toEqual(["git_git_log", "git_log"]);
+  });
+
   it("exits 2 on a --prefix that is not a name", async () => {
     const run = await toolgate("import", "tools.json", "--prefix", "../x", "--out", await freshFolder());
     expect(run.code).toBe(2);
