@@ -4,10 +4,12 @@
  *   toolgate init [--schemas DIR]
  *
  * Writes `DIR/get_weather.tool.json` (a small, fully bounded example tool; only when DIR holds no contract yet) and
- * adds two scripts to the project's `package.json`: `prebuild` (`toolgate generate`) and `check:contracts`
- * (`toolgate generate --check`). Nothing else in `package.json` changes: the two entries are spliced into its text,
- * in its own indentation and line endings. An existing file is never overwritten, and a script of either name that
- * runs another command is refused (exit 1) before anything is written.
+ * adds two scripts to the project's `package.json`: one that runs `toolgate generate` and `check:contracts`
+ * (`toolgate generate --check`). The first is `prebuild` when the project has a `build` script, so every build
+ * generates first; a project without one gets `generate:contracts` instead (a `prebuild` with no `build` never runs)
+ * and is told how to hook it into whatever compiles it. Nothing else in `package.json` changes: the entries are
+ * spliced into its text, in its own indentation and line endings. An existing file is never overwritten, and a
+ * script of either name that runs another command is refused (exit 1) before anything is written.
  */
 
 import { readdir } from "node:fs/promises";
@@ -16,20 +18,37 @@ import { isDeepStrictEqual } from "node:util";
 import { lstatIfAny, MAX_CONFIG_BYTES, readBoundedText, readFailure, writeFileInside } from "../files.js";
 import { readConfig } from "./config.js";
 import { type Console, isParseArgsError, parseCommandArgs, reportUsage, UsageError } from "./console.js";
+import { TOKENIZER_NOTE, tokenizerInstalled } from "./tokenizer-check.js";
 
-/** The scripts `init` adds, in this order. */
-export const INIT_SCRIPTS: ReadonlyArray<readonly [name: string, command: string]> = [
-  ["prebuild", "toolgate generate"],
-  ["check:contracts", "toolgate generate --check"],
-];
+/** What the scripts `init` adds run: the generator, and its check that the committed output is current. */
+export const GENERATE_COMMAND = "toolgate generate";
+export const CHECK_COMMAND = "toolgate generate --check";
+
+/** The script that generates before every build, added when the project has a `build` script. */
+export const PREBUILD_SCRIPT = "prebuild";
+/** The script that generates on its own, added when the project has no `build` script for `prebuild` to precede. */
+export const GENERATE_SCRIPT = "generate:contracts";
+
+/**
+ * The scripts `init` adds to a package whose current scripts are `scripts`, in this order: `prebuild` where npm runs
+ * it (before `build`, or where it already runs the generator), else `generate:contracts`; then `check:contracts`.
+ */
+export function initScripts(scripts: Readonly<Record<string, unknown>> | undefined): Array<readonly [string, string]> {
+  const hooked = scripts?.build !== undefined || scripts?.[PREBUILD_SCRIPT] === GENERATE_COMMAND;
+  return [
+    [hooked ? PREBUILD_SCRIPT : GENERATE_SCRIPT, GENERATE_COMMAND],
+    ["check:contracts", CHECK_COMMAND],
+  ];
+}
 
 /** The example contract's file name in the contracts folder. */
 export const EXAMPLE_FILE = "get_weather.tool.json";
 
 export const INIT_HELP = `  toolgate init [--schemas DIR]
       Start a project: write a first contract, ${EXAMPLE_FILE}, into DIR (default schemas/) when it holds
-      none, and add the scripts "prebuild" (toolgate generate) and "check:contracts" (toolgate generate --check)
-      to package.json. Never overwrites a file; exit 1 when a script of that name runs another command.`;
+      none, and add to package.json "prebuild" (toolgate generate; "generate:contracts" when there is no
+      "build" script) and "check:contracts" (toolgate generate --check). Never overwrites a file; exit 1 when
+      a script of that name runs another command.`;
 
 /** A project `init` will not change: what is wrong, in one line. Nothing has been written. */
 export class InitError extends Error {
@@ -88,6 +107,7 @@ export async function runInit(argv: readonly string[], io: Console, cwd: string 
     }
     if (plan.packageText !== undefined) await writeFileInside(cwd, "package.json", plan.packageText);
     for (const line of plan.report) io.out(line);
+    if (!tokenizerInstalled(cwd)) io.out(TOKENIZER_NOTE);
     io.out("Next: npx toolgate generate");
     return 0;
   } catch (error) {
@@ -124,12 +144,19 @@ async function planInit(cwd: string, schemas: string): Promise<InitPlan> {
   } catch (error) {
     throw new InitError(`cannot read package.json in ${cwd} (${readFailure(error)}): run \`npm init\` first`);
   }
-  const packageText = withScripts(text, INIT_SCRIPTS);
-  for (const [name, command] of INIT_SCRIPTS) {
+  const scripts = initScripts(currentScripts(text));
+  const packageText = withScripts(text, scripts);
+  for (const [name, command] of scripts) {
     report.push(
       packageText.added.includes(name)
         ? `package.json: added the script "${name}": ${command}`
         : `package.json: the script "${name}" already runs ${command}`,
+    );
+  }
+  if (scripts[0]?.[0] === GENERATE_SCRIPT) {
+    report.push(
+      `package.json has no "build" script for a "prebuild" to run before: run \`npm run ${GENERATE_SCRIPT}\` ` +
+        `before compiling, or start your build with it ("build": "npm run ${GENERATE_SCRIPT} && tsc")`,
     );
   }
 
@@ -147,6 +174,16 @@ async function planInit(cwd: string, schemas: string): Promise<InitPlan> {
     report.push(`${where(contract)}: a first contract (a small, fully bounded example tool)`);
   }
   return { contract, packageText: packageText.added.length > 0 ? packageText.text : undefined, report };
+}
+
+/** The `scripts` of a package.json's text, when it parses to an object that has them; {@link withScripts} judges the rest. */
+function currentScripts(text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text);
+    return isPlainObject(parsed) && isPlainObject(parsed.scripts) ? parsed.scripts : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function contractsIn(folder: string): Promise<string[]> {

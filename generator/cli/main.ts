@@ -49,8 +49,8 @@ Usage:
       with --force, which keeps its x-toolgate block. Exit 1 when any tool was refused.
       --stdio: leading NAME=value words set the server's environment; --cwd is its working directory; when
       it fails, the last lines of its stderr are shown. --prefix NAME: the tools go to DIR/NAME/, named
-      NAME_<tool> (the server's own name kept in x-toolgate.mcp.name), so two servers' tools of the same
-      name live in one project.
+      NAME_<tool> (a name that already starts with NAME_ is kept; the server's own name is kept in
+      x-toolgate.mcp.name), so two servers' tools of the same name live in one project.
 ${DIFF_HELP}
 ${INIT_HELP}
 ${REPORT_HELP}

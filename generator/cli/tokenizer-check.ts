@@ -26,6 +26,20 @@ function tokenizerMissing(projectDir: string): boolean {
   return runtime !== undefined && resolveFrom(runtime, "gpt-tokenizer") === undefined;
 }
 
+/**
+ * Whether `gpt-tokenizer` resolves where the runtime will load it: from the installed runtime, or, before the
+ * runtime is installed, from the project.
+ */
+export function tokenizerInstalled(projectDir: string): boolean {
+  const manifest = path.join(projectDir, "package.json");
+  return resolveFrom(resolveFrom(manifest, "@toolgate/runtime") ?? manifest, "gpt-tokenizer") !== undefined;
+}
+
+/** What `init` says when the project cannot count tokens yet, which contracts `import` writes all do. */
+export const TOKENIZER_NOTE =
+  "Contracts that count their budget in tokens (the default, and every contract `toolgate import` writes) need " +
+  "gpt-tokenizer: `npm install gpt-tokenizer` (the example contract counts bytes and does not)";
+
 /** The warning to print when some tools count tokens and `gpt-tokenizer` is not installed in `projectDir`. */
 export function tokenizerWarning(tools: readonly ToolSummary[], projectDir: string): string | undefined {
   const counting = tools

@@ -33,17 +33,50 @@ export function prefixedName(prefix: string, tool: string): string {
   return `${prefix}_${tool}`;
 }
 
+/**
+ * The model-facing name of each of a server's tools under a prefix, by the server's name. A name that already starts
+ * with the prefix and `_` keeps it (a git server's `git_log` under `--prefix git` stays `git_log`, not
+ * `git_git_log`), unless the server also lists the tool that prefixing would name so (`log` beside `git_log`): then
+ * both are prefixed, so no two tools share a name. The names are distinct whenever the server's are. A tool the
+ * project already has a contract for under the doubled name (`existing`, the names of its contracts), and none under
+ * its own, keeps the doubled one: a re-import never renames a tool the project's code and model prompts know.
+ */
+export function prefixedNames(
+  prefix: string,
+  tools: readonly string[],
+  existing: { has(name: string): boolean } = new Set(),
+): Map<string, string> {
+  const served = new Set(tools);
+  const carried = `${prefix}_`;
+  return new Map(
+    tools.map((tool) => {
+      const doubled = prefixedName(prefix, tool);
+      const keeps =
+        tool.startsWith(carried) &&
+        !served.has(tool.slice(carried.length)) &&
+        (existing.has(tool) || !existing.has(doubled));
+      return [tool, keeps ? tool : doubled];
+    }),
+  );
+}
+
 /** The `x-toolgate` block an imported contract starts with. */
 export function defaultSettings(receiveBytes: number | undefined): SchemaObject {
   return receiveBytes === undefined ? { version: "1" } : { version: "1", receive: { maxBytes: receiveBytes } };
 }
 
 /**
- * The block with `mcp.name` set to the server's name when the contract's name is not the server's (a prefixed
- * import): import owns that one key, and keeps every other key of the block as it is. Pure.
+ * The block with `mcp.name` set to the server's name in a prefixed import (even where the prefixed name is the
+ * server's own, so a kept block's older `mcp.name` never sends the call to another tool), and in any import whose
+ * contract name is not the server's: import owns that one key, and keeps every other key of the block as it is. Pure.
  */
-export function withServerName(settings: SchemaObject, name: string, serverName: string): SchemaObject {
-  if (name === serverName) return settings;
+export function withServerName(
+  settings: SchemaObject,
+  name: string,
+  serverName: string,
+  prefixed = name !== serverName,
+): SchemaObject {
+  if (!prefixed && name === serverName) return settings;
   const mcp = isSchemaObject(settings.mcp) ? ownCopy(settings.mcp) : {};
   mcp.name = serverName;
   const out = ownCopy(settings);

@@ -11,8 +11,9 @@
  * - One contract per tool, `<folder-safe name>.tool.json`, 2-space JSON. With `--prefix NAME` the tools of one server
  *   live under a name of their own, so two servers that both have a `read_file` live in one project: the contract
  *   is `<out>/NAME/<tool>.tool.json`, its `name` (the model-facing name, the catalog key, the generated folder) is
- *   `NAME_<tool>`, and `x-toolgate.mcp.name` keeps the name the server knows, which the generated adapter exposes
- *   as `spec.mcp.name` for the call itself. Top-level keys in a fixed order (name,
+ *   `NAME_<tool>` (a tool already named `NAME_…` keeps its name rather than doubling the prefix, unless that would
+ *   clash with another of the server's tools), and `x-toolgate.mcp.name` keeps the name the server knows, which the
+ *   generated adapter exposes as `spec.mcp.name` for the call itself. Top-level keys in a fixed order (name,
  *   title, description, inputSchema, outputSchema, annotations, execution, icons, _meta, any other key sorted,
  *   `x-toolgate` last); the schemas are kept exactly as the server wrote them, so the contract's output schema
  *   hashes the same as the one the server advertises (the SDK validator provider looks validators up by it).
@@ -64,7 +65,7 @@ import {
   hasCeiling,
   MAX_NAME_LENGTH,
   PREFIX_SHAPE,
-  prefixedName,
+  prefixedNames,
   settingsOf,
   withServerName,
 } from "./contract-file.js";
@@ -222,12 +223,11 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
   const report: ImportReport = { imported: [], refused: [], notes: [] };
   const existing = await existingContracts(out, folder);
 
-  const accepted = acceptedDefinitions(sources, report, prefix, options.jsonText ?? []);
+  const accepted = acceptedDefinitions(sources, report, prefix, options.jsonText ?? [], existing.byName);
   const scope = new NameScope([...existing.files].map((file) => file.slice(0, -CONTRACT_SUFFIX.length)));
   const jsonText = new Set(options.jsonText ?? []);
-  for (const { name: serverName, definition: served } of accepted) {
-    // The name the model sees (and the catalog key); the server's own name is kept for the call itself.
-    const name = prefix === undefined ? serverName : prefixedName(prefix, serverName);
+  // The name the model sees (and the catalog key); the server's own name is kept for the call itself.
+  for (const { name: serverName, modelName: name, definition: served } of accepted) {
     if (name.length > MAX_NAME_LENGTH) {
       report.refused.push({
         tool: name,
@@ -274,7 +274,7 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
     const defaultCeiling =
       schemaProblems.maxBytes === null && previousSettings === undefined ? DEFAULT_RECEIVE_BYTES : undefined;
     const fresh = importedSettings(defaultCeiling, kind, schemaProblems.bundled);
-    const settings = withServerName(previousSettings ?? fresh, name, serverName);
+    const settings = withServerName(previousSettings ?? fresh, name, serverName, prefix !== undefined);
     if (previousSettings === undefined) {
       const note = kindNote(kind, defaultCeiling);
       if (note !== undefined) notes.push(note);
@@ -326,15 +326,18 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
 }
 
 /**
- * The definitions that can become contracts, in tool-name order (so a clash is always suffixed the same way); the
- * others go to the report's refusals, and a `--json-text` name that names no tool to its notes.
+ * The definitions that can become contracts, in tool-name order (so a clash is always suffixed the same way), each
+ * with the name the model will see (`modelName`, the server's `name` under a prefix, as the project's contracts
+ * `existingNames` already call it); the others go to the report's refusals, and a `--json-text` name that names no
+ * tool to its notes.
  */
 function acceptedDefinitions(
   sources: readonly ToolSource[],
   report: ImportReport,
   prefix: string | undefined,
   jsonText: readonly string[],
-): Array<{ name: string; definition: SchemaObject }> {
+  existingNames: ReadonlyMap<string, string>,
+): Array<{ name: string; modelName: string; definition: SchemaObject }> {
   const accepted: Array<{ name: string; definition: SchemaObject }> = [];
   const names = new Set<string>();
   for (const source of sources) {
@@ -351,13 +354,13 @@ function acceptedDefinitions(
     accepted.push(checked);
   }
   accepted.sort((a, b) => compareText(a.name, b.name));
+  const prefixed = prefix === undefined ? undefined : prefixedNames(prefix, [...names], existingNames);
+  const named = accepted.map((tool) => ({ ...tool, modelName: prefixed?.get(tool.name) ?? tool.name }));
   for (const name of jsonText) {
-    const known = accepted.some(
-      ({ name: tool }) => tool === name || (prefix !== undefined && prefixedName(prefix, tool) === name),
-    );
+    const known = named.some((tool) => tool.name === name || tool.modelName === name);
     if (!known) report.notes.push(`--json-text ${boundedText(name, 128)}: the input has no tool of that name`);
   }
-  return accepted;
+  return named;
 }
 
 /** How `import` words a shape problem where its reader needs other advice than a contract file's author. */

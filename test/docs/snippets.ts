@@ -64,27 +64,29 @@ export function readSnippets(root: string, files: readonly string[]): Snippet[] 
   return files.flatMap((file) => extractSnippets(file, readFileSync(path.join(root, file), "utf8")));
 }
 
-/** The program path of a snippet: a module at the root, named after its file and line. */
-function snippetPath(root: string, snippet: Snippet): string {
-  return path.join(root, `${snippet.file.replaceAll("/", "-")}.L${snippet.line}.snippet.ts`);
+/** The program path of a snippet: a module in `folder`, named after its file and line. */
+function snippetPath(folder: string, snippet: Snippet): string {
+  return path.join(folder, `${snippet.file.replaceAll("/", "-")}.L${snippet.line}.snippet.ts`);
 }
 
 /**
  * Type-checks every snippet in one program, beside `prelude` (a script: its declarations are global, as the user's
- * own code would provide them). Diagnostics in a snippet are placed at their line in the Markdown file; any other
- * file's (the prelude, the generated code the snippets import) keep their own path.
+ * own code would provide them). Each snippet is a module in the folder `folderOf` gives it (by default `root`), so
+ * its `./generated/index.js` is that folder's. Diagnostics in a snippet are placed at their line in the Markdown
+ * file; any other file's (the prelude, the generated code the snippets import) keep their path from `root`.
  */
 export function checkSnippets(
   root: string,
   snippets: readonly Snippet[],
   prelude: string,
   options: ts.CompilerOptions = USER_OPTIONS,
+  folderOf: (snippet: Snippet) => string = () => root,
 ): SnippetFinding[] {
   const project = new Project({ compilerOptions: options, skipAddingFilesFromTsConfig: true });
   const placed = new Map<string, Snippet>();
   project.createSourceFile(path.join(root, "readme-prelude.snippet.ts"), prelude, { overwrite: true });
   for (const snippet of snippets) {
-    const file = snippetPath(root, snippet);
+    const file = snippetPath(folderOf(snippet), snippet);
     placed.set(path.resolve(file), snippet);
     project.createSourceFile(file, snippet.code, { overwrite: true });
   }

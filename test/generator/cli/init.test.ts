@@ -33,14 +33,16 @@ const read = (dir: string, file: string) => readFile(path.join(dir, file), "utf8
 
 describe("toolgate init", () => {
   it("writes a first contract that generates fully bounded, and adds both scripts", async () => {
-    const original = '{\n    "name": "shop",\n    "version": "1.0.0",\n    "type": "module"\n}\n';
+    const original =
+      '{\n    "name": "shop",\n    "version": "1.0.0",\n    "type": "module",\n    "scripts": {\n        "build": "tsc"\n    }\n}\n';
     const dir = await project(original);
     const result = await init(dir);
     expect(result.code, result.err).toBe(0);
     expect(await read(dir, "package.json")).toBe(
-      '{\n    "name": "shop",\n    "version": "1.0.0",\n    "type": "module",\n    "scripts": {\n' +
+      '{\n    "name": "shop",\n    "version": "1.0.0",\n    "type": "module",\n    "scripts": {\n        "build": "tsc",\n' +
         '        "prebuild": "toolgate generate",\n        "check:contracts": "toolgate generate --check"\n    }\n}\n',
     );
+    expect(result.out).not.toContain("generate:contracts");
     expect(await readdir(path.join(dir, "schemas"))).toEqual([EXAMPLE_FILE]);
     expect(result.out).toContain(`schemas/${EXAMPLE_FILE}`);
 
@@ -69,8 +71,53 @@ describe("toolgate init", () => {
     expect(result.out).toContain('the script "prebuild" already runs toolgate generate');
   });
 
+  it("adds generate:contracts to a project with no build script, for which a prebuild would never run", async () => {
+    const original = '{\n  "name": "shop",\n  "scripts": {\n    "prebuild": "tsc -b",\n    "start": "node ."\n  }\n}\n';
+    const dir = await project(original);
+    const result = await init(dir);
+    expect(result.code, result.err).toBe(0);
+    expect(JSON.parse(await read(dir, "package.json")).scripts).toEqual({
+      prebuild: "tsc -b",
+      start: "node .",
+      "generate:contracts": "toolgate generate",
+      "check:contracts": "toolgate generate --check",
+    });
+    expect(result.out).toContain('package.json: added the script "generate:contracts": toolgate generate');
+    expect(result.out).toContain(
+      'package.json has no "build" script for a "prebuild" to run before: run `npm run generate:contracts` before ' +
+        'compiling, or start your build with it ("build": "npm run generate:contracts && tsc")',
+    );
+    expect(await readdir(path.join(dir, "schemas"))).toEqual([EXAMPLE_FILE]);
+
+    // Once the project has a build, init hooks the generator into it as well.
+    const withBuild = JSON.parse(await read(dir, "package.json"));
+    withBuild.scripts = { build: "tsc", ...withBuild.scripts, prebuild: undefined };
+    await writeFile(path.join(dir, "package.json"), `${JSON.stringify(withBuild, null, 2)}\n`);
+    const again = await init(dir);
+    expect(again.code, again.err).toBe(0);
+    expect(JSON.parse(await read(dir, "package.json")).scripts.prebuild).toBe("toolgate generate");
+    expect(again.out).not.toContain('no "build" script');
+  });
+
+  it("tells a project that cannot count tokens yet to install gpt-tokenizer, and one that can nothing", async () => {
+    const bare = await project('{"name":"shop","scripts":{"build":"tsc"}}');
+    const told = await init(bare);
+    expect(told.code, told.err).toBe(0);
+    expect(told.out).toContain("need gpt-tokenizer: `npm install gpt-tokenizer`");
+
+    const equipped = await project('{"name":"shop","scripts":{"build":"tsc"}}');
+    const tokenizer = path.join(equipped, "node_modules", "gpt-tokenizer");
+    await mkdir(tokenizer, { recursive: true });
+    await writeFile(path.join(tokenizer, "package.json"), '{"name":"gpt-tokenizer","main":"index.js"}');
+    await writeFile(path.join(tokenizer, "index.js"), "");
+    const quiet = await init(equipped);
+    expect(quiet.code, quiet.err).toBe(0);
+    expect(quiet.out).not.toContain("gpt-tokenizer");
+    expect(quiet.out).toContain("Next: npx toolgate generate");
+  });
+
   it("refuses a script of the same name that runs another command, and writes nothing", async () => {
-    const original = '{ "name": "shop", "scripts": { "prebuild": "tsc -b" } }\n';
+    const original = '{ "name": "shop", "scripts": { "build": "tsc", "prebuild": "tsc -b" } }\n';
     const dir = await project(original);
     const result = await init(dir);
     expect(result.code).toBe(1);

@@ -90,6 +90,57 @@ describe("importTools with a prefix", () => {
     expect(await readdir(path.join(out, "server01"))).toEqual(["get_status.tool.json"]);
   });
 
+  it("does not double a prefix the server's names already carry, unless that would give two tools one name", async () => {
+    const out = await freshFolder();
+    const named = (name: string) => ({ ...status, name });
+    const report = await importTools(sources(named("git_status"), named("log"), named("git_log")), {
+      out,
+      prefix: "git",
+    });
+    expect(report.refused).toEqual([]);
+    // `log` is called git_log under the prefix, so the server's own git_log keeps the prefix twice.
+    expect(report.imported.map(({ tool }) => tool)).toEqual(["git_git_log", "git_status", "git_log"]);
+    expect((await readdir(path.join(out, "git"))).sort()).toEqual([
+      "git_log.tool.json",
+      "git_status.tool.json",
+      "log.tool.json",
+    ]);
+    const mcpNames = async (file: string) => {
+      const contract = await readJson(path.join(out, "git", file));
+      return [contract.name, contract["x-toolgate"].mcp.name];
+    };
+    expect(await mcpNames("git_status.tool.json")).toEqual(["git_status", "git_status"]);
+    expect(await mcpNames("log.tool.json")).toEqual(["git_log", "log"]);
+    expect(await mcpNames("git_log.tool.json")).toEqual(["git_git_log", "git_log"]);
+
+    // --json-text knows a tool by the name it was given, and no tool by the doubled name it was not.
+    const again = await importTools(sources(named("git_status"), named("log")), {
+      out,
+      prefix: "git",
+      jsonText: ["git_log", "git_git_status"],
+    });
+    expect(again.notes.filter((note) => note.startsWith("--json-text"))).toEqual([
+      "--json-text git_git_status: the input has no tool of that name",
+    ]);
+  });
+
+  it("keeps the doubled name of a contract an earlier import wrote, so a re-import renames no tool", async () => {
+    const out = await freshFolder();
+    await mkdir(path.join(out, "git"));
+    const earlier = { ...status, name: "git_git_log", "x-toolgate": { version: "1", mcp: { name: "git_log" } } };
+    await writeFile(path.join(out, "git", "git_log.tool.json"), `${JSON.stringify(earlier, null, 2)}\n`);
+    const report = await importTools(sources({ ...status, name: "git_log" }, { ...status, name: "git_tag" }), {
+      out,
+      prefix: "git",
+      force: true,
+    });
+    expect(report.refused).toEqual([]);
+    expect(report.imported.map(({ tool }) => tool)).toEqual(["git_git_log", "git_tag"]);
+    expect((await readdir(path.join(out, "git"))).sort()).toEqual(["git_log.tool.json", "git_tag.tool.json"]);
+    const kept = await readJson(path.join(out, "git", "git_log.tool.json"));
+    expect([kept.name, kept["x-toolgate"].mcp.name]).toEqual(["git_git_log", "git_log"]);
+  });
+
   it("exits 2 on a --prefix that is not a name", async () => {
     const run = await toolgate("import", "tools.json", "--prefix", "../x", "--out", await freshFolder());
     expect(run.code).toBe(2);
@@ -192,6 +243,68 @@ describe("two filesystem servers in one project", () => {
       const outcome = await notes?.admit(raw);
       expect(outcome?.ok).toBe(true);
       expect(outcome?.ok && outcome.data.content).toBe("bound every field\n");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("a server whose tools already carry the prefix", () => {
+  const gitServer = path.join(repo, "test/fixtures/mcp-servers/git-named-server.mjs");
+
+  it("imports git_log under --prefix git as git_log, generates it, and calls the server by the name it knows", async () => {
+    const dir = await freshFolder();
+    const schemas = path.join(dir, "schemas");
+    const run = await toolgate("import", "--stdio", node(gitServer), "--prefix", "git", "--out", schemas);
+    expect(run.err).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/3 written, 0 replaced, 0 unchanged, 0 refused\./);
+    const contracts = await Promise.all(
+      ["blame", "git_log", "git_status"].map((file) => readJson(path.join(schemas, "git", `${file}.tool.json`))),
+    );
+    expect(contracts.map((contract) => [contract.name, contract["x-toolgate"].mcp.name])).toEqual([
+      ["git_blame", "blame"],
+      ["git_log", "git_log"],
+      ["git_status", "git_status"],
+    ]);
+
+    const result = await generate({ schemas, projectRoot: repo });
+    if (!result.ok) throw new Error(result.errors.map(String).join("; "));
+    expect(result.tools.map((tool) => tool.tool).sort()).toEqual(["git_blame", "git_log", "git_status"]);
+    const modules = path.join(dir, "modules");
+    for (const [file, text] of result.files) {
+      await mkdir(path.dirname(path.join(modules, file)), { recursive: true });
+      await writeFile(
+        path.join(modules, file),
+        text.replace(/from "@toolgate\/runtime(\/validators|\/formats)?"/g, (_, entry: string | undefined) =>
+          entry === undefined ? `from ${runtimeSource("index")}` : `from ${runtimeSource(entry.slice(1))}`,
+        ),
+      );
+    }
+    const { catalog } = (await import(pathToFileURL(path.join(modules, "index.ts")).href)) as {
+      catalog: Record<string, { adapter: ToolAdapter<{ calledAs: string }, unknown, unknown> }>;
+    };
+    const { toModelContent } = await import("../../../runtime/index.js");
+
+    // Each name the model sees is called by the server's own name, and the result reaches the model whole.
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(new StdioClientTransport({ command: "node", args: [gitServer], stderr: "ignore" }));
+    try {
+      for (const [name, served, args] of [
+        ["git_log", "git_log", { maxCount: 2 }],
+        ["git_status", "git_status", {}],
+        ["git_blame", "blame", { path: "README.md" }],
+      ] as const) {
+        const tool = catalog[name]?.adapter;
+        expect(tool, name).toBeDefined();
+        const raw = await client.callTool({ name: tool?.spec.mcp.name ?? name, arguments: args });
+        const outcome = await tool?.admit(raw);
+        expect(outcome?.ok, name).toBe(true);
+        if (!outcome?.ok) continue;
+        expect(outcome.complete).toBe(true);
+        expect(outcome.data.calledAs).toBe(served);
+        if (name === "git_log") expect(toModelContent(outcome)).toContain("Bound every field");
+      }
     } finally {
       await client.close();
     }
