@@ -52,6 +52,55 @@ describe("one front door for contracts", () => {
     expect(imported.refused).toEqual([{ tool: "t", reason: `#${errors[0]?.pointer}: ${errors[0]?.message}` }]);
   });
 
+  it.each([
+    [
+      "an input pattern that backtracks with nothing bounding it",
+      {
+        ...tool("t", BOUNDED),
+        inputSchema: { type: "object", properties: { q: { type: "string", pattern: "x+x+y" } } },
+      },
+      "/inputSchema/properties/q/pattern",
+    ],
+    [
+      "an exponential output pattern, bounded or not",
+      tool("t", { type: "string", maxLength: 16, pattern: "^(a|a)*b$" }),
+      "/outputSchema/pattern",
+    ],
+    [
+      "a schema the validator stage refuses (a property named __proto__)",
+      JSON.parse(
+        '{"name":"t","outputSchema":{"type":"object","properties":{"__proto__":{"type":"string","maxLength":3}}},"x-toolgate":{"receive":{"maxBytes":4096}}}',
+      ),
+      "/outputSchema",
+    ],
+  ])(
+    "import refuses what generate refuses past the front door, with the same message: %s",
+    async (_name, definition, at) => {
+      await contracts({ "t.tool.json": definition });
+      const generated = await generate({ schemas: SCHEMAS });
+      const imported = await importTools([{ definition, origin: "x" }], { out: path.join(WORK, "imported") });
+      expect(generated.ok).toBe(false);
+      const errors = generated.ok ? [] : generated.errors;
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors[0]?.pointer.startsWith(at)).toBe(true);
+      expect(imported.refused).toEqual([
+        { tool: "t", reason: errors.map((e) => `#${e.pointer}: ${e.message}`).join("; ") },
+      ]);
+      expect(imported.imported).toEqual([]);
+    },
+  );
+
+  it("import writes, and generate accepts, a bounded polynomial pattern (positive control)", async () => {
+    const label = { type: "string", maxLength: 63, pattern: "^[a-z0-9]+(?:[a-z0-9-]*[a-z0-9])?$" };
+    const definition = { ...tool("t", BOUNDED), inputSchema: { type: "object", properties: { name: label } } };
+    const out = path.join(WORK, "imported");
+    const imported = await importTools([{ definition, origin: "x" }], { out });
+    expect(imported.refused).toEqual([]);
+    expect(imported.imported.map((entry) => entry.status)).toEqual(["written"]);
+    const generated = await generate({ schemas: out });
+    expect(generated.ok ? [] : generated.errors.map(String)).toEqual([]);
+  });
+
   it("keeps every file, its errors, and the earlier file of a duplicate tool", async () => {
     await contracts({ "a.tool.json": tool("same", BOUNDED), "b.tool.json": tool("same", BOUNDED), "c.tool.json": [] });
     const loaded = await loadContracts(SCHEMAS, [process.cwd()]);

@@ -157,7 +157,7 @@ describe("importTools", () => {
   it("gives hostile and clashing names safe, distinct file names, and keeps a __proto__ key a key", async () => {
     const out = await freshFolder();
     const hostile = JSON.parse(
-      `{"name":"../../etc/passwd","outputSchema":{"type":"object","properties":{"__proto__":{"type":"boolean"}},"additionalProperties":false},"__proto__":{"polluted":true}}`,
+      `{"name":"../../etc/passwd","outputSchema":{"type":"object","properties":{"constructor":{"type":"boolean"}},"additionalProperties":false},"__proto__":{"polluted":true}}`,
     );
     const report = await importTools(sources(hostile, { ...weather, name: "get-weather" }, weather), { out });
     expect(report.refused).toEqual([]);
@@ -168,8 +168,22 @@ describe("importTools", () => {
     ]);
     const written = JSON.parse(await readFile(path.join(out, "etc_passwd.tool.json"), "utf8"));
     expect(Object.hasOwn(written, "__proto__")).toBe(true);
-    expect(Object.hasOwn(written.outputSchema.properties, "__proto__")).toBe(true);
+    expect(Object.hasOwn(written.outputSchema.properties, "constructor")).toBe(true);
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+
+    // A property named __proto__ is one the generated validator could not check, so generate refuses it: import
+    // refuses it too, with generate's words, instead of writing a contract that fails later.
+    const proto = JSON.parse(
+      `{"name":"proto","outputSchema":{"type":"object","properties":{"__proto__":{"type":"boolean"}},"additionalProperties":false}}`,
+    );
+    const refused = await importTools(sources(proto), { out });
+    expect(refused.refused).toEqual([
+      {
+        tool: "proto",
+        reason:
+          '#/outputSchema/properties/__proto__: refused: "properties" names the property "__proto__", which Ajv ignores: the validator would accept any value for it',
+      },
+    ]);
   });
 
   it("never replaces a contract silently; --force keeps the user's x-toolgate block", async () => {

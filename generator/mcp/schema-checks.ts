@@ -1,0 +1,92 @@
+/**
+ * What `import` asks of a definition's schemas before it writes a contract: every check `generate` makes of them
+ * before it emits code, with the same pointer and message, so that no contract import writes fails later.
+ *
+ * - the front stages (`contract/index.ts`: dialect, dialect misuse, references), then the kept `x-toolgate.refine`;
+ * - the safety stage (`checks/safety.ts`: patterns that backtrack, sizes past the limits, unknown asserted formats);
+ * - the validator stage's refusals (`validator/index.ts`: what Ajv would validate wrongly, recursion that costs
+ *   exponential time, a schema Ajv cannot compile), worded as `emit` words them;
+ *
+ * and the bounds check's findings and derived size bound for the output schema.
+ */
+import { checkBounds, type Finding } from "../checks/index.js";
+import { checkSchemaSafety } from "../checks/safety.js";
+import { ContractError, collectContractErrors } from "../contract/errors.js";
+import { prepareSchema } from "../contract/index.js";
+import { displayPath } from "../contract/load.js";
+import { refineSchema, refines } from "../contract/refine.js";
+import { isSchemaObject } from "../schema/guards.js";
+import type { JsonSchema, ResolvedSchema, SchemaObject } from "../schema/shapes.js";
+import { compileValidators, type ValidatorRequest } from "../validator/index.js";
+
+/** The output schema's bounds, or every reason the definition cannot become a contract. */
+export type SchemaChecks =
+  | { findings: Finding[]; maxBytes: number | null; bundled?: JsonSchema }
+  | { reasons: string[] };
+
+/**
+ * Every check `generate` makes of a definition's schemas, as import reports it (`#pointer: message`), or the
+ * output schema's bounds.
+ * @param file where the contract will be written (absolute); references resolve from it
+ * @param kept the `x-toolgate` block a re-import keeps, whose `refine` and `formats` generate will apply
+ */
+export async function checkSchemas(
+  definition: SchemaObject,
+  file: string,
+  projectRoot: string,
+  contractsFolder: string,
+  kept: SchemaObject | undefined,
+): Promise<SchemaChecks> {
+  const shown = displayPath(file);
+  const errors: ContractError[] = [];
+  const formats = kept?.formats === "assert" ? "assert" : "annotate";
+  const options = { projectRoot, remotes: [], roots: [contractsFolder] };
+  const resolved: { outputSchema?: ResolvedSchema; inputSchema?: ResolvedSchema } = {};
+  for (const key of ["outputSchema", "inputSchema"] as const) {
+    const schema = definition[key] as JsonSchema | undefined;
+    if (schema === undefined) continue;
+    try {
+      resolved[key] = await prepareSchema(schema, shown, file, `/${key}`, options);
+    } catch (error) {
+      collectContractErrors(errors, error);
+    }
+  }
+  let result = resolved.outputSchema;
+  const refine = kept?.refine;
+  if (result !== undefined && isSchemaObject(refine) && refines(refine)) {
+    try {
+      result = refineSchema(result, refine as Record<string, Record<string, unknown>>, { file: shown, formats });
+    } catch (error) {
+      collectContractErrors(errors, error);
+    }
+  }
+  if (errors.length === 0) {
+    const schemas = [result, resolved.inputSchema].filter((schema) => schema !== undefined);
+    errors.push(...(await checkSchemaSafety({ file: shown, schemas, formats })));
+  }
+  if (errors.length === 0) errors.push(...validatorRefusals(shown, result, resolved, formats));
+  if (errors.length > 0) return { reasons: errors.map((e) => `#${e.pointer}: ${e.message}`) };
+  // A tool without an output schema (a text result) has nothing to bound: its ceiling is declared.
+  if (result === undefined) return { findings: [], maxBytes: null };
+  return { ...checkBounds(result.bundled, { dialect: result.dialect }), bundled: result.bundled };
+}
+
+/** What the validator stage refuses in the validators `generate` compiles, as `emit` reports it. */
+function validatorRefusals(
+  file: string,
+  result: ResolvedSchema | undefined,
+  written: { outputSchema?: ResolvedSchema; inputSchema?: ResolvedSchema },
+  formats: "annotate" | "assert",
+): ContractError[] {
+  const requests: ValidatorRequest[] = [];
+  if (result !== undefined) requests.push({ exportName: "validateResult", schema: result, formats });
+  if (written.outputSchema !== undefined && written.outputSchema !== result) {
+    requests.push({ exportName: "validateAdvertised", schema: written.outputSchema, formats });
+  }
+  if (written.inputSchema !== undefined) {
+    requests.push({ exportName: "validateInput", schema: written.inputSchema, formats });
+  }
+  const compiled = compileValidators(requests);
+  if (!("refusals" in compiled)) return [];
+  return compiled.refusals.map((refusal) => new ContractError(file, refusal.pointer, `refused: ${refusal.reason}`));
+}
