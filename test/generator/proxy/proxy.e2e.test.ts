@@ -4,7 +4,7 @@
  * a fixture server for cancellation, progress and a server that exits mid-call.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -243,6 +243,44 @@ describe("cancellation, progress and a server that exits", () => {
     expect(textOf(result)).toMatch(/<tool_result tool="crash" .*error="transport_error" retryable="true"/);
     await exited;
   }, 30_000);
+});
+
+describe("one refused contract", () => {
+  let client: Client;
+  let stderr: () => string;
+
+  beforeAll(async () => {
+    // The fixture's contracts, one of them given an input pattern the safety check refuses (polynomial, unbounded).
+    const schemas = path.join(work, "one-refused");
+    await cp(path.join(REPO, "test", "fixtures", "mcp-servers", "proxy-contracts"), schemas, { recursive: true });
+    const file = path.join(schemas, "wait.tool.json");
+    const wait = JSON.parse(await readFile(file, "utf8"));
+    wait.inputSchema.properties.label = { type: "string", pattern: "^[a-z0-9]+(?:[a-z0-9-]*[a-z0-9])?$" };
+    await writeFile(file, JSON.stringify(wait));
+    // With --allow-ungated too: a refused contract is no permission to pass the tool through ungated.
+    ({ client, stderr } = await host(["--schemas", schemas, "--allow-ungated"], [process.execPath, FIXTURE]));
+  }, 120_000);
+  afterAll(() => client?.close());
+
+  it("names the refused contract on stderr, with its file, pointer and reason", () => {
+    expect(stderr()).toMatch(
+      /toolgate proxy: .*wait\.tool\.json#\/inputSchema\/properties\/label\/pattern: the pattern/,
+    );
+    expect(stderr()).toContain('toolgate proxy: not serving "wait": the contract is refused');
+  });
+
+  it("serves every other tool, and neither lists nor calls the refused one", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["cancelled", "crash", "progress"]);
+    expect(stderr()).toContain('hiding "wait": its contract is refused');
+    const refused = await client.callTool({ name: "wait", arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/<tool_result tool="wait" .*error="no_contract"/);
+    // Positive control: the others answer whole, gated.
+    const result = await client.callTool({ name: "progress", arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ steps: 3 });
+  });
 });
 
 describe("through the MCP Inspector's command-line client", () => {
