@@ -283,6 +283,46 @@ describe("one refused contract", () => {
   });
 });
 
+describe("turns across proxy processes", () => {
+  it("two proxies appending to one events file: the report counts every call's turn once", async () => {
+    const schemas = path.join(REPO, "test", "fixtures", "mcp-servers", "proxy-contracts");
+    const events = path.join(work, "turns", "events.jsonl");
+    await mkdir(path.dirname(events), { recursive: true });
+    // Two host sessions, each its own proxy process, one after the other and side by side: every call is a turn.
+    const first = await host(["--schemas", schemas, "--events", events], [process.execPath, FIXTURE]);
+    const second = await host(["--schemas", schemas, "--events", events], [process.execPath, FIXTURE]);
+    for (const { client } of [first, second, first]) {
+      const result = await client.callTool({ name: "progress", arguments: {} });
+      expect(result.structuredContent).toEqual({ steps: 3 });
+    }
+    await second.client.callTool({ name: "cancelled", arguments: {} });
+    const closed = (transport: StdioClientTransport) =>
+      new Promise<void>((resolve) => {
+        transport.onclose = () => resolve();
+      });
+    const ends = [closed(first.transport), closed(second.transport)];
+    await Promise.all([first.client.close(), second.client.close()]);
+    await Promise.all(ends);
+    // The proxies flush their events as they exit.
+    let lines: string[] = [];
+    for (let i = 0; i < 50 && lines.length < 4; i++) {
+      lines = (await readFile(events, "utf8")).trim().split("\n").filter(Boolean);
+      if (lines.length < 4) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const turns = lines.map((line) => JSON.parse(line).turn);
+    expect(new Set(turns).size).toBe(4);
+    const report = JSON.parse(
+      execFileSync(process.execPath, [BIN, "report", events, "--format", "json"], { cwd: REPO, encoding: "utf8" }),
+    );
+    expect(report.events).toBe(4);
+    expect(report.all.turns).toBe(4);
+    const byTool = Object.fromEntries(
+      report.tools.map((tool: { tool: string; turns: number }) => [tool.tool, tool.turns]),
+    );
+    expect(byTool).toEqual({ cancelled: 1, progress: 3 });
+  }, 120_000);
+});
+
 describe("through the MCP Inspector's command-line client", () => {
   const INSPECTOR = require.resolve("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
 
