@@ -51,6 +51,8 @@ export interface ToolSummary {
   folder: string;
   /** Checker findings, with pointers into the contract file. */
   findings: Finding[];
+  /** How a schema was read that the user should know (pointers into the contract file); never a refusal. */
+  warnings?: Array<{ pointer: string; message: string }> | undefined;
   maxBytes: number;
   derivedMaxBytes: number | null;
   /** How the tool answers (`x-toolgate.result.kind`). */
@@ -118,6 +120,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         file: contract.file,
         folder: "",
         findings: bounds.findings.map((f) => ({ ...f, pointer: `/outputSchema${f.pointer}` })),
+        warnings: [...(result?.warnings ?? []), ...(ready.input?.warnings ?? [])],
         maxBytes: 0,
         derivedMaxBytes: bounds.maxBytes,
         kind: settings.result.kind,

@@ -9,7 +9,7 @@
  */
 
 import type { JsonSchema, ResolvedSchema } from "../schema/shapes.js";
-import { dialectMisuse, dialectOf } from "./dialect.js";
+import { dialectMisuse, readDialect } from "./dialect.js";
 import { ContractError, ContractErrors, collectContractErrors, duplicateToolError } from "./errors.js";
 import { findContracts, type LoadedContract, loadContract } from "./load.js";
 import { refineSchema, refines } from "./refine.js";
@@ -109,7 +109,8 @@ export async function prepareContract(contract: LoadedContract, options: Resolve
 }
 
 /**
- * One schema of a contract through dialect, dialect misuse and references.
+ * One schema of a contract through dialect, dialect misuse and references. A schema read in a dialect it does not
+ * declare carries the warning that says so (`warnings`).
  * @param file the contract as shown to the user; `path` its absolute path, which references are resolved from
  * @param pointer where the schema sits in the contract (`/outputSchema`, `/inputSchema`)
  */
@@ -120,10 +121,11 @@ export async function prepareSchema(
   pointer: string,
   options: ResolveOptions,
 ): Promise<ResolvedSchema> {
-  const dialect = dialectOf(schema, file, pointer);
+  const { dialect, warning } = readDialect(schema, file, pointer);
   const misuse = dialectMisuse(schema, dialect, file, pointer);
   if (misuse.length > 0) throw new ContractErrors(misuse);
-  return resolveSchema(schema, dialect, path, pointer, options);
+  const resolved = await resolveSchema(schema, dialect, path, pointer, options);
+  return warning === undefined ? resolved : { ...resolved, warnings: [warning] };
 }
 
 function rethrow(error: unknown): never {

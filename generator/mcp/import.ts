@@ -269,6 +269,7 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
       report.refused.push({ tool: name, reason: schemaProblems.reasons.join("; ") });
       continue;
     }
+    notes.push(...schemaProblems.warnings);
     if (Object.hasOwn(served, "x-toolgate")) notes.push("the server's own x-toolgate block was ignored");
     const defaultCeiling =
       schemaProblems.maxBytes === null && previousSettings === undefined ? DEFAULT_RECEIVE_BYTES : undefined;

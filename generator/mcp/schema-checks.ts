@@ -21,7 +21,7 @@ import { compileValidators, type ValidatorRequest } from "../validator/index.js"
 
 /** The output schema's bounds, or every reason the definition cannot become a contract. */
 export type SchemaChecks =
-  | { findings: Finding[]; maxBytes: number | null; bundled?: JsonSchema }
+  | { findings: Finding[]; maxBytes: number | null; bundled?: JsonSchema; warnings: string[] }
   | { reasons: string[] };
 
 /**
@@ -66,9 +66,13 @@ export async function checkSchemas(
   }
   if (errors.length === 0) errors.push(...validatorRefusals(shown, result, resolved, formats));
   if (errors.length > 0) return { reasons: errors.map((e) => `#${e.pointer}: ${e.message}`) };
+  // What generate will warn of, worded as its errors are.
+  const warnings = [result, resolved.inputSchema]
+    .flatMap((schema) => schema?.warnings ?? [])
+    .map((warning) => `#${warning.pointer}: ${warning.message}`);
   // A tool without an output schema (a text result) has nothing to bound: its ceiling is declared.
-  if (result === undefined) return { findings: [], maxBytes: null };
-  return { ...checkBounds(result.bundled, { dialect: result.dialect }), bundled: result.bundled };
+  if (result === undefined) return { findings: [], maxBytes: null, warnings };
+  return { ...checkBounds(result.bundled, { dialect: result.dialect }), bundled: result.bundled, warnings };
 }
 
 /** What the validator stage refuses in the validators `generate` compiles, as `emit` reports it. */

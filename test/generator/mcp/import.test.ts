@@ -129,7 +129,12 @@ describe("importTools", () => {
         { name: "send_mail", inputSchema: { type: "object" } },
         {
           name: "old_tuple",
-          outputSchema: { type: "object", properties: { p: { type: "array", items: [{ type: "number" }] } } },
+          // Declared 2020-12: an `items` array there checks nothing (undeclared, it is read as draft-07).
+          outputSchema: {
+            $schema: "https://json-schema.org/draft/2020-12/schema",
+            type: "object",
+            properties: { p: { type: "array", items: [{ type: "number" }] } },
+          },
         },
         { name: "future", outputSchema: { $schema: "https://json-schema.org/draft/2099-01/schema", type: "object" } },
         { name: "remote", outputSchema: { $ref: "https://schemas.example.com/result.json" } },
@@ -247,7 +252,14 @@ describe("importTools", () => {
 
 describe("toolgate import (CLI)", () => {
   it("imports a tools/list file, prints the report, and exits 1 when a tool was refused", async () => {
-    const tuple = { name: "old_tuple", outputSchema: { type: "array", items: [{ type: "number" }] } };
+    const tuple = {
+      name: "old_tuple",
+      outputSchema: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "array",
+        items: [{ type: "number" }],
+      },
+    };
     const out = await freshFolder();
     const file = path.join(out, "..", `list-${caseNumber(out)}.json`);
     await writeFile(
@@ -305,12 +317,14 @@ describe("toolgate import --stdio", () => {
     const out = await freshFolder();
     const run = await toolgate("import", "--stdio", `node ${JSON.stringify(pagedServer)}`, "--out", out);
     expect(run.out).toMatch(/toolgate-fixture-paged 2\.1\.0: 5 tools in 3 pages/);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(0);
     expect(run.out).toMatch(/written\s+\S*send_mail\.tool\.json \(send_mail\): gated as text/);
-    expect(run.err).toMatch(/refused\s+old_tuple: #\/outputSchema\/properties\/pair\/items/);
+    // Its tuple declares no $schema: read as draft-07, as the MCP SDK v1 reads it, and said so.
+    expect(run.out).toMatch(/note #\/outputSchema\/properties\/pair\/items: `items` is an array .* read as draft-07/);
     expect((await readdir(out)).sort()).toEqual([
       "get_status.tool.json",
       "get_status_2.tool.json",
+      "old_tuple.tool.json",
       "search_docs.tool.json",
       "send_mail.tool.json",
     ]);
