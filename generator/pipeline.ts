@@ -182,10 +182,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
  */
 async function prepareSafe(contract: LoadedContract, options: ResolveOptions): Promise<PreparedContract> {
   const prepared = await prepareContract(contract, options);
-  const { result, input } = prepared;
+  const { result, advertised, input } = prepared;
   const unsafe = await checkSchemaSafety({
     file: contract.file,
-    schemas: [result, input].filter((schema) => schema !== undefined),
+    // The advertised schema is compiled too (for the MCP client's validator), without the overlay's bounds.
+    schemas: [result, advertised, input].filter((schema) => schema !== undefined),
     formats: contract.settings.formats,
   });
   if (unsafe.length > 0) throw new ContractErrors(unsafe);

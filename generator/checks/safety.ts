@@ -125,9 +125,13 @@ export async function checkSchemaSafety(input: SafetyInput): Promise<ContractErr
       if (input.formats === "assert") errors.push(...unknownFormats(root.schema, root.file, root.pointer));
     }
   }
+  // Two schemas of a contract may hold the same pattern at the same place (the output schema refined and as
+  // advertised): one error for it.
+  const seen = new Set<string>();
   for (const pattern of patterns) {
     const problem = await patternProblem(pattern);
-    if (problem !== undefined) errors.push(problem);
+    if (problem !== undefined && !seen.has(String(problem))) errors.push(problem);
+    if (problem !== undefined) seen.add(String(problem));
   }
   return errors;
 }
@@ -357,6 +361,12 @@ export async function patternProblem(pattern: SchemaPattern): Promise<ContractEr
   );
 }
 
+/** How to mend a pattern in a schema the user does not own (a server's), without editing it. */
+const OVERLAY_HINT =
+  "; in a server's schema, mend it in the contract without editing the schema: x-toolgate.refineInput (input) at " +
+  'its subschema, {"maxLength": N} or {"pattern": NEW, "replaces": OLD}; x-toolgate.refine (output), ' +
+  '{"pattern": NEW, "replaces": OLD}';
+
 /** What to do about a refused pattern: the bound that would make a polynomial one acceptable, or a rewrite. */
 function patternAdvice(
   pattern: SchemaPattern,
@@ -365,7 +375,8 @@ function patternAdvice(
   steps: number | undefined,
 ): string {
   const rewrite = "remove nested or adjacent quantifiers over the same characters";
-  if (complexity === "exponential") return `${rewrite} (no length bound makes an exponential pattern safe)`;
+  if (complexity === "exponential")
+    return `${rewrite} (no length bound makes an exponential pattern safe)${OVERLAY_HINT}`;
   // The longest bound whose cost stays within the budget (floating point may land one off either way).
   let longest = Math.floor(PATTERN_STEP_BUDGET ** (1 / degree));
   while ((longest + 1) ** degree <= PATTERN_STEP_BUDGET) longest += 1;
@@ -375,7 +386,7 @@ function patternAdvice(
     steps === undefined
       ? `nothing bounds the strings it runs on`
       : `at ${bound} ${pattern.maxLength} its worst case is ${steps.toExponential(1)} steps, past the budget of ${PATTERN_STEP_BUDGET}`;
-  return `${now}: ${rewrite}, or bound it with ${bound} ${longest} or less beside it`;
+  return `${now}: ${rewrite}, or bound it with ${bound} ${longest} or less beside it${OVERLAY_HINT}`;
 }
 
 /** Every format name a validator knows: those toolgate asserts and those JSON Schema defines (refused elsewhere). */

@@ -257,7 +257,6 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
     const gated = gateDefinition(served, previous, previous === undefined ? undefined : settingsOf(previous), named);
     const { kind, definition } = gated;
     const previousSettings = gated.kept;
-    notes.push(...gated.notes);
     const schemaProblems = await checkSchemas(
       definition,
       target,
@@ -269,7 +268,7 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
       report.refused.push({ tool: name, reason: schemaProblems.reasons.join("; ") });
       continue;
     }
-    notes.push(...schemaProblems.warnings);
+    notes.push(...gated.notes, ...schemaProblems.warnings);
     if (Object.hasOwn(served, "x-toolgate")) notes.push("the server's own x-toolgate block was ignored");
     const defaultCeiling =
       schemaProblems.maxBytes === null && previousSettings === undefined ? DEFAULT_RECEIVE_BYTES : undefined;

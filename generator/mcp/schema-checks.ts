@@ -2,7 +2,8 @@
  * What `import` asks of a definition's schemas before it writes a contract: every check `generate` makes of them
  * before it emits code, with the same pointer and message, so that no contract import writes fails later.
  *
- * - the front stages (`contract/index.ts`: dialect, dialect misuse, references), then the kept `x-toolgate.refine`;
+ * - the front stages (`contract/index.ts`: dialect, dialect misuse, references), then the kept overlays
+ *   (`x-toolgate.refine`, `refineInput`);
  * - the safety stage (`checks/safety.ts`: patterns that backtrack, sizes past the limits, unknown asserted formats);
  * - the validator stage's refusals (`validator/index.ts`: what Ajv would validate wrongly, recursion that costs
  *   exponential time, a schema Ajv cannot compile), worded as `emit` words them;
@@ -14,7 +15,7 @@ import { checkSchemaSafety } from "../checks/safety.js";
 import { ContractError, collectContractErrors } from "../contract/errors.js";
 import { prepareSchema } from "../contract/index.js";
 import { displayPath } from "../contract/load.js";
-import { refineSchema, refines } from "../contract/refine.js";
+import { refineSchema, refines, replacementsOf } from "../contract/refine.js";
 import { isSchemaObject } from "../schema/guards.js";
 import type { JsonSchema, ResolvedSchema, SchemaObject } from "../schema/shapes.js";
 import { compileValidators, type ValidatorRequest } from "../validator/index.js";
@@ -51,20 +52,37 @@ export async function checkSchemas(
       collectContractErrors(errors, error);
     }
   }
-  let result = resolved.outputSchema;
-  const refine = kept?.refine;
-  if (result !== undefined && isSchemaObject(refine) && refines(refine)) {
+  // The kept overlays, as generate will merge them (refine.ts): the output's, its replacements alone for the
+  // advertised schema's validator, and the input's.
+  const overlay = (
+    schema: ResolvedSchema | undefined,
+    refine: unknown,
+    overlayName: "refine" | "refineInput",
+    only?: (refine: Record<string, Record<string, unknown>>) => Record<string, Record<string, unknown>>,
+  ): ResolvedSchema | undefined => {
+    if (schema === undefined || !isSchemaObject(refine) || !refines(refine)) return schema;
+    const keywords = refine as Record<string, Record<string, unknown>>;
     try {
-      result = refineSchema(result, refine as Record<string, Record<string, unknown>>, { file: shown, formats });
+      return refineSchema(schema, only === undefined ? keywords : only(keywords), {
+        file: shown,
+        formats,
+        overlay: overlayName,
+      });
     } catch (error) {
       collectContractErrors(errors, error);
+      return schema;
     }
-  }
+  };
+  const result = overlay(resolved.outputSchema, kept?.refine, "refine");
+  const advertised = overlay(resolved.outputSchema, kept?.refine, "refine", replacementsOf);
+  const input = overlay(resolved.inputSchema, kept?.refineInput, "refineInput");
   if (errors.length === 0) {
-    const schemas = [result, resolved.inputSchema].filter((schema) => schema !== undefined);
+    const schemas = [result, advertised === result ? undefined : advertised, input].filter(
+      (schema) => schema !== undefined,
+    );
     errors.push(...(await checkSchemaSafety({ file: shown, schemas, formats })));
   }
-  if (errors.length === 0) errors.push(...validatorRefusals(shown, result, resolved, formats));
+  if (errors.length === 0) errors.push(...validatorRefusals(shown, { result, advertised, input }, formats));
   if (errors.length > 0) return { reasons: errors.map((e) => `#${e.pointer}: ${e.message}`) };
   // What generate will warn of, worded as its errors are.
   const warnings = [result, resolved.inputSchema]
@@ -78,18 +96,20 @@ export async function checkSchemas(
 /** What the validator stage refuses in the validators `generate` compiles, as `emit` reports it. */
 function validatorRefusals(
   file: string,
-  result: ResolvedSchema | undefined,
-  written: { outputSchema?: ResolvedSchema; inputSchema?: ResolvedSchema },
+  schemas: {
+    result?: ResolvedSchema | undefined;
+    advertised?: ResolvedSchema | undefined;
+    input?: ResolvedSchema | undefined;
+  },
   formats: "annotate" | "assert",
 ): ContractError[] {
+  const { result, advertised, input } = schemas;
   const requests: ValidatorRequest[] = [];
   if (result !== undefined) requests.push({ exportName: "validateResult", schema: result, formats });
-  if (written.outputSchema !== undefined && written.outputSchema !== result) {
-    requests.push({ exportName: "validateAdvertised", schema: written.outputSchema, formats });
+  if (advertised !== undefined && advertised !== result) {
+    requests.push({ exportName: "validateAdvertised", schema: advertised, formats });
   }
-  if (written.inputSchema !== undefined) {
-    requests.push({ exportName: "validateInput", schema: written.inputSchema, formats });
-  }
+  if (input !== undefined) requests.push({ exportName: "validateInput", schema: input, formats });
   const compiled = compileValidators(requests);
   if (!("refusals" in compiled)) return [];
   return compiled.refusals.map((refusal) => new ContractError(file, refusal.pointer, `refused: ${refusal.reason}`));
