@@ -4,7 +4,7 @@
  * a fixture server for cancellation, progress and a server that exits mid-call.
  */
 import { execFileSync } from "node:child_process";
-import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -281,6 +281,28 @@ describe("one refused contract", () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ steps: 3 });
   });
+});
+
+describe("a contract file that does not load", () => {
+  it("names no tool, so --allow-ungated is turned off rather than serving its tool ungated", async () => {
+    const schemas = path.join(work, "one-unloadable");
+    await cp(path.join(REPO, "test", "fixtures", "mcp-servers", "proxy-contracts"), schemas, { recursive: true });
+    await rm(path.join(schemas, "wait.tool.json"));
+    await writeFile(path.join(schemas, "wait.tool.json"), "{ not json");
+    const { client, stderr } = await host(["--schemas", schemas, "--allow-ungated"], [process.execPath, FIXTURE]);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(["cancelled", "crash", "progress"]);
+      expect(stderr()).toMatch(/toolgate proxy: .*wait\.tool\.json#: /);
+      expect(stderr()).toContain("--allow-ungated is off");
+      const refused = await client.callTool({ name: "wait", arguments: {} });
+      expect(textOf(refused)).toMatch(/error="unknown_tool"/);
+      // Positive control: the tools whose contracts load are served, gated.
+      expect((await client.callTool({ name: "progress", arguments: {} })).structuredContent).toEqual({ steps: 3 });
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });
 
 describe("turns across proxy processes", () => {
