@@ -28,6 +28,20 @@ export interface GenerateOptions {
   projectRoot?: string;
   /** Folders besides the project root that local references may read (`roots` in the config). */
   roots?: ResolveOptions["roots"];
+  /**
+   * Leave a refused contract out and generate the others, naming it in the result's `refused` (`toolgate proxy`
+   * serves every other tool). Off by default: `generate` writes nothing while any contract has an error.
+   */
+  skipRefused?: boolean | undefined;
+}
+
+/** The contracts a run with `skipRefused` left out: their errors, and the tool names they would have gated. */
+export interface RefusedContracts {
+  errors: ContractError[];
+  /** The contract name and the server's name (`x-toolgate.mcp.name`) of each refused contract that loaded. */
+  tools: string[];
+  /** Contract files refused before their tool's name was known (they did not load). */
+  unnamed: number;
 }
 
 /** One tool's line in the summary. */
@@ -37,6 +51,8 @@ export interface ToolSummary {
   folder: string;
   /** Checker findings, with pointers into the contract file. */
   findings: Finding[];
+  /** How a schema was read that the user should know (pointers into the contract file); never a refusal. */
+  warnings?: Array<{ pointer: string; message: string }> | undefined;
   maxBytes: number;
   derivedMaxBytes: number | null;
   /** How the tool answers (`x-toolgate.result.kind`). */
@@ -54,6 +70,8 @@ export type GenerateResult =
       tools: ToolSummary[];
       /** Every file read: the contracts and the local files they reference (absolute paths). */
       inputs: string[];
+      /** With `skipRefused`: the contracts left out, when any were. */
+      refused?: RefusedContracts | undefined;
     }
   | { ok: false; errors: ContractError[]; tools: ToolSummary[] };
 
@@ -68,6 +86,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
   const errors: ContractError[] = [];
   const collect = (error: unknown) => collectContractErrors(errors, error);
+  const refusedTools: string[] = [];
+  const refuse = (contract: LoadedContract) => {
+    refusedTools.push(contract.name);
+    if (contract.settings.mcp?.name !== undefined) refusedTools.push(contract.settings.mcp.name);
+  };
 
   const loaded = await loadContracts(options.schemas, [resolveOptions.projectRoot, ...(resolveOptions.roots ?? [])]);
   const contracts = loaded.flatMap((entry) => (entry.contract === undefined ? [] : [entry.contract]));
@@ -97,6 +120,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         file: contract.file,
         folder: "",
         findings: bounds.findings.map((f) => ({ ...f, pointer: `/outputSchema${f.pointer}` })),
+        warnings: [...(result?.warnings ?? []), ...(ready.input?.warnings ?? [])],
         maxBytes: 0,
         derivedMaxBytes: bounds.maxBytes,
         kind: settings.result.kind,
@@ -113,18 +137,26 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       tools.push(tool);
     } catch (error) {
       collect(error);
+      refuse(contract);
     }
   }
 
   const files: EmittedFiles = new Map();
+  const emitted: ToolModel[] = [];
   for (const tool of tools) {
     try {
       for (const [name, content] of await emitTool(tool, version)) files.set(name, content);
+      emitted.push(tool);
     } catch (error) {
       collect(error);
+      refuse(tool.contract);
     }
   }
-  if (errors.length > 0) return { ok: false, errors, tools: summaries };
+  if (errors.length > 0 && !options.skipRefused) return { ok: false, errors, tools: summaries };
+  const unnamed = loaded.filter((entry) => entry.contract === undefined).length;
+  const refused =
+    errors.length > 0 ? { errors, tools: [...new Set(refusedTools)].sort(compareText), unnamed } : undefined;
+  tools.splice(0, tools.length, ...emitted);
   const source = `${displayPath(path.resolve(options.schemas))}/`;
   // Every file the run read, with the hash of the content it parsed.
   const read = inputsRead(
@@ -140,6 +172,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     files: emitCatalog(tools, version, source, files, { context, read }),
     tools: summaries,
     inputs: [...read.keys()].sort(compareText),
+    refused,
   };
 }
 
@@ -149,10 +182,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
  */
 async function prepareSafe(contract: LoadedContract, options: ResolveOptions): Promise<PreparedContract> {
   const prepared = await prepareContract(contract, options);
-  const { result, input } = prepared;
+  const { result, advertised, input } = prepared;
   const unsafe = await checkSchemaSafety({
     file: contract.file,
-    schemas: [result, input].filter((schema) => schema !== undefined),
+    // The advertised schema is compiled too (for the MCP client's validator), without the overlay's bounds.
+    schemas: [result, advertised, input].filter((schema) => schema !== undefined),
     formats: contract.settings.formats,
   });
   if (unsafe.length > 0) throw new ContractErrors(unsafe);

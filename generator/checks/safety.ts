@@ -47,6 +47,26 @@ export const SCHEMA_LIMITS = {
  */
 export const PATTERN_CHECK_TIMEOUT_MS = 10_000;
 
+/**
+ * The most backtracking steps a polynomial pattern may cost on the longest string that reaches it, counted as
+ * `n^k` for a pattern of degree `k` at `n` code points (recheck's degree counts the search over start positions
+ * too, so `x+x+y` is degree 3).
+ *
+ * Why 100,000: on a shared 2-core machine V8 spends 1 to 7 ns per counted step on recheck's attack strings pumped
+ * to their bound (the DNS label at 63 characters, 3,969 steps: 17 µs; a git ref at 255, 65,025 steps: 0.6 ms; a
+ * degree-2 pattern at 1,000 characters, 10⁶ steps: 4 to 7 ms), so a value stays within about a millisecond, the
+ * order of what validating a whole result costs anyway, and a receive ceiling filled with such values stays within
+ * `ceiling / n` of them. The two shapes real servers use (a DNS label at 63, a git ref at 255) fit; a degree-2
+ * pattern is accepted up to 316 characters, degree 3 up to 46, degree 4 up to 17.
+ *
+ * The cost is computed from the degree, not measured by running the attack string: a measurement depends on the
+ * machine and its load (the figures above vary threefold between runs here), so the same contract could generate
+ * on one machine and be refused on the next, and a build would no longer be a function of its inputs. The degree
+ * is recheck's deterministic analysis (its automaton checker's degree of ambiguity, or its fuzzer under a fixed
+ * seed), so the verdict is the same everywhere.
+ */
+export const PATTERN_STEP_BUDGET = 100_000;
+
 /** One regular expression a schema holds, and where. */
 export interface SchemaPattern {
   /** The pattern's source as written. */
@@ -57,6 +77,12 @@ export interface SchemaPattern {
   file: string;
   /** JSON pointer of the pattern inside that file. */
   pointer: string;
+  /**
+   * The longest string, in code points, the pattern is ever run on: the `maxLength` beside a `pattern`, the
+   * `propertyNames.maxLength` beside a `patternProperties` key; absent when nothing bounds it. The generated
+   * validator tests the length first and never runs the pattern on a longer string (`test/hardening/redos-bound`).
+   */
+  maxLength?: number | undefined;
 }
 
 /** What the ReDoS checker found out about one pattern. */
@@ -99,9 +125,13 @@ export async function checkSchemaSafety(input: SafetyInput): Promise<ContractErr
       if (input.formats === "assert") errors.push(...unknownFormats(root.schema, root.file, root.pointer));
     }
   }
+  // Two schemas of a contract may hold the same pattern at the same place (the output schema refined and as
+  // advertised): one error for it.
+  const seen = new Set<string>();
   for (const pattern of patterns) {
     const problem = await patternProblem(pattern);
-    if (problem !== undefined) errors.push(problem);
+    if (problem !== undefined && !seen.has(String(problem))) errors.push(problem);
+    if (problem !== undefined) seen.add(String(problem));
   }
   return errors;
 }
@@ -184,22 +214,31 @@ export function patternsOf(schema: JsonSchema, file: string, pointer = ""): Sche
   const found: SchemaPattern[] = [];
   for (const visit of subschemas(schema, pointer)) {
     if (!isSchemaObject(visit.schema)) continue;
-    const { pattern, patternProperties } = visit.schema;
+    const { pattern, patternProperties, propertyNames } = visit.schema;
     if (typeof pattern === "string") {
-      found.push({ source: pattern, keyword: "pattern", file, pointer: `${visit.pointer}/pattern` });
+      const maxLength = lengthBound(visit.schema.maxLength);
+      found.push({ source: pattern, keyword: "pattern", file, pointer: `${visit.pointer}/pattern`, maxLength });
     }
     if (isSchemaObject(patternProperties)) {
+      // Property names reach these patterns; only `propertyNames` bounds them, and Ajv checks it first.
+      const maxLength = isSchemaObject(propertyNames) ? lengthBound(propertyNames.maxLength) : undefined;
       for (const key of Object.keys(patternProperties)) {
         found.push({
           source: key,
           keyword: "patternProperties",
           file,
           pointer: `${visit.pointer}/patternProperties/${escapePointerToken(key)}`,
+          maxLength,
         });
       }
     }
   }
   return found;
+}
+
+/** A `maxLength` value that bounds a string (a whole number, 0 or more), or `undefined`. */
+function lengthBound(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
 /** Verdicts by pattern source: contracts share patterns, and one process generates many contracts. */
@@ -213,7 +252,8 @@ const verdicts = new Map<string, Promise<PatternVerdict>>();
  * Then as a full match, `^(?:…)$`: the same contract is published to the tool's server and its clients, and
  * validators that anchor patterns (Java's `String.matches` behind Bean Validation's `@Pattern`, Python's
  * `re.fullmatch`, XML Schema facets) run it that way. `(a+)+` is harmless as a search, since it succeeds at the
- * first `a`, and exponential as a full match.
+ * first `a`, and exponential as a full match. The verdict is the worse of the two: one that cannot be decided, then
+ * an exponential one, then the polynomial one of the higher degree (the search's on a tie).
  *
  * recheck runs as a native binary when its package ships one for the platform, else on the JVM, else in a worker
  * thread; `RECHECK_BACKEND=pure` runs it in this thread. Every backend is the same analysis with a fixed seed.
@@ -221,12 +261,23 @@ const verdicts = new Map<string, Promise<PatternVerdict>>();
 export function judgePattern(source: string): Promise<PatternVerdict> {
   let verdict = verdicts.get(source);
   if (verdict === undefined) {
-    verdict = judgeOnce(source, "search").then((search) =>
-      search.status === "safe" ? judgeOnce(`^(?:${source})$`, "full-match") : search,
-    );
+    verdict = judgeOnce(source, "search").then(async (search) => {
+      if (search.status === "unknown" || (search.status === "vulnerable" && search.complexity === "exponential")) {
+        return search;
+      }
+      const full = await judgeOnce(`^(?:${source})$`, "full-match");
+      return severity(full) > severity(search) ? full : search;
+    });
     verdicts.set(source, verdict);
   }
   return verdict;
+}
+
+/** How bad a verdict is, for choosing the worse of two: safe 0, polynomial its degree, exponential, unknown. */
+function severity(verdict: PatternVerdict): number {
+  if (verdict.status === "safe") return 0;
+  if (verdict.status === "unknown") return Number.POSITIVE_INFINITY;
+  return verdict.complexity === "exponential" ? Number.MAX_VALUE : (verdict.degree ?? 2);
 }
 
 async function judgeOnce(source: string, mode: "search" | "full-match"): Promise<PatternVerdict> {
@@ -262,12 +313,13 @@ async function judgeOnce(source: string, mode: "search" | "full-match"): Promise
 /**
  * Why a pattern must not be compiled, or `undefined` when it is fine.
  *
- * Every super-linear pattern is refused, polynomial ones included. JSON Schema patterns are unanchored searches, so
- * `x+x+y` already costs n² steps on n `x`s; the only sure bound on n is the receive ceiling (Ajv tests a pattern
- * inside `anyOf`, `oneOf` and `not` even where a sibling `maxLength` has failed), and at a 16 KiB ceiling a degree-2
- * pattern costs about 2.7·10⁸ steps per string. Input schemas have no ceiling at all. A pattern is refused when it
- * is super-linear as a search or as a full match (see {@link judgePattern}); one the checker cannot decide is
- * refused too, failing closed.
+ * An exponential pattern is refused whatever bounds it: at 63 characters it already takes longer than anyone waits.
+ * A polynomial one is costed at the longest string that reaches it ({@link SchemaPattern.maxLength}: the generated
+ * validator checks `maxLength` before the pattern and stops at the first error, inside `anyOf`, `oneOf` and `not`
+ * too) and accepted when that cost stays within {@link PATTERN_STEP_BUDGET}; with nothing bounding the string it is
+ * refused, since JSON Schema patterns are unanchored searches and an input has no receive ceiling. The worse of the
+ * search and the full match is costed (see {@link judgePattern}); a pattern the checker cannot decide is refused,
+ * failing closed.
  */
 export async function patternProblem(pattern: SchemaPattern): Promise<ContractError | undefined> {
   const shown = JSON.stringify(pattern.source);
@@ -292,8 +344,10 @@ export async function patternProblem(pattern: SchemaPattern): Promise<ContractEr
       `${what} ${shown} cannot be proven free of catastrophic backtracking: ${verdict.reason}; simplify it`,
     );
   }
-  const cost =
-    verdict.complexity === "exponential" ? "exponential" : `polynomial (degree ${verdict.degree ?? "2 or more"})`;
+  const degree = verdict.degree ?? 2;
+  const steps = pattern.maxLength === undefined ? undefined : pattern.maxLength ** degree;
+  if (verdict.complexity === "polynomial" && steps !== undefined && steps <= PATTERN_STEP_BUDGET) return undefined;
+  const cost = verdict.complexity === "exponential" ? "exponential" : `polynomial (degree ${degree})`;
   const where =
     verdict.mode === "search"
       ? "as JSON Schema runs it (a search)"
@@ -303,8 +357,36 @@ export async function patternProblem(pattern: SchemaPattern): Promise<ContractEr
     pattern.pointer,
     `${what} ${shown} backtracks catastrophically ${where}: matching takes ${cost} time in the length of the ` +
       `string (for example on ${verdict.attack}), so one crafted value can stall whoever validates with it ` +
-      "(ReDoS); remove nested or adjacent quantifiers over the same characters",
+      `(ReDoS); ${patternAdvice(pattern, verdict.complexity, degree, steps)}`,
   );
+}
+
+/** How to mend a pattern in a schema the user does not own (a server's), without editing it. */
+const OVERLAY_HINT =
+  "; in a server's schema, mend it in the contract without editing the schema: x-toolgate.refineInput (input) at " +
+  'its subschema, {"maxLength": N} or {"pattern": NEW, "replaces": OLD}; x-toolgate.refine (output), ' +
+  '{"pattern": NEW, "replaces": OLD}';
+
+/** What to do about a refused pattern: the bound that would make a polynomial one acceptable, or a rewrite. */
+function patternAdvice(
+  pattern: SchemaPattern,
+  complexity: "exponential" | "polynomial",
+  degree: number,
+  steps: number | undefined,
+): string {
+  const rewrite = "remove nested or adjacent quantifiers over the same characters";
+  if (complexity === "exponential")
+    return `${rewrite} (no length bound makes an exponential pattern safe)${OVERLAY_HINT}`;
+  // The longest bound whose cost stays within the budget (floating point may land one off either way).
+  let longest = Math.floor(PATTERN_STEP_BUDGET ** (1 / degree));
+  while ((longest + 1) ** degree <= PATTERN_STEP_BUDGET) longest += 1;
+  while (longest > 0 && longest ** degree > PATTERN_STEP_BUDGET) longest -= 1;
+  const bound = pattern.keyword === "pattern" ? "maxLength" : "propertyNames.maxLength";
+  const now =
+    steps === undefined
+      ? `nothing bounds the strings it runs on`
+      : `at ${bound} ${pattern.maxLength} its worst case is ${steps.toExponential(1)} steps, past the budget of ${PATTERN_STEP_BUDGET}`;
+  return `${now}: ${rewrite}, or bound it with ${bound} ${longest} or less beside it${OVERLAY_HINT}`;
 }
 
 /** Every format name a validator knows: those toolgate asserts and those JSON Schema defines (refused elsewhere). */

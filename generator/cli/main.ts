@@ -210,7 +210,7 @@ function printSummary(tools: readonly ToolSummary[], io: Console): void {
       io.out(
         `${name} → ${terminalText(tool.folder)}/  ceiling ${tool.maxBytes} B (${derived}), budget ${budget}, ${findings}`,
       );
-    for (const finding of tool.findings)
+    for (const finding of [...(tool.warnings ?? []), ...tool.findings])
       io.out(`  warn ${terminalText(tool.file)}#${terminalText(finding.pointer)}: ${terminalText(finding.message)}`);
   }
 }

@@ -9,10 +9,10 @@
  */
 
 import type { JsonSchema, ResolvedSchema } from "../schema/shapes.js";
-import { dialectMisuse, dialectOf } from "./dialect.js";
+import { dialectMisuse, readDialect } from "./dialect.js";
 import { ContractError, ContractErrors, collectContractErrors, duplicateToolError } from "./errors.js";
 import { findContracts, type LoadedContract, loadContract } from "./load.js";
-import { refineSchema, refines } from "./refine.js";
+import { refineSchema, refines, replacementsOf } from "./refine.js";
 import { type ResolveOptions, resolveSchema } from "./resolve.js";
 import { type AppliedSettings, applyDefaults } from "./x-toolgate.js";
 
@@ -82,7 +82,7 @@ export function duplicateError(entry: LoadedFile): ContractError | undefined {
 
 /**
  * Resolve a loaded contract's schemas (the output schema first), apply its settings' defaults and merge its
- * refinements into the output schema (`refine.ts`). Throws the {@link ContractError}s of the first schema that fails.
+ * refinements into the output schema (`refine`) and the input schema (`refineInput`, `refine.ts`). Throws the {@link ContractError}s of the first schema that fails.
  */
 export async function prepareContract(contract: LoadedContract, options: ResolveOptions): Promise<PreparedContract> {
   const settings = applyDefaults(contract.settings, contract.outputSchema !== undefined);
@@ -90,10 +90,15 @@ export async function prepareContract(contract: LoadedContract, options: Resolve
     contract.outputSchema === undefined
       ? undefined
       : await prepareSchema(contract.outputSchema, contract.file, contract.path, "/outputSchema", options);
-  const input =
+  const writtenInput =
     contract.inputSchema === undefined
       ? undefined
       : await prepareSchema(contract.inputSchema, contract.file, contract.path, "/inputSchema", options);
+  const context = { file: contract.file, formats: settings.formats };
+  const input =
+    writtenInput === undefined
+      ? undefined
+      : refineSchema(writtenInput, settings.refineInput, { ...context, overlay: "refineInput" });
   if (written === undefined) {
     if (refines(settings.refine)) {
       throw new ContractError(
@@ -104,12 +109,15 @@ export async function prepareContract(contract: LoadedContract, options: Resolve
     }
     return { contract, result: undefined, input, settings };
   }
-  const result = refineSchema(written, settings.refine, { file: contract.file, formats: settings.formats });
-  return { contract, result, advertised: result === written ? undefined : written, input, settings };
+  const result = refineSchema(written, settings.refine, context);
+  // The advertised schema's validator takes the pattern replacements, never the narrowing: see refine.ts.
+  const advertised = refineSchema(written, replacementsOf(settings.refine), context);
+  return { contract, result, advertised: result === written ? undefined : advertised, input, settings };
 }
 
 /**
- * One schema of a contract through dialect, dialect misuse and references.
+ * One schema of a contract through dialect, dialect misuse and references. A schema read in a dialect it does not
+ * declare carries the warning that says so (`warnings`).
  * @param file the contract as shown to the user; `path` its absolute path, which references are resolved from
  * @param pointer where the schema sits in the contract (`/outputSchema`, `/inputSchema`)
  */
@@ -120,10 +128,11 @@ export async function prepareSchema(
   pointer: string,
   options: ResolveOptions,
 ): Promise<ResolvedSchema> {
-  const dialect = dialectOf(schema, file, pointer);
+  const { dialect, warning } = readDialect(schema, file, pointer);
   const misuse = dialectMisuse(schema, dialect, file, pointer);
   if (misuse.length > 0) throw new ContractErrors(misuse);
-  return resolveSchema(schema, dialect, path, pointer, options);
+  const resolved = await resolveSchema(schema, dialect, path, pointer, options);
+  return warning === undefined ? resolved : { ...resolved, warnings: [warning] };
 }
 
 function rethrow(error: unknown): never {

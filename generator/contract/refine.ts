@@ -10,6 +10,16 @@
  *
  * The schema as written stays untouched: it is what the MCP server advertises, and what `mcpValidatorProvider` finds
  * a validator for by its hash. `import --force` replaces the schema and keeps `x-toolgate`, so the overlay survives.
+ *
+ * `x-toolgate.refineInput` is the same overlay for the input schema: the generated `validateInput` checks the
+ * refined schema, while the server and the host keep the one as written.
+ *
+ * One change does not narrow, and is allowed because the safety stage may refuse a server's pattern the user cannot
+ * edit: `{"pattern": NEW, "replaces": OLD}` puts NEW in place of the subschema's own `pattern`, which must be OLD
+ * exactly (so a server that changes its pattern makes the contract fail until the replacement is reviewed). The
+ * output schema's replacements apply to the advertised schema's validator too, so the refused pattern is compiled
+ * nowhere. Choose NEW to accept what OLD accepts within the field's bounds (a linear rewrite, or the same language
+ * with a `maxLength`): the gate then checks NEW, and the server still checks what it receives with OLD.
  */
 import { isSchemaObject } from "../schema/guards.js";
 import { canonicalJson } from "../schema/json.js";
@@ -43,9 +53,12 @@ const UPPER = new Set<string>(["maxLength", "maxItems", "maxProperties", "maximu
 const LOWER = new Set<string>(["minLength", "minItems", "minimum", "exclusiveMinimum"]);
 const COUNTS = new Set<string>(["maxLength", "minLength", "maxItems", "minItems", "maxProperties"]);
 
+/** The overlays: `x-toolgate` keys, each for one schema of the contract. */
+export type Overlay = "refine" | "refineInput";
+
 /** Where a refinement sits in the contract file. */
-function refinePointer(pointer: string, keyword?: string): string {
-  const at = `/x-toolgate/refine/${escapePointerToken(pointer)}`;
+function refinePointer(pointer: string, keyword?: string, overlay: Overlay = "refine"): string {
+  const at = `/x-toolgate/${overlay}/${escapePointerToken(pointer)}`;
   return keyword === undefined ? at : `${at}/${escapePointerToken(keyword)}`;
 }
 
@@ -55,7 +68,12 @@ export interface RefineContext {
   file: string;
   /** Whether the validator asserts `format` (`x-toolgate.formats`): only then does a format narrow. */
   formats: "annotate" | "assert";
+  /** Which overlay this is: `refine` (the output schema, the default) or `refineInput` (the input schema). */
+  overlay?: Overlay | undefined;
 }
+
+/** The keyword that names the pattern an overlay's `pattern` replaces (see the module comment). */
+const REPLACES = "replaces";
 
 /**
  * The output schema with the refinements merged in: a new {@link ResolvedSchema} whose `root` (for the validator)
@@ -82,8 +100,8 @@ export function refineSchema(
       errors.push(
         new ContractError(
           context.file,
-          refinePointer(pointer),
-          `${JSON.stringify(pointer)} names no subschema of the output schema as written (a pointer such as "/properties/content" or "/items")`,
+          refinePointer(pointer, undefined, context.overlay),
+          `${JSON.stringify(pointer)} names no subschema of the ${schemaName(context)} as written (a pointer such as "/properties/content" or "/items")`,
         ),
       );
       continue;
@@ -114,9 +132,15 @@ function checkKeywords(
 ): ContractError[] {
   const errors: ContractError[] = [];
   const fail = (keyword: string, message: string) =>
-    errors.push(new ContractError(context.file, refinePointer(pointer, keyword), message));
+    errors.push(new ContractError(context.file, refinePointer(pointer, keyword, context.overlay), message));
   for (const keyword of Object.keys(keywords)) {
     const value = keywords[keyword];
+    if (keyword === REPLACES) {
+      if (typeof value !== "string") fail(keyword, "must be a string: the subschema's own pattern, as written");
+      else if (typeof keywords.pattern !== "string")
+        fail(keyword, "names the pattern that `pattern` replaces: give `pattern` too");
+      continue;
+    }
     if (!(NARROWING_KEYWORDS as readonly string[]).includes(keyword)) {
       fail(
         keyword,
@@ -183,7 +207,7 @@ function mergeAt(
   dialect: ResolvedSchema["dialect"],
 ): JsonSchema {
   const tokens = pointerTokens(pointer) ?? [];
-  const at = refinePointer(pointer);
+  const at = refinePointer(pointer, undefined, context.overlay);
   let parent: SchemaObject | unknown[] | undefined;
   let node: unknown = document;
   for (const token of tokens) {
@@ -213,14 +237,51 @@ function mergeAt(
       "names a draft-07 schema with `$ref`, whose other keywords draft-07 ignores: refine the schema the `$ref` points to",
     );
   }
-  for (const keyword of Object.keys(keywords).sort()) merge(target, keyword, keywords[keyword], context, pointer);
+  const replaced = keywords[REPLACES];
+  if (typeof replaced === "string") {
+    if (target.pattern !== replaced) {
+      throw new ContractError(
+        context.file,
+        refinePointer(pointer, REPLACES, context.overlay),
+        `the subschema's pattern is ${target.pattern === undefined ? "absent" : JSON.stringify(target.pattern)}, not ` +
+          `${JSON.stringify(replaced)}: the server changed it; review the replacement, then name the pattern it replaces`,
+      );
+    }
+    target.pattern = keywords.pattern;
+  }
+  for (const keyword of Object.keys(keywords).sort()) {
+    if (typeof replaced === "string" && (keyword === REPLACES || keyword === "pattern")) continue;
+    merge(target, keyword, keywords[keyword], context, pointer);
+  }
   return document;
+}
+
+/** What an overlay's schema is called in messages. */
+function schemaName(context: RefineContext): string {
+  return context.overlay === "refineInput" ? "input schema" : "output schema";
+}
+
+/**
+ * Only the pattern replacements of an overlay (`{pattern, replaces}` entries): what the advertised output schema's
+ * validator takes from it, so a pattern the safety stage refuses is compiled nowhere.
+ */
+export function replacementsOf(
+  refine: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [pointer, keywords] of Object.entries(refine)) {
+    if (isSchemaObject(keywords) && typeof keywords[REPLACES] === "string") {
+      out[pointer] = { pattern: keywords.pattern, [REPLACES]: keywords[REPLACES] };
+    }
+  }
+  return out;
 }
 
 /** Merge one keyword so that the result accepts no more than either side. */
 function merge(target: SchemaObject, keyword: string, value: unknown, context: RefineContext, pointer: string): void {
   const existing = Object.hasOwn(target, keyword) ? target[keyword] : undefined;
-  const conflict = (message: string) => new ContractError(context.file, refinePointer(pointer, keyword), message);
+  const conflict = (message: string) =>
+    new ContractError(context.file, refinePointer(pointer, keyword, context.overlay), message);
   if (UPPER.has(keyword)) {
     target[keyword] = typeof existing === "number" ? Math.min(existing, value as number) : value;
     return;

@@ -29,6 +29,8 @@ export interface XToolgate {
   result?: { kind?: ResultKind; text?: { maxLines?: number; headShare?: number }; content?: ContentSettings };
   /** Bounds as an overlay: JSON pointer into the output schema → narrowing keywords merged there (`refine.ts`). */
   refine?: Record<string, Record<string, unknown>>;
+  /** The same overlay for the input schema: what the generated `validateInput` checks (`refine.ts`). */
+  refineInput?: Record<string, Record<string, unknown>>;
   /** The name the MCP server knows the tool by, when the contract's `name` differs (`import --prefix`). */
   mcp?: { name?: string };
 }
@@ -132,6 +134,7 @@ export interface AppliedSettings {
   /** `text` is set for the text kind only. */
   result: { kind: ResultKind; text: { maxLines: number; headShare: number } | undefined; content: ContentRules };
   refine: Record<string, Record<string, unknown>>;
+  refineInput: Record<string, Record<string, unknown>>;
   /** `name` stays absent when not declared: the server's name is then the contract's. */
   mcp: { name: string | undefined };
 }
@@ -175,6 +178,7 @@ export function applyDefaults(settings: XToolgate, hasOutputSchema = true): Appl
     },
     result: resultDefaults(settings.result, hasOutputSchema),
     refine: settings.refine ?? {},
+    refineInput: settings.refineInput ?? {},
     mcp: { name: settings.mcp?.name },
   };
 }

@@ -42,10 +42,8 @@
 import { existsSync } from "node:fs";
 import { lstat, stat } from "node:fs/promises";
 import path from "node:path";
-import { checkBounds, type Finding } from "../checks/index.js";
+import type { Finding } from "../checks/index.js";
 import { type Console, parseCommandArgs, reportUsage, UsageError } from "../cli/console.js";
-import { type ContractError, collectContractErrors } from "../contract/errors.js";
-import { prepareSchema } from "../contract/index.js";
 import {
   CONTRACT_SUFFIX,
   compareText,
@@ -58,7 +56,7 @@ import type { ResultKind } from "../contract/x-toolgate.js";
 import { checkWritablePath, readBoundedText, readFailure, UnsafeOutputError, writeFileInside } from "../files.js";
 import { folderName, NameScope } from "../model/names.js";
 import { isSchemaObject } from "../schema/guards.js";
-import type { JsonSchema, SchemaObject } from "../schema/shapes.js";
+import type { SchemaObject } from "../schema/shapes.js";
 import {
   contractText,
   DEFAULT_RECEIVE_BYTES,
@@ -69,7 +67,8 @@ import {
   settingsOf,
   withServerName,
 } from "./contract-file.js";
-import { gateDefinition, kindNote, refinedBy, withoutSettings } from "./result-settings.js";
+import { gateDefinition, kindNote, withoutSettings } from "./result-settings.js";
+import { checkSchemas } from "./schema-checks.js";
 import { listServerTools, ServerListError, type ServerToolList } from "./server-tools.js";
 import { importedSettings } from "./view-settings.js";
 
@@ -258,7 +257,6 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
     const gated = gateDefinition(served, previous, previous === undefined ? undefined : settingsOf(previous), named);
     const { kind, definition } = gated;
     const previousSettings = gated.kept;
-    notes.push(...gated.notes);
     const schemaProblems = await checkSchemas(
       definition,
       target,
@@ -270,6 +268,7 @@ export async function importTools(sources: readonly ToolSource[], options: Impor
       report.refused.push({ tool: name, reason: schemaProblems.reasons.join("; ") });
       continue;
     }
+    notes.push(...gated.notes, ...schemaProblems.warnings);
     if (Object.hasOwn(served, "x-toolgate")) notes.push("the server's own x-toolgate block was ignored");
     const defaultCeiling =
       schemaProblems.maxBytes === null && previousSettings === undefined ? DEFAULT_RECEIVE_BYTES : undefined;
@@ -382,42 +381,6 @@ function checkDefinition(source: ToolSource): { name: string; definition: Schema
   // Until the name is known to be one, the tool is named by where it came from.
   const named = problem.kind !== "not-an-object" && problem.kind !== "name";
   return { tool: named ? String((definition as SchemaObject).name) : source.origin, reason };
-}
-
-/**
- * The generator's own front stages on both schemas (dialect, dialect misuse, references), and the checker's
- * findings and derived size bound for the output schema.
- */
-async function checkSchemas(
-  definition: SchemaObject,
-  file: string,
-  projectRoot: string,
-  contractsFolder: string,
-  kept: SchemaObject | undefined,
-): Promise<{ findings: Finding[]; maxBytes: number | null; bundled?: JsonSchema } | { reasons: string[] }> {
-  const shown = displayPath(file);
-  const reasons: string[] = [];
-  // A tool without an output schema (a text result) has nothing to bound: its ceiling is declared.
-  let bounds: { findings: Finding[]; maxBytes: number | null; bundled?: JsonSchema } | undefined =
-    definition.outputSchema === undefined ? { findings: [], maxBytes: null } : undefined;
-  const options = { projectRoot, remotes: [], roots: [contractsFolder] };
-  for (const key of ["outputSchema", "inputSchema"] as const) {
-    const schema = definition[key] as JsonSchema | undefined;
-    if (schema === undefined) continue;
-    try {
-      const resolved = await prepareSchema(schema, shown, file, `/${key}`, options);
-      if (key === "outputSchema") {
-        const refined = refinedBy(resolved, kept, shown);
-        bounds = { ...checkBounds(refined.bundled, { dialect: refined.dialect }), bundled: refined.bundled };
-      }
-    } catch (error) {
-      const errors: ContractError[] = [];
-      collectContractErrors(errors, error);
-      reasons.push(...errors.map((e) => `#${e.pointer}: ${e.message}`));
-    }
-  }
-  if (reasons.length > 0 || bounds === undefined) return { reasons };
-  return bounds;
 }
 
 /**

@@ -22,6 +22,11 @@ export interface ProxyCatalog {
   names: readonly string[];
   /** Where the compiled adapters are. */
   folder: string;
+  /**
+   * Contracts the generator refused, left out so the proxy serves every other tool: their errors, and the names
+   * (contract and server) the proxy hides and refuses by name, even with `--allow-ungated`. Empty when none was.
+   */
+  refused: { errors: readonly ContractError[]; tools: ReadonlySet<string>; unnamed: number };
 }
 
 /** Every contract error of the folder, when the generator refused it. */
@@ -82,6 +87,9 @@ export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<Pr
     projectRoot: options.projectRoot,
     remotes: options.remotes ?? [],
     roots: options.roots,
+    // A folder of contracts is served whole but for the refused ones; a generated folder is exactly what a run
+    // that refused nothing wrote, so there a refusal means it is stale and stops the proxy.
+    skipRefused: options.generated === undefined,
   });
   if (!result.ok) throw new ProxyContractsError(result.errors.filter((e) => e instanceof ContractError));
   if (options.generated !== undefined) {
@@ -137,5 +145,10 @@ export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<Pr
     findTool: (name) => (tools.has(name) ? tools.get(name) : (byServerName.get(name) ?? undefined)),
     names: [...tools.keys()].sort(),
     folder,
+    refused: {
+      errors: result.refused?.errors ?? [],
+      tools: new Set(result.refused?.tools ?? []),
+      unnamed: result.refused?.unnamed ?? 0,
+    },
   };
 }

@@ -125,6 +125,17 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
     for (const contractError of error.errors) io.err(`toolgate proxy: ${contractError.toString()}`);
     return 1;
   }
+  // One refused contract costs its own tool, not the server's others: each is named, then the rest is served.
+  for (const contractError of catalog.refused.errors) io.err(`toolgate proxy: ${contractError.toString()}`);
+  if (catalog.refused.tools.size > 0) {
+    const names = [...catalog.refused.tools].map((name) => JSON.stringify(name)).join(", ");
+    io.err(`toolgate proxy: not serving ${names}: the contract is refused (above); every other tool is served`);
+  }
+  // A contract file that did not load names no tool, and its tool must not slip through as an ungated one.
+  const allowUngated = values["allow-ungated"] === true && catalog.refused.unnamed === 0;
+  if (values["allow-ungated"] === true && !allowUngated) {
+    io.err("toolgate proxy: --allow-ungated is off: a contract that did not load may be one of the server's tools");
+  }
   const spills = catalog.names.some((name) => catalog.findTool(name)?.adapter.spec.oversize.includes("spill"));
   const store =
     values["spill-dir"] === undefined
@@ -144,7 +155,8 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   // Shared by every host session: a spilled result is still read back only in the session it was spilled in.
   const shared = {
     findTool: catalog.findTool,
-    allowUngated: values["allow-ungated"] === true,
+    refused: catalog.refused.tools,
+    allowUngated,
     readBack: spills ? readBack(store) : undefined,
     sink: sinks.length === 0 ? undefined : fanOut(...sinks),
     log: (line: string) => io.err(line),

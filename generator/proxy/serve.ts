@@ -43,6 +43,11 @@ export interface ProxyOptions {
   upstream: Transport;
   /** The host: the SDK's stdio or Streamable HTTP server transport. */
   host: Transport;
+  /**
+   * Tools whose contract the generator refused: hidden from `tools/list` and refused by name when called, even with
+   * `allowUngated` (a refused contract is no permission to pass the tool's answers through ungated).
+   */
+  refused?: ReadonlySet<string> | undefined;
   /** Serve tools without a contract (their text cleaned and bounded) instead of hiding them. */
   allowUngated?: boolean | undefined;
   /** The read-back tool over the store spilled results go to; offered to the host when given. */
@@ -150,7 +155,12 @@ function listTools(session: Session, serverHasTools: boolean) {
     for (const tool of page.tools) {
       if (tool.name === options.readBack?.definition.name) continue;
       const gated = options.findTool(tool.name);
-      if (gated !== undefined) tools.push({ ...tool, outputSchema: gated.viewSchema as Tool["outputSchema"] });
+      if (options.refused?.has(tool.name)) {
+        if (!hidden.has(tool.name)) {
+          hidden.add(tool.name);
+          options.log(`toolgate proxy: hiding ${JSON.stringify(tool.name)}: its contract is refused`);
+        }
+      } else if (gated !== undefined) tools.push({ ...tool, outputSchema: gated.viewSchema as Tool["outputSchema"] });
       else if (options.allowUngated) tools.push(withoutOutputSchema(tool));
       else if (!hidden.has(tool.name)) {
         hidden.add(tool.name);
@@ -181,6 +191,9 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
   };
   const call = { method: "tools/call", params: request.params };
   const tool = options.findTool(name);
+  if (options.refused?.has(name)) {
+    return { content: [{ type: "text", text: toModelRefusal(name, "no_contract") }], isError: true };
+  }
   if (tool === undefined) {
     if (!options.allowUngated)
       return { content: [{ type: "text", text: toModelRefusal(name, "unknown_tool") }], isError: true };

@@ -38,4 +38,9 @@ export interface ResolvedSchema {
   files?: Readonly<Record<string, string>> | undefined;
   /** The JSON pointer of the root inside the contract file (`/outputSchema` or `/inputSchema`). */
   pointer: string;
+  /**
+   * What the user should know of how the schema was read, each at its pointer in the contract file (a schema
+   * without `$schema` read as draft-07 for its tuple form). Never a reason to refuse it.
+   */
+  warnings?: ReadonlyArray<{ pointer: string; message: string }> | undefined;
 }

@@ -53,7 +53,7 @@ export interface TurnReport {
 
 /** Options of a {@link Turn}. */
 export interface TurnOptions {
-  /** The turn's id in your logs. */
+  /** The turn's id in your logs; by default one no other turn of this or any other process has. */
   id?: string | undefined;
   /**
    * A cap on re-calls per tool in this turn, on top of each contract's `recallLimit` (the lower one holds): one
@@ -132,9 +132,28 @@ const BYTES_PER_TOKEN = 4;
 
 let turnCounter = 0;
 
+/**
+ * What makes this process's default turn ids its own: event files are appended to by many processes (every
+ * `toolgate proxy` a host starts, every worker of an application), and `toolgate report` counts turns by id, so
+ * `turn-1` of one process must not be `turn-1` of another. 64 random bits: two processes share it with a chance of
+ * about one in 10¹⁹ per pair. Where no Web Crypto is available, time and `Math.random` stand in.
+ */
+const PROCESS_TOKEN = processToken();
+
+function processToken(): string {
+  const crypto = (globalThis as { crypto?: { getRandomValues?: (array: Uint32Array) => Uint32Array } }).crypto;
+  const words = new Uint32Array(2);
+  if (typeof crypto?.getRandomValues === "function") crypto.getRandomValues(words);
+  else {
+    words[0] = Date.now() >>> 0;
+    words[1] = Math.floor(Math.random() * 2 ** 32);
+  }
+  return [...words].map((word) => word.toString(16).padStart(8, "0")).join("");
+}
+
 /** The ledger of one agent turn. Not shared across turns: open a new one per turn. */
 export class Turn {
-  /** An id for logs; defaults to a per-process counter. */
+  /** An id for logs; defaults to `turn-<this process's random token>-<a per-process counter>`. */
   readonly id: string;
   readonly #contributions: Contribution[] = [];
   readonly #recalls = new Map<string, number>();
@@ -148,7 +167,7 @@ export class Turn {
   /** Opens a turn; see {@link TurnOptions}. */
   constructor(options: TurnOptions = {}) {
     turnCounter += 1;
-    this.id = options.id ?? `turn-${turnCounter}`;
+    this.id = options.id ?? `turn-${PROCESS_TOKEN}-${turnCounter}`;
     this.#recallLimit = options.recallLimit;
     this.#budget = options.budget;
     const window = options.window;

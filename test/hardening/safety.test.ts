@@ -27,7 +27,8 @@ describe("ReDoS: the classic catastrophic forms", () => {
   it("are refused where they stand, each with its pattern and pointer", async () => {
     const errors = await contractErrors(path.join(FIXTURES, "redos"));
     const found = errors.map((error) => [error.file, error.pointer, error.message.split(" backtracks ")[0]]).sort();
-    // As searches, (a+)+ and (a|a)* succeed at the first position; they are exponential once anchored.
+    // As searches, (a+)+ and (a|a)* succeed at the first position; they are exponential once anchored. (.*a){12} is
+    // of degree 2 as a search and 12 anchored: the worse is reported.
     expect(found).toEqual(
       [
         [
@@ -48,14 +49,15 @@ describe("ReDoS: the classic catastrophic forms", () => {
       ].sort(),
     );
     expect(errors.map((error) => error.message.match(/catastrophically (as JSON Schema|when the whole)/)?.[1])).toEqual(
-      ["when the whole", "when the whole", "as JSON Schema"],
+      ["when the whole", "when the whole", "when the whole"],
     );
   });
 
   it.each([
     ["(a+)+", "full-match", "exponential"],
     ["(a|a)*", "full-match", "exponential"],
-    ["(.*a){12}", "search", "polynomial"],
+    // As a search its degree is 2; anchored it is 12, and the worse of the two is the verdict.
+    ["(.*a){12}", "full-match", "polynomial"],
     ["^(a+)+$", "search", "exponential"],
     ["^(\\w+\\s?)*$", "search", "exponential"],
     ["x+x+y", "search", "polynomial"],

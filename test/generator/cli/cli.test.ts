@@ -171,8 +171,15 @@ describe("toolgate CLI", () => {
       /broken\.tool\.json#\/outputSchema\/\$ref: network \$ref https:\/\/schemas\.example\.com\/thing\.json is never fetched/,
     ],
     [
-      "a draft-07 tuple under 2020-12",
-      contract({ outputSchema: { type: "array", items: [{ type: "string" }], maxItems: 1 } }),
+      "a draft-07 tuple under a declared 2020-12",
+      contract({
+        outputSchema: {
+          $schema: "https://json-schema.org/draft/2020-12/schema",
+          type: "array",
+          items: [{ type: "string" }],
+          maxItems: 1,
+        },
+      }),
       /broken\.tool\.json#\/outputSchema\/items: `items` is an array \(the draft-07 tuple form\)/,
     ],
     [

@@ -38,7 +38,12 @@ describe("one front door for contracts", () => {
   });
 
   it("refuses a schema the same way in generate, diff and import", async () => {
-    const tuple = { type: "array", items: [{ type: "string" }] };
+    // Declared 2020-12, an `items` array checks nothing: refused (undeclared, it would be read as draft-07).
+    const tuple = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "array",
+      items: [{ type: "string" }],
+    };
     await contracts({ "t.tool.json": tool("t", tuple) });
     const generated = await generate({ schemas: SCHEMAS });
     const reviewed = await snapshotFolder(SCHEMAS, resolveOptions());
@@ -50,6 +55,55 @@ describe("one front door for contracts", () => {
     expect(errors.map((e) => [e.pointer, e.message])).toEqual(reviewed.errors.map((e) => [e.pointer, e.message]));
     expect(errors[0]?.pointer).toBe("/outputSchema/items");
     expect(imported.refused).toEqual([{ tool: "t", reason: `#${errors[0]?.pointer}: ${errors[0]?.message}` }]);
+  });
+
+  it.each([
+    [
+      "an input pattern that backtracks with nothing bounding it",
+      {
+        ...tool("t", BOUNDED),
+        inputSchema: { type: "object", properties: { q: { type: "string", pattern: "x+x+y" } } },
+      },
+      "/inputSchema/properties/q/pattern",
+    ],
+    [
+      "an exponential output pattern, bounded or not",
+      tool("t", { type: "string", maxLength: 16, pattern: "^(a|a)*b$" }),
+      "/outputSchema/pattern",
+    ],
+    [
+      "a schema the validator stage refuses (a property named __proto__)",
+      JSON.parse(
+        '{"name":"t","outputSchema":{"type":"object","properties":{"__proto__":{"type":"string","maxLength":3}}},"x-toolgate":{"receive":{"maxBytes":4096}}}',
+      ),
+      "/outputSchema",
+    ],
+  ])(
+    "import refuses what generate refuses past the front door, with the same message: %s",
+    async (_name, definition, at) => {
+      await contracts({ "t.tool.json": definition });
+      const generated = await generate({ schemas: SCHEMAS });
+      const imported = await importTools([{ definition, origin: "x" }], { out: path.join(WORK, "imported") });
+      expect(generated.ok).toBe(false);
+      const errors = generated.ok ? [] : generated.errors;
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors[0]?.pointer.startsWith(at)).toBe(true);
+      expect(imported.refused).toEqual([
+        { tool: "t", reason: errors.map((e) => `#${e.pointer}: ${e.message}`).join("; ") },
+      ]);
+      expect(imported.imported).toEqual([]);
+    },
+  );
+
+  it("import writes, and generate accepts, a bounded polynomial pattern (positive control)", async () => {
+    const label = { type: "string", maxLength: 63, pattern: "^[a-z0-9]+(?:[a-z0-9-]*[a-z0-9])?$" };
+    const definition = { ...tool("t", BOUNDED), inputSchema: { type: "object", properties: { name: label } } };
+    const out = path.join(WORK, "imported");
+    const imported = await importTools([{ definition, origin: "x" }], { out });
+    expect(imported.refused).toEqual([]);
+    expect(imported.imported.map((entry) => entry.status)).toEqual(["written"]);
+    const generated = await generate({ schemas: out });
+    expect(generated.ok ? [] : generated.errors.map(String)).toEqual([]);
   });
 
   it("keeps every file, its errors, and the earlier file of a duplicate tool", async () => {

@@ -135,7 +135,12 @@ describe("importTools", () => {
         { name: "send_mail", inputSchema: { type: "object" } },
         {
           name: "old_tuple",
-          outputSchema: { type: "object", properties: { p: { type: "array", items: [{ type: "number" }] } } },
+          // Declared 2020-12: an `items` array there checks nothing (undeclared, it is read as draft-07).
+          outputSchema: {
+            $schema: "https://json-schema.org/draft/2020-12/schema",
+            type: "object",
+            properties: { p: { type: "array", items: [{ type: "number" }] } },
+          },
         },
         { name: "future", outputSchema: { $schema: "https://json-schema.org/draft/2099-01/schema", type: "object" } },
         { name: "remote", outputSchema: { $ref: "https://schemas.example.com/result.json" } },
@@ -163,7 +168,7 @@ describe("importTools", () => {
   it("gives hostile and clashing names safe, distinct file names, and keeps a __proto__ key a key", async () => {
     const out = await freshFolder();
     const hostile = JSON.parse(
-      `{"name":"../../etc/passwd","outputSchema":{"type":"object","properties":{"__proto__":{"type":"boolean"}},"additionalProperties":false},"__proto__":{"polluted":true}}`,
+      `{"name":"../../etc/passwd","outputSchema":{"type":"object","properties":{"constructor":{"type":"boolean"}},"additionalProperties":false},"__proto__":{"polluted":true}}`,
     );
     const report = await importTools(sources(hostile, { ...weather, name: "get-weather" }, weather), { out });
     expect(report.refused).toEqual([]);
@@ -174,8 +179,22 @@ describe("importTools", () => {
     ]);
     const written = JSON.parse(await readFile(path.join(out, "etc_passwd.tool.json"), "utf8"));
     expect(Object.hasOwn(written, "__proto__")).toBe(true);
-    expect(Object.hasOwn(written.outputSchema.properties, "__proto__")).toBe(true);
+    expect(Object.hasOwn(written.outputSchema.properties, "constructor")).toBe(true);
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+
+    // A property named __proto__ is one the generated validator could not check, so generate refuses it: import
+    // refuses it too, with generate's words, instead of writing a contract that fails later.
+    const proto = JSON.parse(
+      `{"name":"proto","outputSchema":{"type":"object","properties":{"__proto__":{"type":"boolean"}},"additionalProperties":false}}`,
+    );
+    const refused = await importTools(sources(proto), { out });
+    expect(refused.refused).toEqual([
+      {
+        tool: "proto",
+        reason:
+          '#/outputSchema/properties/__proto__: refused: "properties" names the property "__proto__", which Ajv ignores: the validator would accept any value for it',
+      },
+    ]);
   });
 
   it("never replaces a contract silently; --force keeps the user's x-toolgate block", async () => {
@@ -239,7 +258,14 @@ describe("importTools", () => {
 
 describe("toolgate import (CLI)", () => {
   it("imports a tools/list file, prints the report, and exits 1 when a tool was refused", async () => {
-    const tuple = { name: "old_tuple", outputSchema: { type: "array", items: [{ type: "number" }] } };
+    const tuple = {
+      name: "old_tuple",
+      outputSchema: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "array",
+        items: [{ type: "number" }],
+      },
+    };
     const out = await freshFolder();
     const file = path.join(out, "..", `list-${caseNumber(out)}.json`);
     await writeFile(
@@ -297,12 +323,14 @@ describe("toolgate import --stdio", () => {
     const out = await freshFolder();
     const run = await toolgate("import", "--stdio", `node ${JSON.stringify(pagedServer)}`, "--out", out);
     expect(run.out).toMatch(/toolgate-fixture-paged 2\.1\.0: 5 tools in 3 pages/);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(0);
     expect(run.out).toMatch(/written\s+\S*send_mail\.tool\.json \(send_mail\): gated as text/);
-    expect(run.err).toMatch(/refused\s+old_tuple: #\/outputSchema\/properties\/pair\/items/);
+    // Its tuple declares no $schema: read as draft-07, as the MCP SDK v1 reads it, and said so.
+    expect(run.out).toMatch(/note #\/outputSchema\/properties\/pair\/items: `items` is an array .* read as draft-07/);
     expect((await readdir(out)).sort()).toEqual([
       "get_status.tool.json",
       "get_status_2.tool.json",
+      "old_tuple.tool.json",
       "search_docs.tool.json",
       "send_mail.tool.json",
     ]);

@@ -5,7 +5,7 @@
 import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadProxyCatalog, ProxyContractsError, ProxyStaleError } from "../../../generator/proxy/catalog.js";
+import { loadProxyCatalog, ProxyStaleError } from "../../../generator/proxy/catalog.js";
 import { toolgate } from "../../cli.js";
 import { scratchFolders } from "../mcp/scratch.js";
 
@@ -34,16 +34,33 @@ describe("loadProxyCatalog", () => {
     await expect(loading).rejects.toThrow(/get_record\/adapter\.ts/);
   });
 
-  it("reports every contract error of a contracts folder", async () => {
+  it("leaves a refused contract out with its errors, and serves the others", async () => {
     const schemas = path.join(await scratch(), "schemas");
     await mkdir(schemas);
     await writeFile(
       path.join(schemas, "bad.tool.json"),
       JSON.stringify({ name: "bad", inputSchema: { type: "object" }, outputSchema: { type: "nope" } }),
     );
-    const loading = loadProxyCatalog({ schemas, projectRoot: REPO });
-    await expect(loading).rejects.toBeInstanceOf(ProxyContractsError);
-    await expect(loading).rejects.toThrow(/bad\.tool\.json#\/outputSchema/);
+    await writeFile(
+      path.join(schemas, "unbounded.tool.json"),
+      JSON.stringify({
+        name: "unbounded",
+        inputSchema: { type: "object", properties: { q: { type: "string", pattern: "x+x+y" } } },
+        outputSchema: { type: "object", properties: { id: { type: "integer" } } },
+        "x-toolgate": { receive: { maxBytes: 4096 }, mcp: { name: "server_unbounded" } },
+      }),
+    );
+    await writeFile(path.join(schemas, "broken.tool.json"), "{");
+    await cp(path.join(REPO, "schemas", "get_record.tool.json"), path.join(schemas, "get_record.tool.json"));
+    const catalog = await loadProxyCatalog({ schemas, projectRoot: REPO });
+    expect(catalog.names).toEqual(["get_record"]);
+    expect(catalog.findTool("get_record")?.adapter.name).toBe("get_record");
+    const errors = catalog.refused.errors.map(String).join("\n");
+    expect(errors).toMatch(/bad\.tool\.json#\/outputSchema/);
+    expect(errors).toMatch(/unbounded\.tool\.json#\/inputSchema\/properties\/q\/pattern: the pattern "x\+x\+y"/);
+    // A contract that loaded is refused by both its names; one that did not load is counted, nameless.
+    expect([...catalog.refused.tools]).toEqual(["bad", "server_unbounded", "unbounded"]);
+    expect(catalog.refused.unnamed).toBe(1);
   });
 });
 

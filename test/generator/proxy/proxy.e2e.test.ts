@@ -4,7 +4,7 @@
  * a fixture server for cancellation, progress and a server that exits mid-call.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -243,6 +243,106 @@ describe("cancellation, progress and a server that exits", () => {
     expect(textOf(result)).toMatch(/<tool_result tool="crash" .*error="transport_error" retryable="true"/);
     await exited;
   }, 30_000);
+});
+
+describe("one refused contract", () => {
+  let client: Client;
+  let stderr: () => string;
+
+  beforeAll(async () => {
+    // The fixture's contracts, one of them given an input pattern the safety check refuses (polynomial, unbounded).
+    const schemas = path.join(work, "one-refused");
+    await cp(path.join(REPO, "test", "fixtures", "mcp-servers", "proxy-contracts"), schemas, { recursive: true });
+    const file = path.join(schemas, "wait.tool.json");
+    const wait = JSON.parse(await readFile(file, "utf8"));
+    wait.inputSchema.properties.label = { type: "string", pattern: "^[a-z0-9]+(?:[a-z0-9-]*[a-z0-9])?$" };
+    await writeFile(file, JSON.stringify(wait));
+    // With --allow-ungated too: a refused contract is no permission to pass the tool through ungated.
+    ({ client, stderr } = await host(["--schemas", schemas, "--allow-ungated"], [process.execPath, FIXTURE]));
+  }, 120_000);
+  afterAll(() => client?.close());
+
+  it("names the refused contract on stderr, with its file, pointer and reason", () => {
+    expect(stderr()).toMatch(
+      /toolgate proxy: .*wait\.tool\.json#\/inputSchema\/properties\/label\/pattern: the pattern/,
+    );
+    expect(stderr()).toContain('toolgate proxy: not serving "wait": the contract is refused');
+  });
+
+  it("serves every other tool, and neither lists nor calls the refused one", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["cancelled", "crash", "progress"]);
+    expect(stderr()).toContain('hiding "wait": its contract is refused');
+    const refused = await client.callTool({ name: "wait", arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/<tool_result tool="wait" .*error="no_contract"/);
+    // Positive control: the others answer whole, gated.
+    const result = await client.callTool({ name: "progress", arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ steps: 3 });
+  });
+});
+
+describe("a contract file that does not load", () => {
+  it("names no tool, so --allow-ungated is turned off rather than serving its tool ungated", async () => {
+    const schemas = path.join(work, "one-unloadable");
+    await cp(path.join(REPO, "test", "fixtures", "mcp-servers", "proxy-contracts"), schemas, { recursive: true });
+    await rm(path.join(schemas, "wait.tool.json"));
+    await writeFile(path.join(schemas, "wait.tool.json"), "{ not json");
+    const { client, stderr } = await host(["--schemas", schemas, "--allow-ungated"], [process.execPath, FIXTURE]);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(["cancelled", "crash", "progress"]);
+      expect(stderr()).toMatch(/toolgate proxy: .*wait\.tool\.json#: /);
+      expect(stderr()).toContain("--allow-ungated is off");
+      const refused = await client.callTool({ name: "wait", arguments: {} });
+      expect(textOf(refused)).toMatch(/error="unknown_tool"/);
+      // Positive control: the tools whose contracts load are served, gated.
+      expect((await client.callTool({ name: "progress", arguments: {} })).structuredContent).toEqual({ steps: 3 });
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
+
+describe("turns across proxy processes", () => {
+  it("two proxies appending to one events file: the report counts every call's turn once", async () => {
+    const schemas = path.join(REPO, "test", "fixtures", "mcp-servers", "proxy-contracts");
+    const events = path.join(work, "turns", "events.jsonl");
+    await mkdir(path.dirname(events), { recursive: true });
+    // Two host sessions, each its own proxy process, one after the other and side by side: every call is a turn.
+    const first = await host(["--schemas", schemas, "--events", events], [process.execPath, FIXTURE]);
+    const second = await host(["--schemas", schemas, "--events", events], [process.execPath, FIXTURE]);
+    for (const { client } of [first, second, first]) {
+      const result = await client.callTool({ name: "progress", arguments: {} });
+      expect(result.structuredContent).toEqual({ steps: 3 });
+    }
+    await second.client.callTool({ name: "cancelled", arguments: {} });
+    const closed = (transport: StdioClientTransport) =>
+      new Promise<void>((resolve) => {
+        transport.onclose = () => resolve();
+      });
+    const ends = [closed(first.transport), closed(second.transport)];
+    await Promise.all([first.client.close(), second.client.close()]);
+    await Promise.all(ends);
+    // The proxies flush their events as they exit.
+    let lines: string[] = [];
+    for (let i = 0; i < 50 && lines.length < 4; i++) {
+      lines = (await readFile(events, "utf8")).trim().split("\n").filter(Boolean);
+      if (lines.length < 4) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const turns = lines.map((line) => JSON.parse(line).turn);
+    expect(new Set(turns).size).toBe(4);
+    const report = JSON.parse(
+      execFileSync(process.execPath, [BIN, "report", events, "--format", "json"], { cwd: REPO, encoding: "utf8" }),
+    );
+    expect(report.events).toBe(4);
+    expect(report.all.turns).toBe(4);
+    const byTool = Object.fromEntries(
+      report.tools.map((tool: { tool: string; turns: number }) => [tool.tool, tool.turns]),
+    );
+    expect(byTool).toEqual({ cancelled: 1, progress: 3 });
+  }, 120_000);
 });
 
 describe("through the MCP Inspector's command-line client", () => {
