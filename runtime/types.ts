@@ -84,7 +84,7 @@ export interface Diagnostics {
   sizes?: { rawBytes?: number; maxBytes?: number; viewSize?: number; budget?: number; unit?: "bytes" | "tokens" };
   /** Extra structured facts (depth reached, hook name, …). Values are numbers, booleans or codes, never raw text. */
   detail?: Record<string, string | number | boolean>;
-  /** The tool's own error text for `tool_error`, cleaned and bounded; shown to the model only when the contract opts in. */
+  /** The tool's own error text for `tool_error`, cleaned and bounded; shown to the model unless the contract opts out. */
   toolMessage?: string;
   /** Things noticed along the way that did not decide the outcome. */
   flags?: GateFlag[];
@@ -96,7 +96,7 @@ export interface Failure {
   error: { code: FailureCode; retryable: boolean; message: string };
   diagnostics: Diagnostics;
   provenance: Provenance;
-  /** The cleaned, bounded tool error text the model may see: set only for `tool_error` when the contract opts in. */
+  /** The cleaned, bounded tool error text the model reads: set only for `tool_error`, unless the contract opts out. */
   modelMessage?: string;
 }
 
@@ -300,7 +300,7 @@ export interface ToolSpec<T, V, I = unknown> {
   /** Per-code overrides of the default `retryable` flag. */
   retry: Partial<Record<FailureCode, boolean>>;
   fields: FieldRule[];
-  /** Show the model a bounded, cleaned tool error message (off by default). */
+  /** Show the model a bounded, cleaned tool error message (`x-toolgate.toolError.expose`, on by default). */
   exposeToolError: boolean;
   /** Longest tool error message kept, in characters (`x-toolgate.toolError.maxChars`); 500 when absent. */
   toolErrorMaxChars?: number | undefined;

@@ -251,11 +251,19 @@ describe.each(SERVERS.map((server) => server.name))("every tool of the %s server
     }
   });
 
-  it("ends every call the server refuses as tool_error", () => {
+  it("ends every call the server refuses as tool_error, the server's words inside the typed failure", () => {
     const { refused, taskOnly } = runOf(name);
     expect(refused.length).toBeGreaterThan(0);
     for (const { tool, outcome } of refused) {
       expect(outcome.ok ? "ok" : outcome.error.code, `${tool}: ${described(outcome)}`).toBe("tool_error");
+      // Imported contracts show the model the tool's own error text, so it can correct its call.
+      const [open, message, close] = toModelContent(outcome).split("\n");
+      expect(open).toMatch(/^<tool_result [^>]*error="tool_error" retryable="(true|false)">$/);
+      const words = /^<tool_message>(.+)<\/tool_message>$/.exec(message ?? "")?.[1];
+      expect(words, tool).toBeDefined();
+      expect(JSON.parse(words as string)).toBe(outcome.ok ? "" : outcome.diagnostics.toolMessage);
+      expect((JSON.parse(words as string) as string).length).toBeGreaterThan(10);
+      expect(close).toBe("</tool_result>");
     }
     // The SDK client refuses to call a task-only tool plainly: its throw is one typed transport failure.
     if (taskOnly !== undefined) expect(taskOnly.ok ? "ok" : taskOnly.error.code).toBe("transport_error");
