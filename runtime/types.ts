@@ -181,9 +181,9 @@ export type ViewPlan =
   | { kind: "union"; options: ViewPlan[] }
   /**
    * A value the schema does not constrain (`{}`, `true`): shown whole, as JSON, its strings (and keys) cleaned and
-   * bounded by `max` or the contract's `maxStringChars`.
+   * bounded by `max` or the contract's `maxStringChars`, and, in a preview, every array in it cut to `take` items.
    */
-  | { kind: "any"; max?: number | undefined }
+  | { kind: "any"; max?: number | undefined; take?: number | undefined }
   /**
    * Media the schema declares inside the result: an object shaped as an MCP image or audio content block
    * (`form: "block"`: `type`, base64 `data`, `mimeType`; an object of another shape is projected with `otherwise`),

@@ -178,7 +178,7 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
       case "any":
         if (type === "string") putString(frame, value as string, node.max ?? maxStringChars, "excerpt");
         else if (type === "primitive") place(frame.into, frame.key, value);
-        else pushAny(stack, frame, value as object, node, node.max ?? maxStringChars);
+        else pushAny(stack, omissions, frame, value as object, node, node.max ?? maxStringChars);
         break;
       case "media": {
         const lifted = liftMedia(value, node);
@@ -235,13 +235,22 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
  * are cleaned and bounded like strings, since they are the tool's text too; a key that cleans to one already placed
  * is left out (the first in document order stays).
  */
-function pushAny(stack: Frame[], frame: Frame, value: object, node: ViewPlan, max: number): void {
+function pushAny(
+  stack: Frame[],
+  omissions: Omission[],
+  frame: Frame,
+  value: object,
+  node: Extract<ViewPlan, { kind: "any" }>,
+  max: number,
+): void {
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     place(frame.into, frame.key, out);
-    for (let i = value.length - 1; i >= 0; i--) {
+    const shown = node.take === undefined ? value.length : Math.min(value.length, Math.max(0, node.take));
+    for (let i = shown - 1; i >= 0; i--) {
       stack.push({ value: value[i], plan: node, path: `${frame.path}/${i}`, into: out, key: String(i) });
     }
+    if (shown < value.length) omissions.push({ path: frame.path, kind: "items", count: value.length - shown });
     return;
   }
   const out: Record<string, unknown> = {};

@@ -11,7 +11,9 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolAdapter } from "../../runtime/gate/context.js";
+import { previewPlan } from "../../runtime/policies/candidate.js";
 import { toModelContent, toModelParts } from "../../runtime/stages/model-content.js";
+import { project } from "../../runtime/stages/project.js";
 import { toolgate } from "../cli.js";
 import { ensureRuntimeBuilt, generateCatalog, scratchFolder } from "../mcp/fixture-catalog.js";
 
@@ -116,6 +118,20 @@ describe("a json_text contract with the empty output schema import writes", () =
     expect(view.list).toEqual(["cd"]);
     expect(outcome.ok && outcome.complete).toBe(false);
     expect(outcome.ok && outcome.omissions).toEqual([{ path: "/ke\u200By", kind: "excerpt", count: 5002 - 1999 }]);
+  });
+});
+
+describe("a preview of a value the schema says nothing of (spill, summarize)", () => {
+  it("cuts its arrays to the preview's items and its strings to the preview's characters, and says so", () => {
+    const value = { items: Array.from({ length: 40 }, (_, i) => ({ id: i, note: `note ${i} ${"x".repeat(50)}` })) };
+    const shown = project(value, previewPlan({ kind: "any" }, 3, 12), { maxStringChars: 2000 });
+    expect(shown.view).toEqual({
+      items: [0, 1, 2].map((id) => ({ id, note: `note ${id} xxxx…` })),
+    });
+    expect(shown.omissions[0]).toEqual({ path: "/items", kind: "items", count: 37 });
+    expect(shown.omissions.slice(1).every((o) => o.kind === "excerpt")).toBe(true);
+    // Whole again under the plan itself: nothing is cut where nothing asks for it.
+    expect(project(value, { kind: "any" }).view).toEqual(value);
   });
 });
 
