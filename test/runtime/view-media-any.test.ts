@@ -109,7 +109,7 @@ describe("a json_text contract with the empty output schema import writes", () =
   });
 
   it("bounds and cleans what it shows like any undeclared value: strings and keys cut, invisible text removed", async () => {
-    const value = { ["ke\u200By"]: `a\u202Eb${"x".repeat(5000)}`, list: [`c\u{E0041}d`] };
+    const value = { "ke\u200By": `a\u202Eb${"x".repeat(5000)}`, list: [`c\u{E0041}d`] };
     const outcome = await jsonText.admit(text(value));
     const view = bodyOf(toModelContent(outcome)) as { key: string; list: string[] };
     expect(Object.keys(view)).toEqual(["key", "list"]);
