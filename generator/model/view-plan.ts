@@ -396,6 +396,8 @@ export function unboundedStringPaths(bundled: JsonSchema): string[] {
 /** Whether a planned property is always in the view when it is in the data. */
 function alwaysShown(plan: TypedPlan): boolean {
   if (plan.kind === "string") return plan.overflow !== "omit";
+  // Media whose data is not strict base64 is left out of the view.
+  if (plan.kind === "media") return false;
   if (plan.kind === "union") return plan.options.every(alwaysShown);
   return true;
 }
