@@ -84,7 +84,7 @@ export interface Diagnostics {
   sizes?: { rawBytes?: number; maxBytes?: number; viewSize?: number; budget?: number; unit?: "bytes" | "tokens" };
   /** Extra structured facts (depth reached, hook name, …). Values are numbers, booleans or codes, never raw text. */
   detail?: Record<string, string | number | boolean>;
-  /** The tool's own error text for `tool_error`, cleaned and bounded; shown to the model only when the contract opts in. */
+  /** The tool's own error text for `tool_error`, cleaned and bounded; shown to the model unless the contract opts out. */
   toolMessage?: string;
   /** Things noticed along the way that did not decide the outcome. */
   flags?: GateFlag[];
@@ -96,7 +96,7 @@ export interface Failure {
   error: { code: FailureCode; retryable: boolean; message: string };
   diagnostics: Diagnostics;
   provenance: Provenance;
-  /** The cleaned, bounded tool error text the model may see: set only for `tool_error` when the contract opts in. */
+  /** The cleaned, bounded tool error text the model reads: set only for `tool_error`, unless the contract opts out. */
   modelMessage?: string;
 }
 
@@ -178,7 +178,35 @@ export type ViewPlan =
   | { kind: "object"; properties: Record<string, ViewPlan> }
   | { kind: "array"; items: ViewPlan; take?: number | undefined }
   | { kind: "tuple"; items: ViewPlan[]; rest?: ViewPlan | undefined }
-  | { kind: "union"; options: ViewPlan[] };
+  | { kind: "union"; options: ViewPlan[] }
+  /**
+   * A value the schema does not constrain (`{}`, `true`): shown whole, as JSON, its strings (and keys) cleaned and
+   * bounded by `max` or the contract's `maxStringChars`, and, in a preview, every array in it cut to `take` items.
+   */
+  | { kind: "any"; max?: number | undefined; take?: number | undefined }
+  /**
+   * Media the schema declares inside the result: an object shaped as an MCP image or audio content block
+   * (`form: "block"`: `type`, base64 `data`, `mimeType`; an object of another shape is projected with `otherwise`),
+   * or a base64 string (`form: "base64"`: `contentEncoding: "base64"`, its `contentMediaType` as `mimeType`). The
+   * view holds its description (`{ type, mimeType, bytes }`), never its data, and the media is handed on as a part.
+   */
+  | { kind: "media"; form: "block"; otherwise?: ViewPlan | undefined }
+  | { kind: "media"; form: "base64"; mimeType?: string | undefined };
+
+/** What the view holds in place of media lifted out of a structured result: its kind, media type and size. */
+export interface MediaDescription {
+  /** `image` or `audio` for media handed on as a part; `blob` for base64 of another type, described only. */
+  type: "image" | "audio" | "blob";
+  mimeType: string;
+  /** Decoded bytes. */
+  bytes: number;
+}
+
+/** An image or audio part lifted out of a structured result, at the instance path it was found. */
+export interface LiftedMedia {
+  path: string;
+  part: Extract<ContentPart, { type: "image" | "audio" }>;
+}
 
 /**
  * What the view does with a string longer than its `max`: a code-point excerpt marked at its end (`excerpt`), whole
@@ -208,6 +236,8 @@ export interface Projection<V> {
   view: V;
   complete: boolean;
   omissions: Omission[];
+  /** Images and audio lifted out of the value (plan nodes of kind `media`), for the outcome's parts. */
+  media?: LiftedMedia[] | undefined;
 }
 
 /** Where the contract's bounds put a tool's result size, as derived by the generator. */
@@ -300,7 +330,7 @@ export interface ToolSpec<T, V, I = unknown> {
   /** Per-code overrides of the default `retryable` flag. */
   retry: Partial<Record<FailureCode, boolean>>;
   fields: FieldRule[];
-  /** Show the model a bounded, cleaned tool error message (off by default). */
+  /** Show the model a bounded, cleaned tool error message (`x-toolgate.toolError.expose`, on by default). */
   exposeToolError: boolean;
   /** Longest tool error message kept, in characters (`x-toolgate.toolError.maxChars`); 500 when absent. */
   toolErrorMaxChars?: number | undefined;

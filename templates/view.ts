@@ -29,6 +29,14 @@ export function viewType(plan: TypedPlan, indent = ""): Code {
         plan.options.map((option) => viewType(option, indent)),
         " | ",
       );
+    case "any":
+      return ts`unknown`;
+    case "media": {
+      const description = ts`{ readonly type: "image" | "audio" | "blob"; readonly mimeType: string; readonly bytes: number }`;
+      return plan.form === "block" && plan.otherwise !== undefined
+        ? ts`${description} | ${viewType(plan.otherwise, indent)}`
+        : description;
+    }
     case "object": {
       const inner = `${indent}  `;
       const names = Object.keys(plan.properties).sort();

@@ -16,7 +16,7 @@ export const getRecord = defineTool<GetRecordResult, GetRecordView, GetRecordInp
     sha256: "b4a7c01facade533c9fe11527284ef9da80a9a941aeeb2ea30d5650ec0c18329",
     version: "2",
   },
-  exposeToolError: false,
+  exposeToolError: true,
   fields: [
     {
       kind: "opaque",

@@ -15,7 +15,7 @@ export const queryDatabase = defineTool<QueryDatabaseResult, QueryDatabaseView, 
     sha256: "b570bb121d820a5f4349109815eca105236b850087bfe1fae149aafeeb04d7b5",
     version: "3",
   },
-  exposeToolError: false,
+  exposeToolError: true,
   fields: [],
   limits: {
     maxBytes: 14801716,

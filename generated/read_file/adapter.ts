@@ -16,7 +16,7 @@ export const readFile = defineTool<ReadFileResult, ReadFileView, ReadFileInput>(
     sha256: "9f409966fc76daa9008f04a5f4c4d46e83982ef41943d71f7d5e70de7c2b3480",
     version: "1",
   },
-  exposeToolError: false,
+  exposeToolError: true,
   fields: [
     {
       kind: "text",

@@ -16,7 +16,7 @@ export const readGraph = defineTool<ReadGraphResult, ReadGraphView, ReadGraphInp
     sha256: "e7656359dd6d0f6c2b9658ff10650577f7269a1eb8f4fe9c4a23be8d04b6d1ad",
     version: "1",
   },
-  exposeToolError: false,
+  exposeToolError: true,
   fields: [
     {
       kind: "text",

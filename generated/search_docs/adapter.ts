@@ -16,7 +16,7 @@ export const searchDocs = defineTool<SearchDocsResult, SearchDocsView, SearchDoc
     sha256: "b1f2f1702919aa5d9aeb6346f4e8efb49d7c091ddcd108a1fa8624c0973764e7",
     version: "1",
   },
-  exposeToolError: false,
+  exposeToolError: true,
   fields: [
     {
       kind: "text",

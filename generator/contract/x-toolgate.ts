@@ -103,6 +103,8 @@ export const DEFAULTS = {
   spillPreview: 3,
   recallMax: 1,
   toolErrorChars: 500,
+  /** Whether the model reads a tool error's own text (cleaned, bounded, inside the typed failure). */
+  toolErrorExpose: true,
   /** The text kind's line bound at receive, and the share of its view's budget for the first lines. */
   text: { maxLines: 100_000, headShare: 0.67 },
 } as const;
@@ -173,7 +175,9 @@ export function applyDefaults(settings: XToolgate, hasOutputSchema = true): Appl
     retry: settings.retry ?? {},
     fields: settings.fields ?? {},
     toolError: {
-      expose: settings.toolError?.expose ?? false,
+      // On unless a contract opts out: MCP asks that tool execution errors reach the model so it can correct its
+      // call, and the words stay inside the typed failure, cleaned and bounded (`runtime/stages/receive/refusal.ts`).
+      expose: settings.toolError?.expose ?? DEFAULTS.toolErrorExpose,
       maxChars: settings.toolError?.maxChars ?? DEFAULTS.toolErrorChars,
     },
     result: resultDefaults(settings.result, hasOutputSchema),

@@ -3,6 +3,7 @@
  * import writes (the defaults, or the user's block kept) with the server's own tool name under a prefix.
  */
 import { compareText } from "../contract/load.js";
+import { DEFAULTS } from "../contract/x-toolgate.js";
 import { isSchemaObject } from "../schema/guards.js";
 import type { SchemaObject } from "../schema/shapes.js";
 
@@ -63,6 +64,15 @@ export function prefixedNames(
 /** The `x-toolgate` block an imported contract starts with. */
 export function defaultSettings(receiveBytes: number | undefined): SchemaObject {
   return receiveBytes === undefined ? { version: "1" } : { version: "1", receive: { maxBytes: receiveBytes } };
+}
+
+/**
+ * The `toolError` block an imported contract starts with: the default written out, so the contract itself says that
+ * the model reads the tool's error text (cleaned, bounded, inside the typed failure) and the user sees where to turn
+ * it off (`expose: false`) for a tool whose errors may hold what the model must not see.
+ */
+export function importedToolError(): SchemaObject {
+  return { expose: DEFAULTS.toolErrorExpose, maxChars: DEFAULTS.toolErrorChars };
 }
 
 /**

@@ -12,7 +12,7 @@
 import type { ResultKind } from "../contract/x-toolgate.js";
 import { unboundedStringPaths } from "../model/view-plan.js";
 import type { JsonSchema, SchemaObject } from "../schema/shapes.js";
-import { defaultSettings } from "./contract-file.js";
+import { defaultSettings, importedToolError } from "./contract-file.js";
 import { importedResult } from "./result-settings.js";
 
 /** Longest path the `x-toolgate` schema accepts as a `view.strings` key (`$defs/path`). */
@@ -41,12 +41,17 @@ export function importedView(kind: ResultKind, bundled: JsonSchema | undefined):
 
 /**
  * The whole `x-toolgate` block of a new contract: the version, the receive ceiling when the schema needs one, the
- * view of its unbounded strings, and how the tool answers.
+ * view of its unbounded strings, how the tool answers, and that the model reads its error text.
  */
 export function importedSettings(
   receiveBytes: number | undefined,
   kind: ResultKind,
   bundled: JsonSchema | undefined,
 ): SchemaObject {
-  return { ...defaultSettings(receiveBytes), ...importedView(kind, bundled), result: importedResult(kind) };
+  return {
+    ...defaultSettings(receiveBytes),
+    ...importedView(kind, bundled),
+    result: importedResult(kind),
+    toolError: importedToolError(),
+  };
 }

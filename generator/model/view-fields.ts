@@ -26,6 +26,13 @@ export function viewFields(plan: TypedPlan, path = ""): string[] {
       ].sort();
     case "union":
       return [...new Set(plan.options.flatMap((p) => viewFields(p, path)))].sort();
+    case "media":
+      // The media itself reaches the model (as a part), and so do the fields of an object of another shape.
+      return plan.form === "block" && plan.otherwise !== undefined
+        ? [...new Set([...(path === "" ? [] : [path]), ...viewFields(plan.otherwise, path)])].sort()
+        : path === ""
+          ? []
+          : [path];
     default:
       return path === "" ? [] : [path];
   }

@@ -29,7 +29,12 @@ export type TypedPlan =
   | { kind: "object"; properties: Record<string, { plan: TypedPlan; required: boolean }> }
   | { kind: "array"; items: TypedPlan; take?: number | undefined }
   | { kind: "tuple"; items: TypedPlan[]; rest?: TypedPlan | undefined }
-  | { kind: "union"; options: TypedPlan[] };
+  | { kind: "union"; options: TypedPlan[] }
+  /** A value the schema does not constrain (`{}`, `true`): shown whole, its strings bounded (see `ViewPlan`). */
+  | { kind: "any" }
+  /** Media declared inside the result, described in the view and handed on as a part (see `ViewPlan`). */
+  | { kind: "media"; form: "block"; otherwise?: TypedPlan | undefined }
+  | { kind: "media"; form: "base64"; mimeType?: string | undefined };
 
 /** JSON scalar types a `value` node may hold. */
 export type ScalarType = "string" | "number" | "boolean" | "null";
@@ -163,6 +168,9 @@ class Planner {
   plan(schema: JsonSchema, path: string, depth: number, refs: readonly string[]): TypedPlan {
     this.seen.add(path);
     if (depth > MAX_PLAN_DEPTH) return { kind: "value", types: ALL_SCALARS };
+    // A schema that says nothing of the value (`true`, `{}`, annotations only) is the user's "any JSON": shown whole
+    // and bounded, not planned as an object with no properties, which would show the model `{}` or `[]`.
+    if (schema === true || (isSchemaObject(schema) && unconstrained(schema))) return { kind: "any" };
     const shapes = this.shapes(schema, refs);
     if (shapes.length === 0) return { kind: "value", types: ALL_SCALARS };
     const kinds = new Set<string>();
@@ -170,9 +178,19 @@ class Planner {
     if (kinds.size === 0) for (const kind of ["object", "array", ...ALL_SCALARS]) kinds.add(kind);
 
     const options: TypedPlan[] = [];
-    if (kinds.has("object")) options.push(this.object(shapes, path, depth));
+    if (kinds.has("object")) {
+      const object = this.object(shapes, path, depth);
+      // An object that may be an MCP image or audio block is lifted out as media when it is one.
+      options.push(
+        shapes.some(({ node }) => isMediaBlock(node)) ? { kind: "media", form: "block", otherwise: object } : object,
+      );
+    }
     if (kinds.has("array")) options.push(this.array(shapes, path, depth));
-    if (kinds.has("string")) {
+    const base64 = kinds.has("string") ? shapes.find(({ node }) => node.contentEncoding === "base64") : undefined;
+    if (base64 !== undefined) {
+      const mimeType = base64.node.contentMediaType;
+      options.push({ kind: "media", form: "base64", mimeType: typeof mimeType === "string" ? mimeType : undefined });
+    } else if (kinds.has("string")) {
       const setting = this.settings.strings.get(path);
       const max = setting?.max ?? this.settings.maxStringChars;
       // Recorded where a schema says the value may be a string, not where nothing is known of it (`{}`).
@@ -313,6 +331,48 @@ function stringLiterals(nodes: readonly SchemaObject[], max: number): string[] |
   return unchanged && strings.length > 0 ? [...new Set(strings)].sort() : undefined;
 }
 
+/** Keywords that say nothing of the value: a schema of only these is unconstrained. */
+const ANNOTATIONS = new Set([
+  "$schema",
+  "$id",
+  "$anchor",
+  "$comment",
+  "$defs",
+  "definitions",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+]);
+
+/** Whether a schema object constrains nothing: no keyword but annotations (`{}` as `import --json-text` writes it). */
+function unconstrained(node: SchemaObject): boolean {
+  return Object.keys(node).every((key) => ANNOTATIONS.has(key));
+}
+
+/** The strings a property schema allows, when one `const` or `enum` says so. */
+function literalsOf(schema: unknown): unknown[] | undefined {
+  if (!isSchemaObject(schema)) return undefined;
+  if (schema.const !== undefined) return [schema.const];
+  return Array.isArray(schema.enum) ? schema.enum : undefined;
+}
+
+/**
+ * Whether an object schema is an MCP image or audio content block: `type` limited to `"image"` and `"audio"`, and
+ * `data` and `mimeType` declared as strings (the shape the MCP SDK's `ImageContent` and `AudioContent` have).
+ */
+function isMediaBlock(node: SchemaObject): boolean {
+  const properties = node.properties;
+  if (!isSchemaObject(properties)) return false;
+  const types = literalsOf(properties.type);
+  if (types === undefined || types.length === 0 || !types.every((t) => t === "image" || t === "audio")) return false;
+  const isString = (schema: unknown) => isSchemaObject(schema) && typesOf(schema).includes("string");
+  return isString(properties.data) && isString(properties.mimeType);
+}
+
 /** Whether a schema object bounds a string's length by itself: a `maxLength`, or the values of `const` or `enum`. */
 function lengthBounded(node: SchemaObject): boolean {
   return typeof node.maxLength === "number" || node.const !== undefined || Array.isArray(node.enum);
@@ -336,6 +396,8 @@ export function unboundedStringPaths(bundled: JsonSchema): string[] {
 /** Whether a planned property is always in the view when it is in the data. */
 function alwaysShown(plan: TypedPlan): boolean {
   if (plan.kind === "string") return plan.overflow !== "omit";
+  // Media whose data is not strict base64 is left out of the view.
+  if (plan.kind === "media") return false;
   if (plan.kind === "union") return plan.options.every(alwaysShown);
   return true;
 }
@@ -381,5 +443,16 @@ export function runtimePlan(plan: TypedPlan): ViewPlan {
         : { kind: "tuple", items: plan.items.map(runtimePlan), rest: runtimePlan(plan.rest) };
     case "union":
       return { kind: "union", options: plan.options.map(runtimePlan) };
+    case "any":
+      return { kind: "any" };
+    case "media":
+      if (plan.form === "base64") {
+        return plan.mimeType === undefined
+          ? { kind: "media", form: "base64" }
+          : { kind: "media", form: "base64", mimeType: plan.mimeType };
+      }
+      return plan.otherwise === undefined
+        ? { kind: "media", form: "block" }
+        : { kind: "media", form: "block", otherwise: runtimePlan(plan.otherwise) };
   }
 }

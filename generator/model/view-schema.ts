@@ -82,6 +82,23 @@ function schemaOf(plan: TypedPlan): SchemaObject {
     }
     case "union":
       return { anyOf: plan.options.map(schemaOf) };
+    case "any":
+      return {};
+    case "media": {
+      const description: SchemaObject = {
+        type: "object",
+        properties: {
+          type: { enum: ["image", "audio", "blob"] },
+          mimeType: { type: "string" },
+          bytes: { type: "integer", minimum: 0 },
+        },
+        required: ["type", "mimeType", "bytes"],
+        additionalProperties: false,
+      };
+      return plan.form === "block" && plan.otherwise !== undefined
+        ? { anyOf: [description, schemaOf(plan.otherwise)] }
+        : description;
+    }
     case "object": {
       const names = Object.keys(plan.properties).sort();
       const properties: Record<string, SchemaObject> = {};

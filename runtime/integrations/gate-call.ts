@@ -114,10 +114,12 @@ export function findAdapter(catalog: ToolCatalog, name: string): AnyToolAdapter 
 
 /**
  * What the gate admits for an in-process tool's throw (or rejection). A tool reports its own failure by throwing,
- * so a throw is the tool's error, `tool_error`, with a fixed text: the thrown message was written for the tool's
- * developer and never reaches the model, not even under a contract that shows tool messages. A timeout or an abort
- * (`TimeoutError`, `AbortError`) is the wait's failure, not the tool's: the rejection itself, which the gate reads
- * as `timeout` or `transport_error`. Reading a hostile error never throws.
+ * so a throw is the tool's error, `tool_error`, with no text: the thrown message was written for the tool's
+ * developer (a stack's worth of paths, a driver's connection string) and is not the tool's answer to the model, so
+ * it never reaches the model, although contracts show the words of an MCP tool's `isError` result by default. A
+ * tool that wants the model to read why it failed returns an MCP `isError` result with that text instead. A timeout
+ * or an abort (`TimeoutError`, `AbortError`) is the wait's failure, not the tool's: the rejection itself, which the
+ * gate reads as `timeout` or `transport_error`. Reading a hostile error never throws.
  */
 export function thrownByTool(error: unknown): unknown {
   const name = errorProperty(error, "name");
@@ -125,10 +127,7 @@ export function thrownByTool(error: unknown): unknown {
   return TOOL_THREW;
 }
 
-const TOOL_THREW = Object.freeze({
-  content: Object.freeze([Object.freeze({ type: "text", text: "The tool threw an error." })]),
-  isError: true,
-});
+const TOOL_THREW = Object.freeze({ content: Object.freeze([]), isError: true });
 
 /** The context of one call: the options' context for it, with the framework's call id, arguments and signal. */
 export function callContext(call: ToolCallInfo, options: GateOptions): AnyAdmitContext {

@@ -5,6 +5,7 @@
  *
  * Nothing here imports LangChain: `langchain.ts` constructs the framework's own objects.
  */
+import { errorProperty } from "../failure.js";
 import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
 import { parsedResult } from "../stages/receive/parsed-value.js";
 import type { Outcome } from "../types.js";
@@ -21,6 +22,28 @@ export interface ToolMessageLike {
 
 /** A tool's own error, with none of its text: what `admit` makes a `tool_error` of. */
 const TOOL_ERROR = Object.freeze({ content: Object.freeze([]), isError: true });
+
+/**
+ * How `@langchain/mcp-adapters` opens the `ToolException` it throws for an MCP result with `isError`, before the
+ * result's text blocks joined with line breaks. Tool names are MCP names and server names the app's keys, so
+ * neither holds a quote; anchored and without nested repetition, so a long message costs one pass.
+ */
+const MCP_ERROR_PREFIX = /^MCP tool '[^']*' on server '[^']*' returned an error: /;
+
+/**
+ * The MCP tool error an adapters' throw carries: the `CallToolResult` again, its text the server's own error text,
+ * which the gate shows the model cleaned and bounded inside the typed failure (unless the contract opts out).
+ * `undefined` for any other throw, which stays an in-process tool's error with none of its text
+ * (`thrownByTool`). Reading a hostile error never throws.
+ */
+export function mcpToolErrorOf(error: unknown): unknown {
+  if (errorProperty(error, "name") !== "ToolException") return undefined;
+  const message = errorProperty(error, "message");
+  if (typeof message !== "string") return undefined;
+  const prefix = MCP_ERROR_PREFIX.exec(message);
+  if (prefix === null) return undefined;
+  return { content: [{ type: "text", text: message.slice(prefix[0].length) }], isError: true };
+}
 
 /** An MCP content block, from a LangChain content block (text, and base64 image or audio in any of its shapes). */
 function mcpBlock(block: unknown): unknown {

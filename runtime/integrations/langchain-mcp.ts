@@ -47,8 +47,8 @@ interface HookConfig {
  *
  * The adapters throw before calling the hook for an `isError` result (with the tool's text in the error) and for
  * one the MCP SDK client refused (structured content that breaks the advertised output schema): run these tools
- * under `gateMiddleware` (which turns the throw into a typed `tool_error`), or under an error handler that never
- * shows the error's message to the model.
+ * under `gateMiddleware`, which turns the first into a typed `tool_error` with the server's error text cleaned and
+ * bounded inside it (the contract may opt out), and the second into a `tool_error` with none of its text.
  */
 export function gateMcpHooks(catalog: ToolCatalog, options: GateOptions = {}): GateMcpHooks {
   return {

@@ -19,6 +19,7 @@ import { findAdapter, type GateOptions, gateCall, readBackCall, type ToolCallInf
 import {
   isGraphBubbleUp,
   langChainContent,
+  mcpToolErrorOf,
   noteOutcome,
   outcomeOf,
   rawOfToolMessage,
@@ -64,9 +65,11 @@ export interface GateMiddleware {
  *
  * - A tool with a contract runs as usual, then its result is admitted: the `ToolMessage` the agent keeps has the
  *   model's content (`toModelContent`, or text and media blocks when the result has images or audio) and the
- *   outcome as `artifact` (`outcomeOf(message)` reads it). A throw in the tool (or a message an inner middleware
- *   marked `status: "error"`) is a `tool_error` whose text never reaches the model; a timeout or an abort is the
- *   wait's failure (`timeout`, `transport_error`); LangGraph's interrupts are thrown on.
+ *   outcome as `artifact` (`outcomeOf(message)` reads it). An MCP tool's error (the `ToolException` the MCP
+ *   adapters throw for `isError`) is a `tool_error` with the server's error text, cleaned and bounded, for the model
+ *   to correct its call; a throw in an in-process tool (or a message an inner middleware marked `status: "error"`)
+ *   is a `tool_error` whose text never reaches the model, since it was written for the tool's developer; a timeout
+ *   or an abort is the wait's failure (`timeout`, `transport_error`); LangGraph's interrupts are thrown on.
  * - A tool without a contract (`options.ungated`): `"refuse"` (the default) answers its call with a typed refusal
  *   (`error="no_contract"`) without running it; `"hide"` also takes it out of the tools the model is given;
  *   `"pass"` runs it ungated.
@@ -110,7 +113,7 @@ export function gateMiddleware(catalog: ToolCatalog, options: LangChainGateOptio
         const already = outcomeOf(result.value);
         if (already !== undefined) return gatedMessage(toolCall, result.value.content, already);
       }
-      const raw = result.ok ? rawOf(result.value) : thrownByTool(result.error);
+      const raw = result.ok ? rawOf(result.value) : (mcpToolErrorOf(result.error) ?? thrownByTool(result.error));
       const gated = await gateCall(adapter, raw, call, options);
       return gatedMessage(toolCall, langChainContent(gated.parts), gated.outcome);
     },

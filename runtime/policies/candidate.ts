@@ -67,6 +67,10 @@ export function previewPlan(plan: ViewPlan, take: number, maxChars?: number): Vi
       copy.max = Math.min(node.max, maxChars);
     } else if (maxChars !== undefined && node.kind === "value" && copy.kind === "value") {
       copy.max = Math.min(node.max ?? maxChars, maxChars);
+    } else if (node.kind === "any" && copy.kind === "any") {
+      // A value the schema says nothing of is cut like a planned one: its arrays to `take`, its strings to `maxChars`.
+      copy.take = Math.min(node.take ?? take, take);
+      if (maxChars !== undefined) copy.max = Math.min(node.max ?? maxChars, maxChars);
     }
   }
   return root;

@@ -100,8 +100,9 @@ function narrowLine(outcome: Outcome<unknown, unknown>): string | undefined {
  * A failure shows the code and whether a retry may help, nothing else (the raw body never appears):
  * `<tool_result tool="get_record" source="…" complete="false" error="schema_mismatch" retryable="false"/>`. An
  * `oversize` failure adds what to narrow: `<narrow>{"path":"/items","items":400,"argument":"limit"}</narrow>`.
- * A `tool_error` whose contract opts in (`exposeToolError`) adds the cleaned, bounded tool message as
- * `<tool_message>"…"</tool_message>`, which the MCP spec suggests so a model can correct its call.
+ * A `tool_error` adds the tool's own message, cleaned and bounded, as `<tool_message>"…"</tool_message>` (JSON,
+ * markup escaped like every body), which the MCP spec asks for so a model can correct its call; a contract that opts
+ * out (`toolError.expose: false`, `exposeToolError`) shows the code alone.
  */
 export function toModelContent(outcome: Outcome<unknown, unknown>): string {
   const { tool, rawSha256 } = outcome.provenance;

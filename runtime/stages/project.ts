@@ -7,8 +7,9 @@
  * becomes a prototype; any other key is simply assigned.
  */
 import { boundText, cleanText } from "../text.js";
-import type { Omission, Projection, StringOverflow, ViewPlan } from "../types.js";
+import type { LiftedMedia, Omission, Projection, StringOverflow, ViewPlan } from "../types.js";
 import { lineExcerpt, viewCost } from "./line-excerpt.js";
+import { liftMedia } from "./project-media.js";
 
 /** Options for {@link project}. */
 export interface ProjectOptions {
@@ -70,6 +71,10 @@ function fitsDirectly(plan: ViewPlan, type: ReturnType<typeof jsonType>): boolea
       return type === "string";
     case "value":
       return type === "string" || type === "primitive";
+    case "any":
+      return true;
+    case "media":
+      return plan.form === "block" ? type === "object" : type === "string";
     case "union":
       return false;
   }
@@ -110,11 +115,17 @@ function resolve(plan: ViewPlan, type: ReturnType<typeof jsonType>): ViewPlan | 
  * - `value`: numbers, booleans, null and cleaned strings (bounded by `max` or `maxStringChars`); an object or array
  *   the plan knows nothing about is left out and reported as `omitted`.
  * - `union`: the first option whose kind fits the value's JSON type.
+ * - `any` (a schema that constrains nothing): the value whole, its strings and keys cleaned and bounded like a
+ *   `value` node's strings.
+ * - `media`: an MCP image or audio block, or a base64 string, described in the view (`{ type, mimeType, bytes }`)
+ *   and listed in `media` for the outcome's parts, never placed as text (see `project-media.ts`); an object of
+ *   another shape under a `block` node is projected with its `otherwise` plan.
  * A value left out of an array is dropped from it, and its original index is in the omission's path.
  */
 export function project(data: unknown, plan: ViewPlan, options: ProjectOptions = {}): Projection<unknown> {
   const maxStringChars = options.maxStringChars ?? DEFAULT_MAX_STRING_CHARS;
   const omissions: Omission[] = [];
+  const media: LiftedMedia[] = [];
   const root: Record<string, unknown> = {};
   const stack: Frame[] = [{ value: data, plan, path: "", into: root, key: "view" }];
 
@@ -164,6 +175,24 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
       case "string":
         putString(frame, value as string, node.max, node.overflow);
         break;
+      case "any":
+        if (type === "string") putString(frame, value as string, node.max ?? maxStringChars, "excerpt");
+        else if (type === "primitive") place(frame.into, frame.key, value);
+        else pushAny(stack, omissions, frame, value as object, node, node.max ?? maxStringChars);
+        break;
+      case "media": {
+        const lifted = liftMedia(value, node);
+        if (lifted === undefined && node.form === "block" && node.otherwise !== undefined) {
+          stack.push({ ...frame, plan: node.otherwise });
+        } else if (lifted === undefined || lifted === "malformed") {
+          omissions.push({ path, kind: "omitted", count: 1 });
+        } else {
+          place(frame.into, frame.key, lifted.description);
+          if (lifted.part !== undefined) media.push({ path, part: lifted.part });
+          else omissions.push({ path, kind: "omitted", count: 1 });
+        }
+        break;
+      }
       case "object": {
         const source = value as Record<string, unknown>;
         const out: Record<string, unknown> = {};
@@ -196,7 +225,54 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
     }
   }
   // The stack pops in document order, so omissions are already listed top to bottom.
-  return { view: root.view, complete: omissions.length === 0, omissions };
+  const projection: Projection<unknown> = { view: root.view, complete: omissions.length === 0, omissions };
+  if (media.length > 0) projection.media = media;
+  return projection;
+}
+
+/**
+ * An object or array under an `any` node: placed empty, its members pushed to be projected with the same node. Keys
+ * are cleaned and bounded like strings, since they are the tool's text too; a key that cleans to one already placed
+ * is left out (the first in document order stays).
+ */
+function pushAny(
+  stack: Frame[],
+  omissions: Omission[],
+  frame: Frame,
+  value: object,
+  node: Extract<ViewPlan, { kind: "any" }>,
+  max: number,
+): void {
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    place(frame.into, frame.key, out);
+    const shown = node.take === undefined ? value.length : Math.min(value.length, Math.max(0, node.take));
+    for (let i = shown - 1; i >= 0; i--) {
+      stack.push({ value: value[i], plan: node, path: `${frame.path}/${i}`, into: out, key: String(i) });
+    }
+    if (shown < value.length) omissions.push({ path: frame.path, kind: "items", count: value.length - shown });
+    return;
+  }
+  const out: Record<string, unknown> = {};
+  place(frame.into, frame.key, out);
+  const source = value as Record<string, unknown>;
+  const keys = Object.keys(source);
+  const shown = new Set<string>();
+  const children: Frame[] = [];
+  for (const key of keys) {
+    const cleaned = boundText(key, max).text;
+    if (shown.has(cleaned)) continue;
+    shown.add(cleaned);
+    children.push({
+      value: source[key],
+      plan: node,
+      path: `${frame.path}/${pointerSegment(key)}`,
+      into: out,
+      key: cleaned,
+    });
+  }
+  // Pushed in reverse so the stack pops them in the value's own key order.
+  for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as Frame);
 }
 
 /** A string shown as whole lines: the text the view holds, and what it left out (without the path). */

@@ -4,8 +4,9 @@
  */
 import type { Admission } from "../gate/admission.js";
 import { codePointLength } from "../text.js";
-import type { Success } from "../types.js";
+import type { ContentPart, ContentRules, LiftedMedia, Omission, Success } from "../types.js";
 import { locate, opaqueTokenProblem } from "./fields.js";
+import { mediaTypeAllowed } from "./receive/content-blocks.js";
 
 /** Longest continuation token passed to the model; longer is not a cursor. */
 const MAX_CONTINUATION_CHARS = 1024;
@@ -29,19 +30,66 @@ export function continuationOf(data: unknown, pointer: string | undefined): stri
  * still to be measured.
  */
 export function view<T, V, I>(admission: Admission<T, V, I>, data: T): Success<T, V> {
-  const { spec, flags, parts } = admission;
+  const { spec, flags } = admission;
   const budget = spec.context;
   const projection = spec.buildView(data);
+  let { parts } = admission;
+  let { complete, omissions } = projection;
+  if (projection.media !== undefined) {
+    const merged = withLiftedMedia(parts ?? [], projection.media, spec.result.content);
+    parts = merged.parts;
+    if (merged.omissions.length > 0) {
+      omissions = [...omissions, ...merged.omissions];
+      complete = false;
+    }
+  }
   return {
     ok: true,
     data,
     view: projection.view,
-    complete: projection.complete,
-    omissions: projection.omissions,
-    continuation: projection.complete ? undefined : continuationOf(data, spec.view.continuation),
+    complete,
+    omissions,
+    continuation: complete ? undefined : continuationOf(data, spec.view.continuation),
     provenance: admission.provenance,
     contextUsed: { unit: budget.unit, value: 0, budget: budget.max },
     ...(flags.length > 0 ? { flags } : {}),
     ...(parts !== undefined && parts.length > 0 ? { parts } : {}),
   };
+}
+
+/**
+ * The parts with the media lifted out of a structured result added, under the contract's media rules: a media type
+ * on the kind's list, within its bytes and its count (the blocks admitted beside the result counted first). One
+ * already among the parts (the same type, media type and data: a server that sends an image both as a block and in
+ * its structured content) is not added twice. Media a rule refuses stays described in the view and is reported as an
+ * `omitted` omission: the call still answers, the model is told something was not shown.
+ */
+function withLiftedMedia(
+  parts: ContentPart[],
+  lifted: readonly LiftedMedia[],
+  rules: ContentRules,
+): { parts: ContentPart[]; omissions: Omission[] } {
+  const out = [...parts];
+  const omissions: Omission[] = [];
+  const count = { image: 0, audio: 0 };
+  for (const part of parts) if (part.type === "image" || part.type === "audio") count[part.type]++;
+  for (const { path, part } of lifted) {
+    const same = out.some(
+      (p) => p.type === part.type && p.mimeType === part.mimeType && (p as { data: string }).data === part.data,
+    );
+    if (same) continue;
+    const rule = rules[part.type];
+    const allowed =
+      rule !== undefined &&
+      mediaTypeAllowed(part.mimeType, rule.mimeTypes) &&
+      part.bytes <= rule.maxBytes &&
+      count[part.type] < rule.maxCount;
+    if (!allowed) {
+      omissions.push({ path, kind: "omitted", count: 1 });
+      continue;
+    }
+    count[part.type]++;
+    out.push(part);
+  }
+  return { parts: out, omissions };
 }

@@ -11,7 +11,8 @@
  * 3. nothing any hostile code threw (every error carries `HOSTILE_MARKER`) appears in the outcome: not in
  *    `error.message`, `toModelContent`, the diagnostics or the events;
  * 4. a failure shows none of the text the raw value offered as data (`TOOL_TEXT`) in its message, model content
- *    or events (the tool's own error text may sit in `diagnostics.toolMessage`, for the caller).
+ *    or events (the tool's own error text may sit in `diagnostics.toolMessage`, for the caller, and in a
+ *    `tool_error`'s one `<tool_message>` line, cleaned, bounded and escaped, for the model).
  *
  * Several raw values are admitted at once per run, so the ones that wait for the signal share their 500 ms.
  */
@@ -20,6 +21,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type GateEvent, type Outcome, parsedResult, toModelContent } from "../../runtime/index.js";
 import { HOSTILE_MARKER, type HostileRecipe, hostileRaw, TOOL_TEXT } from "./hostile-raw.js";
+import { besideToolMessage } from "./invariants.js";
 import { kindsUnderTest } from "./kinds.js";
 import { type AnyAdapter, adaptersOf, generateInto, REPO } from "./scratch.js";
 
@@ -119,7 +121,10 @@ function brokenBy(ran: Ran): string[] {
   if (content.includes(HOSTILE_MARKER) || seen.includes(HOSTILE_MARKER)) broken.push("a thrown error's text leaked");
   if (!outcome.ok) {
     const { toolMessage: _kept, ...diagnostics } = outcome.diagnostics;
-    const shown = JSON.stringify({ message: outcome.error.message, content, events, diagnostics });
+    // A tool error's words may reach the model in their one delimited line, and only there.
+    const beside = besideToolMessage(outcome, content);
+    broken.push(...beside.problems);
+    const shown = JSON.stringify({ message: outcome.error.message, content: beside.rest, events, diagnostics });
     if (shown.includes(TOOL_TEXT)) broken.push("a failure shows the raw value's text");
   }
   return broken;

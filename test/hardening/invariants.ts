@@ -5,8 +5,9 @@
  * 1. `admit` never throws, and returns exactly one outcome with exactly one event.
  * 2. An `ok` outcome's data is valid for two independent validators compiled at run time: Ajv and
  *    @cfworker/json-schema; and it is exactly what `JSON.parse` makes of the payload's text.
- * 3. A failure leaves no trace of the raw payload in `toModelContent`, in its message or in the events; and no
- *    outcome shows anything a hostile raw value's code threw (`HOSTILE_MARKER`), anywhere.
+ * 3. A failure leaves no trace of the raw payload in `toModelContent`, in its message or in the events, but a
+ *    `tool_error`'s own words in their one `<tool_message>` line (cleaned, bounded, escaped JSON); and no outcome
+ *    shows anything a hostile raw value's code threw (`HOSTILE_MARKER`), anywhere.
  * 4. The rendered view never exceeds the context budget and never holds a key the output schema does not declare,
  *    nor one the contract omits.
  * 5. For text and content results (`kinds.ts`): `data` is the text sent, or the admitted blocks, within their
@@ -26,11 +27,13 @@ import {
   FAILURE_CODES,
   type GateEvent,
   MemorySpillStore,
+  markupSafeJson,
   measureText,
   type Outcome,
   toModelContent,
   toModelParts,
 } from "../../runtime/index.js";
+import { hasInvisible } from "../../runtime/text.js";
 import { HOSTILE_MARKER, TOOL_TEXT } from "./hostile-raw.js";
 import { type KindUnderTest, kindSuccessViolations } from "./kinds.js";
 import { MARKER, type Payload } from "./payloads.js";
@@ -172,11 +175,36 @@ async function violationsOf(
   } else {
     if (!FAILURE_CODES.includes(outcome.error.code)) violations.push(`unknown failure code ${outcome.error.code}`);
     const leaks = (text: string) => text.includes(MARKER) || text.includes(TOOL_TEXT);
-    if (leaks(content)) violations.push("a failure's model content holds payload text");
+    const shown = besideToolMessage(outcome, content);
+    violations.push(...shown.problems);
+    if (leaks(shown.rest)) violations.push("a failure's model content holds payload text");
     if (leaks(outcome.error.message)) violations.push("a failure's message holds payload text");
     if (leaks(JSON.stringify(events))) violations.push("a failure's event holds payload text");
   }
   return violations;
+}
+
+/**
+ * A failure's model content without its `<tool_message>` line, the one place a `tool_error` shows the tool's own
+ * words, and what is wrong with that line: anything but `modelMessage` as escaped JSON, between the failure's open
+ * and close tags, cleaned and within the default 500 characters.
+ */
+export function besideToolMessage(
+  outcome: Extract<Outcome<unknown, unknown>, { ok: false }>,
+  content: string,
+): { rest: string; problems: string[] } {
+  const message = outcome.modelMessage;
+  if (message === undefined) return { rest: content, problems: [] };
+  const problems: string[] = [];
+  if (outcome.error.code !== "tool_error") problems.push(`a ${outcome.error.code} failure shows a tool message`);
+  if (hasInvisible(message)) problems.push("a tool message holds invisible characters");
+  if ([...message].length > 500) problems.push("a tool message is over its bound");
+  const lines = content.split("\n");
+  const expected = `<tool_message>${markupSafeJson(message)}</tool_message>`;
+  if (lines.length < 3 || lines[1] !== expected || lines.at(-1) !== "</tool_result>") {
+    problems.push("a tool message is not one escaped line inside the failure");
+  }
+  return { rest: lines.filter((line) => line !== expected).join("\n"), problems };
 }
 
 async function successViolations(

@@ -239,7 +239,7 @@ describe("Claude Agent SDK: the real query() loop, the Claude Code binary, a scr
   );
 
   it(
-    "gates an in-process server's tools in their handlers: a tool error reaches the model as a typed failure",
+    "gates an in-process server's tools in their handlers: a tool error reaches the model as a typed failure with its words",
     async () => {
       model = await scriptedModel(script("shop"));
       const observed = observer();
@@ -259,7 +259,7 @@ describe("Claude Agent SDK: the real query() loop, the Claude Code binary, a scr
       expectGated(requests, "shop", observed);
       const error = seen("toolu_error");
       expect(error.isError).toBe(true);
-      expectModelSaw(error.text, "error");
+      expectModelSaw(error.text, "error", "mcp");
     },
     BINARY_TIMEOUT,
   );

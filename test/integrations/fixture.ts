@@ -171,15 +171,29 @@ export function spillHandle(text: string): string | undefined {
 }
 
 /**
+ * Where an `error` answer came from: an MCP result with `isError` (`"mcp"`), whose text is the server's own error
+ * and reaches the model inside the typed failure, or an in-process tool's throw (`"throw"`), whose message was
+ * written for the tool's developer and never does.
+ */
+export type ErrorSource = "mcp" | "throw";
+
+/** The error answer's words as the model reads them inside the typed failure (JSON, markup escaped). */
+export const ERROR_WORDS = `<tool_message>"${ERROR_MARKER}: the order service is down"</tool_message>`;
+
+/** The markers nothing the model reads may hold: the tool error's only when it was a throw. */
+export function keptOutMarkers(errors: ErrorSource): string[] {
+  return errors === "mcp" ? [PRIVATE_MARKER, PLANTED_MARKER] : [PRIVATE_MARKER, PLANTED_MARKER, ERROR_MARKER];
+}
+
+/**
  * Asserts what the model was sent for one call of `variant` (all the text the framework put in the next prompt for
  * that tool result): the delimited view only, never the private field or the planted marker, a failure as a typed
- * failure, a spill as its handle with the read-back tool named.
+ * failure (a tool error from an MCP server with its words inside, one thrown in process without), a spill as its
+ * handle with the read-back tool named.
  */
-export function expectModelSaw(text: string, variant: Variant): void {
+export function expectModelSaw(text: string, variant: Variant, errors: ErrorSource = "throw"): void {
   expect(text).toContain(`<tool_result tool="${TOOL}"`);
-  expect(text).not.toContain(PRIVATE_MARKER);
-  expect(text).not.toContain(PLANTED_MARKER);
-  expect(text).not.toContain(ERROR_MARKER);
+  for (const marker of keptOutMarkers(errors)) expect(text).not.toContain(marker);
   switch (variant) {
     case "ok":
       expect(text).toContain('complete="false"');
@@ -192,7 +206,14 @@ export function expectModelSaw(text: string, variant: Variant): void {
       expect(text).not.toContain("ord_0001");
       break;
     case "error":
-      expect(text).toMatch(/error="tool_error" retryable="(true|false)"/);
+      expect(text).toMatch(/error="tool_error" retryable="(true|false)">?/);
+      if (errors === "mcp") {
+        // The words sit inside the typed failure, after its opening tag and before its close.
+        const open = text.search(/<tool_result [^>]*error="tool_error"[^>]*>/);
+        const close = text.indexOf("</tool_result>", open);
+        expect(text.indexOf(ERROR_WORDS)).toBeGreaterThan(open);
+        expect(text.indexOf(ERROR_WORDS)).toBeLessThan(close);
+      } else expect(text).not.toContain("<tool_message>");
       break;
     case "large":
       expect(text).toContain('policy="spill"');

@@ -56,7 +56,7 @@ describe("gateCall", () => {
       if (adapter === undefined) throw new Error("no adapter");
       const call = { tool: TOOL, args: { customer: "acme", variant }, callId: `call-${variant}` };
       const gated = await gateCall(adapter, ordersCallResult("acme", variant), call, { readBack: setup.reader });
-      expectModelSaw(gated.content, variant);
+      expectModelSaw(gated.content, variant, "mcp");
       expect(gated.parts).toEqual([{ type: "text", text: gated.content }]);
       expect(gated.outcome.ok).toBe(variant === "ok" || variant === "large");
       expect(gated.outcome.provenance.correlationId).toBe(`call-${variant}`);

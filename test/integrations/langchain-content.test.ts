@@ -5,7 +5,12 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { beforeAll, describe, expect, it } from "vitest";
 import { thrownByTool } from "../../runtime/integrations/gate-call.js";
-import { langChainContent, mcpContent, rawOfToolMessage } from "../../runtime/integrations/langchain-content.js";
+import {
+  langChainContent,
+  mcpContent,
+  mcpToolErrorOf,
+  rawOfToolMessage,
+} from "../../runtime/integrations/langchain-content.js";
 import { gateMiddleware, outcomeOf } from "../../runtime/langchain.js";
 import { ERROR_MARKER, type OrdersSetup, ordersSetup, ordersValue, TOOL } from "./fixture.js";
 
@@ -50,6 +55,26 @@ describe("conversions", () => {
       { type: "text", text: "view" },
       { type: "image", mimeType: "image/png", data: PNG },
     ]);
+  });
+
+  it("reads an MCP tool error out of the adapters' ToolException, and nothing out of any other throw", () => {
+    const exception = (message: string) => Object.assign(new Error(message), { name: "ToolException" });
+    const words = `${ERROR_MARKER}: the order service is down\nretry later`;
+    const fromMcp = exception(`MCP tool '${TOOL}' on server 'orders' returned an error: ${words}`);
+    expect(mcpToolErrorOf(fromMcp)).toEqual({ content: [{ type: "text", text: words }], isError: true });
+    // An in-process tool's own ToolException, another error with the adapters' words, a hostile throw: not MCP's.
+    expect(mcpToolErrorOf(exception(`${ERROR_MARKER}: boom`))).toBeUndefined();
+    expect(mcpToolErrorOf(new Error(fromMcp.message))).toBeUndefined();
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error("hostile");
+        },
+      },
+    );
+    expect(mcpToolErrorOf(hostile)).toBeUndefined();
+    expect(mcpToolErrorOf("a string")).toBeUndefined();
   });
 
   it("keeps no text of a throw, and leaves a timeout to the gate", async () => {

@@ -19,15 +19,15 @@ import { gateMcpHooks, gateMiddleware, outcomeOf, readBackTool } from "../../run
 import type { GateEvent } from "../../runtime/record/events.js";
 import { Turn } from "../../runtime/record/turn.js";
 import {
-  ERROR_MARKER,
+  type ErrorSource,
   expectModelSaw,
+  keptOutMarkers,
   type Orders,
   type OrdersSetup,
   ordersServer,
   ordersServerTransport,
   ordersSetup,
   ordersValue,
-  PLANTED_MARKER,
   PRIVATE_MARKER,
   spillHandle,
   TOOL,
@@ -128,19 +128,26 @@ async function runAgent(variant: Variant, tools: Tools, options: { middleware?: 
 }
 
 /**
+ * Where the answer the gate is given over MCP came from: the server's `isError` result for `error` (its words reach
+ * the model), the SDK client's own refusal for `invalid` (a throw, none of its text).
+ */
+function mcpErrors(variant: Variant): ErrorSource {
+  return variant === "error" ? "mcp" : "throw";
+}
+
+/**
  * The checks every path makes: what each prompt held, the outcome kept as the artifact, one outcome per call.
  * `seen` is the answer the gate was given: the MCP SDK client itself refuses a result that breaks the tool's
  * output schema, and `@langchain/mcp-adapters` throws that refusal, so over MCP `invalid` arrives as the tool's error.
  */
-function expectGatedRun(run: Run, variant: Variant, seen: Variant = variant): void {
+function expectGatedRun(run: Run, variant: Variant, seen: Variant = variant, errors: ErrorSource = "throw"): void {
   const { prompts } = run.model;
   expect(prompts[0]?.tools).toEqual(expect.arrayContaining([TOOL, "read_tool_result"]));
   const answer = answerTo(prompts[1]?.messages ?? [], "call-orders");
-  expectModelSaw(textOf(answer), seen);
+  expectModelSaw(textOf(answer), seen, errors);
   if (variant === "invalid") expect(textOf(answer)).not.toContain("ord_0001");
   for (const prompt of prompts) {
-    for (const marker of [PRIVATE_MARKER, PLANTED_MARKER, ERROR_MARKER])
-      expect(promptText(prompt)).not.toContain(marker);
+    for (const marker of keptOutMarkers(errors)) expect(promptText(prompt)).not.toContain(marker);
   }
   const outcome = outcomeOf(answerTo(run.messages, "call-orders"));
   expect(outcome?.ok).toBe(variant === "ok" || variant === "large");
@@ -183,7 +190,7 @@ describe("gateMiddleware with an MCP tool from @langchain/mcp-adapters", () => {
   for (const variant of VARIANTS) {
     it(`gives the model only the gated answer (${variant})`, async () => {
       const run = await runAgent(variant, () => mcpTools());
-      expectGatedRun(run, variant, variant === "invalid" ? "error" : variant);
+      expectGatedRun(run, variant, variant === "invalid" ? "error" : variant, mcpErrors(variant));
     });
   }
 
@@ -191,7 +198,7 @@ describe("gateMiddleware with an MCP tool from @langchain/mcp-adapters", () => {
     for (const variant of VARIANTS) {
       const hooks = hookedOnce(variant);
       const run = await runAgent(variant, (context) => mcpTools(hooks.make(context)));
-      expectGatedRun(run, variant, variant === "invalid" ? "error" : variant);
+      expectGatedRun(run, variant, variant === "invalid" ? "error" : variant, mcpErrors(variant));
       hooks.expectGated();
     }
   });
@@ -251,7 +258,7 @@ describe("MultiServerMCPClient with gateMcpHooks, under gateMiddleware", () => {
           return (await client.getTools()) as DynamicStructuredTool[];
         });
         await client?.close();
-        expectGatedRun(run, variant, variant === "invalid" ? "error" : variant);
+        expectGatedRun(run, variant, variant === "invalid" ? "error" : variant, mcpErrors(variant));
         hooks.expectGated();
       }
     } finally {

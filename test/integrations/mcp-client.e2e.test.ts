@@ -138,7 +138,7 @@ describe("the v2 client's agent loop behind the gate", () => {
 
       expect(prompts).toHaveLength(2);
       expect(prompts[0]?.tools).toEqual([TOOL, "read_tool_result"]);
-      expectModelSaw(lastToolText(prompts), variant);
+      expectModelSaw(lastToolText(prompts), variant, "mcp");
       expect(served).toHaveLength(1);
       expect(turn.report().contributions).toHaveLength(1);
       expect(events).toHaveLength(1);

@@ -24,8 +24,8 @@ import { type GateEvent, Turn } from "../../runtime/index.js";
 import { type AgentsMcpServer, gateMcpServer, UngatedToolError } from "../../runtime/openai-agents.js";
 import {
   advertisedTool,
-  ERROR_MARKER,
   expectModelSaw,
+  keptOutMarkers,
   type Orders,
   type OrdersSetup,
   ordersCallResult,
@@ -135,10 +135,10 @@ describe("gateMcpServer in an OpenAI Agents run", () => {
       expect(requests[0]?.tools.sort()).toEqual([TOOL, READ_TOOL].sort());
       const seen = toolOutputs(requests[1]?.input ?? []);
       expect(seen.map((output) => output.name)).toEqual([TOOL]);
-      expectModelSaw(seen[0]?.text ?? "", variant);
+      expectModelSaw(seen[0]?.text ?? "", variant, "mcp");
       for (const request of requests) {
         const prompt = JSON.stringify(request.input);
-        for (const marker of [PRIVATE_MARKER, PLANTED_MARKER, ERROR_MARKER]) expect(prompt).not.toContain(marker);
+        for (const marker of keptOutMarkers("mcp")) expect(prompt).not.toContain(marker);
       }
       expect(turn.report().contributions).toHaveLength(1);
       expect(events).toHaveLength(1);

@@ -37,6 +37,25 @@ const PNG = Buffer.from(
   "base64",
 );
 
+/** A WAV file of 64 silent 8-bit mono samples at 8 kHz: a RIFF header and its data. */
+const WAV = (() => {
+  const samples = 64;
+  const wav = Buffer.alloc(44 + samples, 0x80);
+  wav.write("RIFF", 0, "ascii");
+  wav.writeUInt32LE(36 + samples, 4);
+  wav.write("WAVEfmt ", 8, "ascii");
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20); // PCM
+  wav.writeUInt16LE(1, 22); // mono
+  wav.writeUInt32LE(8000, 24);
+  wav.writeUInt32LE(8000, 28);
+  wav.writeUInt16LE(1, 32);
+  wav.writeUInt16LE(8, 34);
+  wav.write("data", 36, "ascii");
+  wav.writeUInt32LE(samples, 40);
+  return wav;
+})();
+
 /** About 900 KB of numbered lines: what a model must never see whole, and may see in part. */
 const LARGE_LINES = Array.from(
   { length: 9000 },
@@ -75,6 +94,7 @@ const SERVERS: Server[] = [
         ["read_text_file", { path: at("large.txt") }],
         ["read_file", { path: at("notes.txt"), head: 2 }],
         ["read_media_file", { path: at("pixel.png") }],
+        ["read_media_file", { path: at("tone.wav") }],
         ["read_multiple_files", { paths: [at("notes.txt"), at("pixel.png")] }],
         ["edit_file", { path: at("notes.txt"), edits: [{ oldText: "beta", newText: "BETA" }] }],
         ["create_directory", { path: at("sub") }],
@@ -212,6 +232,7 @@ beforeAll(async () => {
   files = path.join(scratch, "files");
   await mkdir(files, { recursive: true });
   await writeFile(path.join(files, "pixel.png"), PNG);
+  await writeFile(path.join(files, "tone.wav"), WAV);
   await writeFile(path.join(files, "large.txt"), LARGE_TEXT);
   SERVERS[1] = { ...(SERVERS[1] as Server), env: { MEMORY_FILE_PATH: path.join(scratch, "memory.jsonl") } };
   for (const server of SERVERS) runs.set(server.name, await prepare(server));
@@ -251,11 +272,19 @@ describe.each(SERVERS.map((server) => server.name))("every tool of the %s server
     }
   });
 
-  it("ends every call the server refuses as tool_error", () => {
+  it("ends every call the server refuses as tool_error, the server's words inside the typed failure", () => {
     const { refused, taskOnly } = runOf(name);
     expect(refused.length).toBeGreaterThan(0);
     for (const { tool, outcome } of refused) {
       expect(outcome.ok ? "ok" : outcome.error.code, `${tool}: ${described(outcome)}`).toBe("tool_error");
+      // Imported contracts show the model the tool's own error text, so it can correct its call.
+      const [open, message, close] = toModelContent(outcome).split("\n");
+      expect(open).toMatch(/^<tool_result [^>]*error="tool_error" retryable="(true|false)">$/);
+      const words = /^<tool_message>(.+)<\/tool_message>$/.exec(message ?? "")?.[1];
+      expect(words, tool).toBeDefined();
+      expect(JSON.parse(words as string)).toBe(outcome.ok ? "" : outcome.diagnostics.toolMessage);
+      expect((JSON.parse(words as string) as string).length).toBeGreaterThan(10);
+      expect(close).toBe("</tool_result>");
     }
     // The SDK client refuses to call a task-only tool plainly: its throw is one typed transport failure.
     if (taskOnly !== undefined) expect(taskOnly.ok ? "ok" : taskOnly.error.code).toBe("transport_error");
@@ -291,6 +320,30 @@ describe("what the model reads of real results", () => {
     // The filesystem server sends a file's image as structured content and as a media block beside it.
     const media = success("filesystem", "read_media_file");
     expect(media.parts).toEqual([expect.objectContaining({ type: "image", mimeType: "image/png", bytes: PNG.length })]);
+  });
+
+  it("media declared in a structured result reach the model as media, described in the view, never as base64 text", () => {
+    for (const [index, type, mimeType, file] of [
+      [0, "image", "image/png", PNG],
+      [1, "audio", "audio/wav", WAV],
+    ] as const) {
+      const outcome = success("filesystem", "read_media_file", index);
+      const data = file.toString("base64");
+      // The structured content holds the block, data and all; the view holds its description in its place.
+      expect(outcome.data).toEqual({ content: [{ type, data, mimeType }] });
+      expect(outcome.view).toEqual({ content: [{ type, mimeType, bytes: file.length }] });
+      expect(outcome.complete).toBe(true);
+      const content = toModelContent(outcome);
+      expect(content).not.toContain(data);
+      expect(content).not.toContain(data.slice(0, 24));
+      expect(content.match(/<media /g)).toEqual(["<media "]);
+      expect(content).toContain(`<media type="${mimeType}" bytes="${file.length}"/>`);
+      // Handed on once, as media: the same block sent beside the structured content is not added twice.
+      const parts = toModelParts(outcome);
+      expect(parts.map((part) => part.type)).toEqual(["text", type]);
+      expect(parts[1]).toEqual({ type, data, mimeType });
+      expect(content.length).toBeLessThan(400);
+    }
   });
 
   it("resource links reach the view as links, cleaned, and their URIs stay in the parts", () => {

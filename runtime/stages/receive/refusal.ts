@@ -1,7 +1,9 @@
 /**
  * What a payload that was not received ends as: its typed failure, with the bytes hashed when they were all read,
- * and for a tool error the tool's own text, cleaned and bounded, kept in diagnostics (and shown to the model only
- * when the contract says so).
+ * and for a tool error the tool's own text, cleaned and bounded, kept in diagnostics and shown to the model inside
+ * the typed failure unless the contract opts out (`toolError.expose: false`). MCP asks that tool execution errors
+ * reach the model so it can correct its call ("relation userz does not exist"); the code stays `tool_error`, so the
+ * words are never the only sign that the call failed. Events never carry the text (`record/events.ts`).
  */
 import type { Admission } from "../../gate/admission.js";
 import { sha256Hex } from "../../record/provenance.js";
@@ -29,7 +31,8 @@ export async function refusalOutcome<T, V, I>(admission: Admission<T, V, I>, rec
     const toolMessage = boundText(received.toolMessage ?? "", spec.toolErrorMaxChars ?? DEFAULT_TOOL_ERROR_CHARS).text;
     diagnostics.toolMessage = toolMessage;
     const outcome = admission.fail("tool_error", diagnostics, facts);
-    if (spec.exposeToolError) outcome.modelMessage = toolMessage;
+    // An error with no words (an in-process tool's throw) is the typed failure alone.
+    if (spec.exposeToolError && toolMessage.trim() !== "") outcome.modelMessage = toolMessage;
     return outcome;
   }
   return admission.fail(received.code, diagnostics, facts, received.callerMessage, received.retryable);

@@ -650,11 +650,19 @@ const rows: Array<[string, Row]> = [
     },
   ],
   [
-    "tool errors shown to the model",
+    "tool errors shown to the model again: the opt-out taken away, the default shows them",
+    {
+      before: edit((c) => (c["x-toolgate"].toolError = { expose: false })),
+      after: baseContract(),
+      want: [["exposure", "toolError-changed"]],
+    },
+  ],
+  [
+    "tool errors hidden from the model",
     {
       before: baseContract(),
-      after: edit((c) => (c["x-toolgate"].toolError = { expose: true })),
-      want: [["exposure", "toolError-changed"]],
+      after: edit((c) => (c["x-toolgate"].toolError = { expose: false })),
+      want: [["settings", "toolError-changed"]],
     },
   ],
   [

@@ -101,8 +101,13 @@ describe("importTools", () => {
     ]);
     expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
     expect(JSON.parse(text).outputSchema).toEqual(weather.outputSchema);
-    // Fully bounded: no ceiling needed, nothing to report.
-    expect(JSON.parse(text)["x-toolgate"]).toEqual({ version: "1", result: importedResult("structured") });
+    // Fully bounded: no ceiling needed, nothing to report. The model reads the tool's error words by default, and
+    // the contract says so where the user turns it off.
+    expect(JSON.parse(text)["x-toolgate"]).toEqual({
+      version: "1",
+      result: importedResult("structured"),
+      toolError: { expose: true, maxChars: 500 },
+    });
     expect(report.imported).toEqual([
       expect.objectContaining({ tool: "get_weather", status: "written", findings: [], defaultCeiling: undefined }),
     ]);
@@ -118,6 +123,7 @@ describe("importTools", () => {
       // The string without maxLength is shown as whole lines when long.
       view: { strings: { "/hits/*": { overflow: "lines" } } },
       result: importedResult("structured"),
+      toolError: { expose: true, maxChars: 500 },
     });
     const [tool] = report.imported;
     expect(tool?.defaultCeiling).toBe(DEFAULT_RECEIVE_BYTES);
@@ -336,7 +342,11 @@ describe("toolgate import --stdio", () => {
     ]);
     const status2 = JSON.parse(await readFile(path.join(out, "get_status_2.tool.json"), "utf8"));
     expect(status2.name).toBe("get-status");
-    expect(status2["x-toolgate"]).toEqual({ version: "1", result: importedResult("structured") });
+    expect(status2["x-toolgate"]).toEqual({
+      version: "1",
+      result: importedResult("structured"),
+      toolError: { expose: true, maxChars: 500 },
+    });
     const search = JSON.parse(await readFile(path.join(out, "search_docs.tool.json"), "utf8"));
     expect(search.annotations).toEqual({ readOnlyHint: true });
     expect(search.title).toBe("Search the docs");

@@ -58,6 +58,7 @@ describe("a tool without an outputSchema", () => {
       version: "1",
       receive: { maxBytes: DEFAULT_RECEIVE_BYTES },
       result: { kind: "text", content: importedContent() },
+      toolError: { expose: true, maxChars: 500 },
     });
     const generated = await generate({ schemas: out, projectRoot: repo });
     if (!generated.ok) throw new Error(generated.errors.map(String).join("\n"));

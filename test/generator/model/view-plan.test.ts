@@ -175,3 +175,85 @@ describe("view plan keys named like Object.prototype members", () => {
     expect(viewFields(plan)).toEqual(expect.arrayContaining(["/__proto__", "/constructor"]));
   });
 });
+
+describe("view plan nodes for values the schema says nothing of, and for media", () => {
+  /** `read_media_file`'s output schema as the filesystem server lists it (zod's JSON Schema). */
+  const readMedia = {
+    type: "object",
+    properties: {
+      content: {
+        type: "array",
+        items: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                type: { type: "string", enum: ["image", "audio"] },
+                data: { type: "string" },
+                mimeType: { type: "string" },
+              },
+              required: ["type", "data", "mimeType"],
+            },
+            {
+              type: "object",
+              properties: {
+                type: { type: "string", const: "resource" },
+                resource: { type: "object", properties: { uri: { type: "string" }, blob: { type: "string" } } },
+              },
+              required: ["type", "resource"],
+            },
+          ],
+        },
+      },
+    },
+    required: ["content"],
+  } as JsonSchema;
+
+  it("marks an MCP image or audio block as media, with the plan of its other shapes beside it", () => {
+    const plan = runtimePlan(planView(readMedia, {}, 100, "m.tool.json")) as unknown as {
+      properties: { content: { items: { kind: string; form: string; otherwise: { kind: string } } } };
+    };
+    const item = plan.properties.content.items;
+    expect([item.kind, item.form, item.otherwise.kind]).toEqual(["media", "block", "object"]);
+  });
+
+  it("makes the view schema hold the description a media node leaves, and nothing of its data", async () => {
+    const { Ajv2020 } = await import("ajv/dist/2020.js");
+    const { viewSchema } = await import("../../../generator/model/view-schema.js");
+    const { project } = await import("../../../runtime/stages/project.js");
+    const typed = planView(readMedia, {}, 100, "m.tool.json");
+    const value = { content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }] };
+    const shown = project(value, runtimePlan(typed));
+    expect(shown.view).toEqual({ content: [{ type: "image", mimeType: "image/png", bytes: 8 }] });
+    expect(new Ajv2020({ strict: false }).validate(viewSchema(typed), shown.view)).toBe(true);
+    expect(viewType(typed).text).toContain('readonly type: "image" | "audio" | "blob"');
+  });
+
+  it("marks a base64 string as media with its content media type, and leaves other strings alone", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        png: { type: "string", contentEncoding: "base64", contentMediaType: "image/png" },
+        name: { type: "string", maxLength: 10 },
+      },
+    } as JsonSchema;
+    expect(runtimePlan(planView(schema, {}, 100, "b.tool.json"))).toEqual({
+      kind: "object",
+      properties: {
+        name: { kind: "string", max: 100, overflow: "excerpt" },
+        png: { kind: "media", form: "base64", mimeType: "image/png" },
+      },
+    });
+  });
+
+  it("plans a schema that constrains nothing ({}, true, annotations only) as any, and an object type as before", () => {
+    expect(runtimePlan(planView({}, {}, 100, "e.tool.json"))).toEqual({ kind: "any" });
+    expect(runtimePlan(planView(true, {}, 100, "t.tool.json"))).toEqual({ kind: "any" });
+    expect(runtimePlan(planView({ description: "any JSON" }, {}, 100, "d.tool.json"))).toEqual({ kind: "any" });
+    const nested = { type: "object", properties: { meta: {} }, additionalProperties: { type: "string" } } as JsonSchema;
+    expect(runtimePlan(planView(nested, {}, 100, "n.tool.json"))).toEqual({
+      kind: "object",
+      properties: { meta: { kind: "any" } },
+    });
+  });
+});

@@ -124,6 +124,14 @@ function valueFor(plan: TypedPlan): fc.Arbitrary<unknown> {
     }
     case "union":
       return fc.oneof(...plan.options.map(valueFor));
+    case "any":
+      return fc.jsonValue();
+    case "media": {
+      const data = fc.base64String({ maxLength: 16 });
+      if (plan.form === "base64") return data;
+      const block = fc.record({ type: fc.constantFrom("image", "audio"), data, mimeType: fc.constant("image/png") });
+      return plan.otherwise === undefined ? block : fc.oneof(block, valueFor(plan.otherwise));
+    }
     case "object": {
       const names = Object.keys(plan.properties);
       const entries = names.map((name) => {

@@ -280,7 +280,7 @@ describe.each(["sse", "json"] as const)(
 
     it.each(VARIANTS)("gates the %s answer: the view or a typed failure, never the raw data", async (variant) => {
       const result = await client.callTool({ name: TOOL, arguments: { customer: "acme", variant } });
-      expectModelSaw(textOf(result), variant);
+      expectModelSaw(textOf(result), variant, "mcp");
       expect(JSON.stringify(result)).not.toContain(PRIVATE_MARKER);
       expect(result.isError ?? false).toBe(variant === "invalid" || variant === "error");
       if (variant === "ok") expect((result.structuredContent as { orders: unknown[] }).orders).toHaveLength(10);

@@ -84,7 +84,7 @@ describe("the proxy", () => {
       // The host's SDK client checks structuredContent against the listed view schema, and throws if it breaks it.
       const result = await host.callTool({ name: TOOL, arguments: { customer: "acme", variant } });
       const text = textOf(result);
-      expectModelSaw(text, variant);
+      expectModelSaw(text, variant, "mcp");
       expect(events.length - before).toBe(1);
       const succeeded = variant === "ok" || variant === "large";
       expect(result.isError ?? false).toBe(!succeeded);
