@@ -18,22 +18,41 @@ import { pointerSegment } from "../stages/project.js";
 import { cleanText } from "../text.js";
 import type { Omission } from "../types.js";
 
-/** One part of a view, with what it costs in the model content's JSON (bytes, UTF-8, markup escapes included). */
+/**
+ * One part of a view, with what it costs in the model content's JSON (bytes, UTF-8, markup escapes included) and the
+ * view's own value for it, shown as it is when the part is kept whole (views are plain data, never changed).
+ */
 export type ViewNode =
   | { kind: "leaf"; value: unknown; path: string; cost: number }
   | { kind: "string"; value: string; source: unknown; path: string; cost: number; cleaned?: string }
-  | { kind: "object"; entries: Array<[key: string, keyCost: number, node: ViewNode]>; path: string; cost: number }
-  | { kind: "array"; items: ViewNode[]; path: string; cost: number };
+  | {
+      kind: "object";
+      value: unknown;
+      entries: Array<[key: string, keyCost: number, node: ViewNode]>;
+      path: string;
+      cost: number;
+    }
+  | { kind: "array"; value: unknown; items: ViewNode[]; path: string; cost: number };
 
-/** A view cut to one level: the view the model reads and what the cut left out, by path. */
+/** A view cut to one level: the view the model reads, what it costs, and what the cut left out, by path. */
 export interface CutView {
   view: unknown;
+  /** What the cut view costs in the model content's JSON, as {@link ViewNode} counts it. */
+  bytes: number;
   /** Arrays cut, by path: how many more items the cut left out. */
   items: Map<string, number>;
   /** Strings re-cut, by path: their omissions (lines and a cut first line), which replace the plan's. */
   strings: Map<string, Omission[]>;
   /** Paths of array items left out whole: the plan's omissions under them no longer describe the view. */
   dropped: string[];
+}
+
+/** Printable ASCII that JSON and the markup escapes leave as it is: one byte a character. */
+const PLAIN = /^[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7e]*$/;
+
+/** What a string costs inside its JSON quotes: its length when plain, else as the view writes it. */
+function textCost(text: string): number {
+  return PLAIN.test(text) ? text.length : viewCost(text);
 }
 
 /**
@@ -44,7 +63,7 @@ export interface CutView {
 export function viewTree(view: unknown, data: unknown, path = "", skipped: ReadonlySet<string> = new Set()): ViewNode {
   if (typeof view === "string") {
     const source = typeof data === "string" ? data : view;
-    return { kind: "string", value: view, source, path, cost: viewCost(view) + 2 };
+    return { kind: "string", value: view, source, path, cost: textCost(view) + 2 };
   }
   if (Array.isArray(view)) {
     const items: ViewNode[] = [];
@@ -58,7 +77,7 @@ export function viewTree(view: unknown, data: unknown, path = "", skipped: Reado
       items.push(node);
       index++;
     }
-    return { kind: "array", items, path, cost };
+    return { kind: "array", value: view, items, path, cost };
   }
   if (view !== null && typeof view === "object") {
     const entries: Array<[string, number, ViewNode]> = [];
@@ -69,13 +88,14 @@ export function viewTree(view: unknown, data: unknown, path = "", skipped: Reado
       const own = Object.hasOwn(source, key) ? source[key] : undefined;
       const node = viewTree((view as Record<string, unknown>)[key], own, `${path}/${pointerSegment(key)}`, skipped);
       // The key as written, its quotes and the colon.
-      const keyCost = viewCost(key) + 3;
+      const keyCost = textCost(key) + 3;
       cost += keyCost + node.cost;
       entries.push([key, keyCost, node]);
     }
-    return { kind: "object", entries, path, cost };
+    return { kind: "object", value: view, entries, path, cost };
   }
-  return { kind: "leaf", value: view, path, cost: viewCost(JSON.stringify(view) ?? "null") };
+  // Numbers, booleans and null: their JSON is plain ASCII.
+  return { kind: "leaf", value: view, path, cost: (JSON.stringify(view) ?? "null").length };
 }
 
 /** The largest part of a tree, by cost: past that level nothing is cut. */
@@ -92,30 +112,14 @@ export function largestPart(node: ViewNode): number {
   }
 }
 
-/** The view as the tree holds it, whole. */
-function whole(node: ViewNode): unknown {
-  switch (node.kind) {
-    case "leaf":
-    case "string":
-      return node.value;
-    case "array":
-      return node.items.map(whole);
-    case "object":
-      return objectOf(node.entries.map(([key, , child]) => [key, whole(child)]));
-  }
-}
-
-/** An object from entries, each key an own property (a `__proto__` key stays a key). */
-function objectOf(entries: Array<[string, unknown]>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of entries) {
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
+/** A part of the cut view and what it costs. */
+interface Piece {
+  value: unknown;
+  cost: number;
 }
 
 /** A string cut to `level` bytes as whole lines of its own cleaned text, and what the cut left out. */
-function cutString(node: Extract<ViewNode, { kind: "string" }>, level: number, into: CutView): string {
+function cutString(node: Extract<ViewNode, { kind: "string" }>, level: number, into: CutView): Piece {
   if (node.cleaned === undefined) node.cleaned = typeof node.source === "string" ? cleanText(node.source) : node.value;
   // The quotes are part of the string's cost; the excerpt's bound is what it holds between them.
   const excerpt: LineExcerpt = lineExcerpt(node.cleaned, Math.max(0, level - 2));
@@ -128,47 +132,54 @@ function cutString(node: Extract<ViewNode, { kind: "string" }>, level: number, i
     omissions.push({ path: node.path, kind: "lines", count: gap.to - gap.from + 1, from: gap.from, to: gap.to });
   }
   into.strings.set(node.path, omissions);
-  return excerpt.text;
+  return { value: excerpt.text, cost: viewCost(excerpt.text) + 2 };
 }
 
 /** An array cut to `level`: its first items whole while they fit, or its first item cut when none does. */
-function cutArray(node: Extract<ViewNode, { kind: "array" }>, level: number, into: CutView): unknown[] {
+function cutArray(node: Extract<ViewNode, { kind: "array" }>, level: number, into: CutView): Piece {
   const kept: unknown[] = [];
-  let used = 2;
+  let cost = 2;
   for (const item of node.items) {
-    const cost = item.cost + (kept.length > 0 ? 1 : 0);
-    if (used + cost > level) break;
-    used += cost;
-    kept.push(whole(item));
+    const more = item.cost + (kept.length > 0 ? 1 : 0);
+    if (cost + more > level) break;
+    cost += more;
+    kept.push(item.value);
   }
   const first = node.items[0];
-  if (kept.length === 0 && first !== undefined) kept.push(cut(first, level - 2, into));
-  const left = node.items.length - kept.length;
-  if (left > 0) {
-    into.items.set(node.path, left);
+  if (kept.length === 0 && first !== undefined) {
+    const piece = cut(first, level - 2, into);
+    kept.push(piece.value);
+    cost += piece.cost;
+  }
+  if (kept.length < node.items.length) {
+    into.items.set(node.path, node.items.length - kept.length);
     for (let i = kept.length; i < node.items.length; i++) into.dropped.push((node.items[i] as ViewNode).path);
   }
-  return kept;
+  return { value: kept, cost };
 }
 
 /** A part cut to `level` (see the module comment). */
-function cut(node: ViewNode, level: number, into: CutView): unknown {
-  switch (node.kind) {
-    case "leaf":
-      return node.value;
-    case "string":
-      return node.cost <= level ? node.value : cutString(node, level, into);
-    case "array":
-      return node.cost <= level ? whole(node) : cutArray(node, level, into);
-    case "object":
-      return objectOf(node.entries.map(([key, , child]) => [key, cut(child, level, into)]));
+function cut(node: ViewNode, level: number, into: CutView): Piece {
+  if (node.cost <= level || node.kind === "leaf") return node;
+  if (node.kind === "string") return cutString(node, level, into);
+  if (node.kind === "array") return cutArray(node, level, into);
+  const out: Record<string, unknown> = {};
+  let cost = node.cost;
+  for (const [key, , child] of node.entries) {
+    const piece = cut(child, level, into);
+    cost += piece.cost - child.cost;
+    // Defined, not assigned: a `__proto__` key stays a key.
+    Object.defineProperty(out, key, { value: piece.value, enumerable: true, writable: true, configurable: true });
   }
+  return { value: out, cost };
 }
 
 /** The view cut to `level` bytes per part. */
 export function cutView(tree: ViewNode, level: number): CutView {
-  const into: CutView = { view: undefined, items: new Map(), strings: new Map(), dropped: [] };
-  into.view = cut(tree, level, into);
+  const into: CutView = { view: undefined, bytes: 0, items: new Map(), strings: new Map(), dropped: [] };
+  const piece = cut(tree, level, into);
+  into.view = piece.value;
+  into.bytes = piece.cost;
   return into;
 }
 

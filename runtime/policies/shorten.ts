@@ -43,6 +43,8 @@ interface Cut<T, V> {
   level: number;
   candidate: Success<T, V>;
   bytes: number;
+  /** Its token count within the budget, when the search counted it. */
+  counted?: Measured;
 }
 
 /** What the search needs: the view's tree, and how to turn a level into a candidate. */
@@ -60,14 +62,18 @@ function cutAt<T, V, I>(s: Shortening<T, V, I>, level: number): Cut<T, V> {
   const cut = cutView(s.tree, level);
   const candidate: Success<T, V> = {
     ...over.success,
-    view: cut.view as V,
+    view: 0 as V,
     complete: false,
     omissions: cutOmissions(over.success.omissions, cut),
     continuation: continuationOf(over.data, over.admission.spec.view.continuation),
     policy: "shorten",
     ...(s.spill === undefined ? {} : { spill: s.spill }),
   };
-  return { level, candidate, bytes: utf8Length(toModelContent(candidate as Success<unknown, unknown>)) };
+  // Rendered around a one-byte view, plus what the cut view costs: the bytes of the whole rendering, without
+  // writing a large view out at every step of the search.
+  const bytes = utf8Length(toModelContent(candidate as Success<unknown, unknown>)) - 1 + cut.bytes;
+  candidate.view = cut.view as V;
+  return { level, candidate, bytes };
 }
 
 /** The largest level in `[low, high]` whose cut costs at most `bytes` (`low` when none does). */
@@ -86,10 +92,13 @@ function levelWithin<T, V, I>(s: Shortening<T, V, I>, low: number, high: number,
   return best;
 }
 
-/** Counts a cut's tokens, up to four budgets so an overshoot says by how much. */
+/** How far past the budget a count goes, so an overshoot says by how much without counting it all. */
+const OVER_COUNT = 2;
+
+/** Counts a cut's tokens, up to twice the budget. */
 function countOf<T, V, I>(s: Shortening<T, V, I>, cut: Cut<T, V>): Promise<Measured> {
   const budget = s.over.admission.spec.context;
-  return measureText(toModelContent(cut.candidate as Success<unknown, unknown>), budget, budget.max * 4);
+  return measureText(toModelContent(cut.candidate as Success<unknown, unknown>), budget, budget.max * OVER_COUNT);
 }
 
 /**
@@ -108,10 +117,10 @@ async function fitTokens<T, V, I>(s: Shortening<T, V, I>): Promise<Cut<T, V> | u
     const aimed = levelWithin(s, low, high, Math.floor(max * perToken));
     if (fit !== undefined && aimed.level === fit.level) break;
     const counted = await countOf(s, aimed);
-    // Past four budgets the count stopped: at least four times over.
-    const tokens = counted.within && counted.value <= max * 4 ? Math.max(1, counted.value) : max * 4;
+    // Past the count's limit it stopped: at least that far over.
+    const tokens = counted.within ? Math.max(1, counted.value) : max * OVER_COUNT;
     if (tokens <= max) {
-      fit = aimed;
+      fit = { ...aimed, counted: { ...counted, within: true } };
       low = aimed.level;
       if (tokens >= max * CLOSE_ENOUGH) return fit;
     } else {
@@ -121,15 +130,17 @@ async function fitTokens<T, V, I>(s: Shortening<T, V, I>): Promise<Cut<T, V> | u
   }
   if (fit === undefined) {
     const skeleton = cutAt(s, 0);
-    if ((await countOf(s, skeleton)).value > max) return undefined;
-    fit = skeleton;
+    const counted = await countOf(s, skeleton);
+    if (counted.value > max) return undefined;
+    fit = { ...skeleton, counted: { ...counted, within: true } };
     low = 0;
   }
   for (let count = 0; count < SEARCH_COUNTS && low < high; count++) {
     const mid = Math.ceil((low + high) / 2);
     const cut = cutAt(s, mid);
-    if ((await countOf(s, cut)).value <= max) {
-      fit = cut;
+    const counted = await countOf(s, cut);
+    if (counted.value <= max) {
+      fit = { ...cut, counted: { ...counted, within: true } };
       low = mid;
     } else high = mid - 1;
   }
@@ -164,7 +175,8 @@ async function shortenJson<T, V, I>(over: OverBudget<T, V, I>): Promise<PolicyVe
     s.spill = reference;
     fit = cutAt(s, fit.level);
   }
-  let size = await measureCandidate(over, fit.candidate);
+  // A cut the search counted, unchanged since, needs no second count.
+  let size = fit.counted ?? (await measureCandidate(over, fit.candidate));
   if (!size.within) {
     // The real handle counts more tokens than its placeholder: fitted once more, around the real one.
     fit = await fitted(s);

@@ -17,7 +17,9 @@ import {
   toModelContent,
   type ViewPlan,
 } from "../../../runtime/index.js";
+import { cutView, viewTree } from "../../../runtime/policies/shorten-view.js";
 import { markupSafeJson } from "../../../runtime/stages/model-content.js";
+import { utf8Length } from "../../../runtime/text.js";
 import { compile, STRUCTURED_RESULT, textTool } from "../fixture.js";
 
 interface Hit {
@@ -402,6 +404,16 @@ describe("shorten, properties", () => {
         },
       ),
       { numRuns: 60, seed: 26 },
+    );
+  });
+
+  it("knows what a cut view costs without writing it: the search's byte figure is the rendered one", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.integer({ min: 0, max: 2000 }), (value, level) => {
+        const cut = cutView(viewTree(value, value), level);
+        expect(cut.bytes).toBe(utf8Length(markupSafeJson(cut.view)));
+      }),
+      { numRuns: 300, seed: 26 },
     );
   });
 });
