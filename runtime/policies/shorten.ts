@@ -113,9 +113,11 @@ async function fitTokens<T, V, I>(s: Shortening<T, V, I>): Promise<Cut<T, V> | u
   let low = fit?.level ?? 0;
   let high = s.top;
   let perToken = FIRST_BYTES_PER_TOKEN;
+  // The fewest bytes of a cut counted over the budget: the search aims between the fit's bytes and these.
+  let overBytes = Number.POSITIVE_INFINITY;
   for (let round = 0; round < AIM_ROUNDS && low < high; round++) {
     const aimed = levelWithin(s, low, high, Math.floor(max * perToken));
-    if (fit !== undefined && aimed.level === fit.level) break;
+    if (fit !== undefined && aimed.bytes <= fit.bytes) break;
     const counted = await countOf(s, aimed);
     // Past the count's limit it stopped: at least that far over.
     const tokens = counted.within ? Math.max(1, counted.value) : max * OVER_COUNT;
@@ -125,6 +127,7 @@ async function fitTokens<T, V, I>(s: Shortening<T, V, I>): Promise<Cut<T, V> | u
       if (tokens >= max * CLOSE_ENOUGH) return fit;
     } else {
       high = aimed.level - 1;
+      overBytes = Math.min(overBytes, aimed.bytes);
     }
     perToken = (aimed.bytes / tokens) * (tokens <= max ? 1 : CLOSE_ENOUGH);
   }
@@ -135,16 +138,25 @@ async function fitTokens<T, V, I>(s: Shortening<T, V, I>): Promise<Cut<T, V> | u
     fit = { ...skeleton, counted: { ...counted, within: true } };
     low = 0;
   }
+  // A binary search on the bytes between the largest cut that fitted and the smallest that did not, so levels that
+  // cut alike (an array whose next item is large) cost no count.
+  let best: Cut<T, V> = fit;
   for (let count = 0; count < SEARCH_COUNTS && low < high; count++) {
-    const mid = Math.ceil((low + high) / 2);
-    const cut = cutAt(s, mid);
+    const cut: Cut<T, V> =
+      overBytes === Number.POSITIVE_INFINITY
+        ? cutAt(s, Math.ceil((low + high) / 2))
+        : levelWithin(s, low, high, Math.floor((best.bytes + overBytes) / 2));
+    if (cut.bytes <= best.bytes) break;
     const counted = await countOf(s, cut);
     if (counted.value <= max) {
-      fit = { ...cut, counted: { ...counted, within: true } };
-      low = mid;
-    } else high = mid - 1;
+      best = { ...cut, counted: { ...counted, within: true } };
+      low = cut.level;
+    } else {
+      high = cut.level - 1;
+      overBytes = Math.min(overBytes, cut.bytes);
+    }
   }
-  return fit;
+  return best;
 }
 
 /** The largest level whose cut fits the budget, or `undefined` when not even the skeleton does. */

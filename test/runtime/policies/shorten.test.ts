@@ -389,7 +389,10 @@ describe("shorten, properties", () => {
           const text = lines.join("\n");
           const spec = searchSpec({ context: { unit: "bytes", max } });
           const outcome = await defineTool(spec).admit(mcp({ query: "", total: 0, hits: [], body: text }));
-          if (!outcome.ok) return expect(outcome.diagnostics.detail?.shorten).toBe("skeleton_over_budget");
+          if (!outcome.ok) {
+            expect(outcome.diagnostics.detail?.shorten, outcome.error.code).toBe("skeleton_over_budget");
+            return;
+          }
           expect(outcome.contextUsed.value).toBeLessThanOrEqual(max);
           const gap = outcome.omissions.find((o) => o.path === "/body" && o.kind === "lines");
           const cutLine = outcome.omissions.find((o) => o.path === "/body" && o.kind === "excerpt");
@@ -414,6 +417,61 @@ describe("shorten, properties", () => {
         expect(cut.bytes).toBe(utf8Length(markupSafeJson(cut.view)));
       }),
       { numRuns: 300, seed: 26 },
+    );
+  });
+
+  it("over nested arrays, every array shown keeps its count: items shown and items left out add up", async () => {
+    const filePlan: ViewPlan = {
+      kind: "object",
+      properties: { name: { kind: "string", max: 200, overflow: "excerpt" }, size: { kind: "value" } },
+    };
+    const treePlan: ViewPlan = {
+      kind: "object",
+      properties: {
+        dirs: {
+          kind: "array",
+          items: {
+            kind: "object",
+            properties: {
+              name: { kind: "string", max: 200, overflow: "excerpt" },
+              files: { kind: "array", items: filePlan },
+            },
+          },
+        },
+      },
+    };
+    const fileArb = fc.record({ name: fc.string({ maxLength: 40 }), size: fc.nat() });
+    const dirArb = fc.record({ name: fc.string({ maxLength: 20 }), files: fc.array(fileArb, { maxLength: 60 }) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(dirArb, { maxLength: 30 }), fc.integer({ min: 120, max: 3000 }), async (dirs, max) => {
+        const tree = { dirs };
+        const spec = {
+          ...searchSpec({ context: { unit: "bytes", max } }),
+          validateResult: compile<unknown>({ type: "object" }),
+          view: { plan: treePlan, maxStringChars: 2000 },
+          buildView: (data: unknown) => project(data, treePlan),
+        } as unknown as ToolSpec<SearchResult, unknown>;
+        const outcome = await defineTool(spec).admit(mcp(tree));
+        if (!outcome.ok) {
+          expect(outcome.diagnostics.detail?.shorten, outcome.error.code).toBe("skeleton_over_budget");
+          return;
+        }
+        expect(outcome.contextUsed.value).toBeLessThanOrEqual(max);
+        const view = outcome.view as { dirs: Array<{ name: string; files: unknown[] }> };
+        expect(view.dirs.length + itemsLeftOut(outcome.omissions, "/dirs")).toBe(dirs.length);
+        view.dirs.forEach((dir, d) => {
+          const files = dirs[d]?.files ?? [];
+          expect(dir.files.length + itemsLeftOut(outcome.omissions, `/dirs/${d}/files`)).toBe(files.length);
+          // Files shown are the directory's first files, whole and in order.
+          for (const [f, file] of dir.files.entries()) expect(file).toEqual(files[f]);
+        });
+        // No omission names a part of the view that is not shown.
+        for (const omission of outcome.omissions) {
+          const index = /^\/dirs\/(\d+)/.exec(omission.path)?.[1];
+          if (index !== undefined) expect(Number(index)).toBeLessThan(view.dirs.length);
+        }
+      }),
+      { numRuns: 80, seed: 26 },
     );
   });
 });
