@@ -20,7 +20,7 @@ import {
 import { cutView, viewTree } from "../../../runtime/policies/shorten-view.js";
 import { markupSafeJson } from "../../../runtime/stages/model-content.js";
 import { utf8Length } from "../../../runtime/text.js";
-import { compile, STRUCTURED_RESULT, textTool } from "../fixture.js";
+import { compile, goodRecord, recordTool, STRUCTURED_RESULT, textTool } from "../fixture.js";
 
 interface Hit {
   title: string;
@@ -186,6 +186,29 @@ describe("shorten, JSON results", () => {
     expect(outcome.omissions).toEqual([{ path: "/hits", kind: "items", count: 100 - view.hits.length }]);
   });
 
+  it("shortens a JSON text result the same way, keeps the plan's private fields out and the cursor in", async () => {
+    const items = Array.from({ length: 40 }, (_, id) => ({ id, label: `item ${id} ${"x".repeat(60)}` }));
+    const raw = JSON.stringify(goodRecord({ items, internalNotes: "PRIVATE-NOTE", nextCursor: "c-2" }));
+    const tool = recordTool({ oversize: ["shorten"], context: { unit: "bytes", max: 500 } });
+    const outcome = await tool.admit(raw);
+    if (!outcome.ok) throw new Error(outcome.error.code);
+    const view = outcome.view as { items: unknown[] };
+    expect(outcome.policy).toBe("shorten");
+    expect(view.items.length).toBeGreaterThan(0);
+    // The plan shows 5 items (its take); shorten cuts further, and the one omission counts both cuts.
+    expect(view.items.length).toBeLessThan(5);
+    expect(view.items).toEqual(items.slice(0, view.items.length));
+    expect(outcome.omissions).toEqual([{ path: "/items", kind: "items", count: 40 - view.items.length }]);
+    expect(outcome.continuation).toBe("c-2");
+    const content = toModelContent(outcome);
+    expect(content).not.toContain("PRIVATE-NOTE");
+    expect(content).toContain("<continuation>");
+    expect(outcome.contextUsed.value).toBeLessThanOrEqual(500);
+    // Control: the same tool and chain with 2 items reads whole.
+    const small = await tool.admit(JSON.stringify(goodRecord({ items: items.slice(0, 2) })));
+    expect(small).toMatchObject({ ok: true, complete: true, view: { items: items.slice(0, 2) } });
+  });
+
   it("cuts a long string to whole lines from its head and tail, re-cut from the tool's text", async () => {
     const lines = logLines(3000);
     const value = { query: "logs", total: 0, hits: [], body: lines.join("\n") };
@@ -300,6 +323,21 @@ describe("shorten is efficient", () => {
       const body = (outcome.view as SearchResult).body as string;
       const kept = body.split("\n").filter((line) => !line.startsWith("[… ")).length;
       const cost = await tokensOf(toModelContent(outcome));
+      expect(await truncatedLines(lines, cost)).toBeLessThanOrEqual(kept / 0.8);
+    }
+  });
+});
+
+describe("shorten is efficient on a text result", () => {
+  it("keeps at least 0.8× the whole lines head+tail truncation keeps at the same token cost", async () => {
+    const lines = logLines(5000);
+    for (const max of [500, 2000, 8000]) {
+      const tool = textTool({ oversize: ["shorten"], context: { ...TOKENS, max } });
+      const outcome = await tool.admit(lines.join("\n"));
+      if (!outcome.ok) throw new Error(outcome.error.code);
+      const kept = outcome.view.text.split("\n").filter((line) => !line.startsWith("[… ")).length;
+      const cost = await tokensOf(toModelContent(outcome));
+      expect(cost).toBeLessThanOrEqual(max);
       expect(await truncatedLines(lines, cost)).toBeLessThanOrEqual(kept / 0.8);
     }
   });
