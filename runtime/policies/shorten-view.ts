@@ -123,6 +123,9 @@ function cutString(node: Extract<ViewNode, { kind: "string" }>, level: number, i
   if (node.cleaned === undefined) node.cleaned = typeof node.source === "string" ? cleanText(node.source) : node.value;
   // The quotes are part of the string's cost; the excerpt's bound is what it holds between them.
   const excerpt: LineExcerpt = lineExcerpt(node.cleaned, Math.max(0, level - 2));
+  const cost = viewCost(excerpt.text) + 2;
+  // A string shorter than the markers that would replace it is shown whole: a cut never costs more than the part.
+  if (cost >= node.cost) return node;
   const omissions: Omission[] = [];
   if (excerpt.cutFirstLine !== undefined && excerpt.cutFirstLine > 0) {
     omissions.push({ path: node.path, kind: "excerpt", count: excerpt.cutFirstLine });
@@ -132,7 +135,7 @@ function cutString(node: Extract<ViewNode, { kind: "string" }>, level: number, i
     omissions.push({ path: node.path, kind: "lines", count: gap.to - gap.from + 1, from: gap.from, to: gap.to });
   }
   into.strings.set(node.path, omissions);
-  return { value: excerpt.text, cost: viewCost(excerpt.text) + 2 };
+  return { value: excerpt.text, cost };
 }
 
 /** An array cut to `level`: its first items whole while they fit, or its first item cut when none does. */

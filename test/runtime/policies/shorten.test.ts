@@ -17,7 +17,7 @@ import {
   toModelContent,
   type ViewPlan,
 } from "../../../runtime/index.js";
-import { cutView, viewTree } from "../../../runtime/policies/shorten-view.js";
+import { cutView, largestPart, viewTree } from "../../../runtime/policies/shorten-view.js";
 import { markupSafeJson } from "../../../runtime/stages/model-content.js";
 import { utf8Length } from "../../../runtime/text.js";
 import { compile, goodRecord, recordTool, STRUCTURED_RESULT, textTool } from "../fixture.js";
@@ -451,8 +451,13 @@ describe("shorten, properties", () => {
   it("knows what a cut view costs without writing it: the search's byte figure is the rendered one", () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 4 }), fc.integer({ min: 0, max: 2000 }), (value, level) => {
-        const cut = cutView(viewTree(value, value), level);
+        const tree = viewTree(value, value);
+        const cut = cutView(tree, level);
         expect(cut.bytes).toBe(utf8Length(markupSafeJson(cut.view)));
+        // A cut never costs more than the whole: a short string is never replaced by longer markers.
+        expect(cut.bytes).toBeLessThanOrEqual(tree.cost);
+        // Past the largest part nothing is cut.
+        if (level >= largestPart(tree)) expect(cut.view).toEqual(value);
       }),
       { numRuns: 300, seed: 26 },
     );
