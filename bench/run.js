@@ -3,7 +3,8 @@
  * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
  * every figure to bench/results.json.
  *
- *   node bench/run.js [--only cold,gate,receive,tokens,readback,validators,codegen,report,proxy] [--quick] [--profile]
+ *   node bench/run.js [--only cold,gate,receive,tokens,readback,validators,codegen,report,proxy,usefulness] [--quick]
+ *     [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen (the
  * gate's rows always carry one: where an admit's time goes, by stage, at 64 KB and 1 MB).
@@ -24,6 +25,7 @@ import { runReadBack } from "./read-back.js";
 import { runReceiveCeiling } from "./receive-ceiling.js";
 import { runReportBench } from "./report.js";
 import { runTokenBudget } from "./token-budget.js";
+import { runUsefulness } from "./usefulness.js";
 import { prepareSizeVariants } from "./validator-size.js";
 import { runValidatorWorst } from "./validator-worst.js";
 
@@ -34,7 +36,7 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
   },
 });
-const ALL = ["cold", "gate", "receive", "tokens", "readback", "validators", "codegen", "report", "proxy"];
+const ALL = ["cold", "gate", "receive", "tokens", "readback", "validators", "codegen", "report", "proxy", "usefulness"];
 const selected = new Set(values.only ? values.only.split(",") : ALL);
 const quick = values.quick;
 // Scratch files of this run only: two runs at once (the tree is shared) must not delete each other's files.
@@ -498,6 +500,39 @@ if (selected.has("proxy"))
       proxy.ratio <= proxy.target ? "met" : "missed",
     ]);
     tables.proxy = rows.slice(firstRow);
+  });
+
+if (selected.has("usefulness"))
+  await section("usefulness", async () => {
+    const firstRow = rows.length;
+    say("usefulness: what the model reads of each result, per token, under toolgate's defaults and without them…");
+    const use = await runUsefulness();
+    results.benchmarks.usefulness = use;
+    /** One contender's figure: units read, their share, tokens, units per 1,000 tokens. */
+    const read = (f, unit) =>
+      `${f.read} ${unit} (${(f.share * 100).toFixed(1)}%), ${f.tokens.toLocaleString("en")} tok, ${f.per1kTokens.toFixed(1)}/1k tok`;
+    const times = (a, b) => (b === 0 ? (a === 0 ? "–" : "∞") : x(a / b));
+    for (const row of use.rows) {
+      const { toolgate, headTail, tokenCap, drop } = row.figures;
+      rows.push([
+        `usefulness, ${row.what} (${row.units.toLocaleString("en")} ${row.unit}, ${kb(row.bytes)}, ${row.serverTokens.toLocaleString("en")} tok)`,
+        `defaults (${toolgate.outcome}): ${read(toolgate, row.unit)}`,
+        `head+tail 10 KiB/256 lines: ${read(headTail, row.unit)}`,
+        times(toolgate.read, headTail.read),
+        "(reported)",
+        "",
+      ]);
+      rows.push([
+        "",
+        "",
+        `25k-token cap: ${read(tokenCap, row.unit)}; drop (${drop.outcome}): ${read(drop, row.unit)}`,
+        `${times(toolgate.per1kTokens, tokenCap.per1kTokens)} per token`,
+        "(reported)",
+        "",
+      ]);
+    }
+    rows.push(["usefulness: what counts as read", use.definition, use.budget, "", "(definition)", ""]);
+    tables.usefulness = rows.slice(firstRow);
   });
 
 // A run of some benchmarks (--only) keeps the others' latest figures in the file, each with the run it came from.

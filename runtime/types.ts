@@ -119,7 +119,7 @@ export interface Success<T, V> {
   continuation?: string | undefined;
   provenance: Provenance;
   /** How the view was brought within budget, when it had to be. */
-  policy?: "summarize" | "spill" | "recall";
+  policy?: "summarize" | "spill" | "recall" | "shorten";
   /** The size of what `toModelContent` renders for this outcome (delimiter included), in the contract's unit. */
   contextUsed: { unit: "bytes" | "tokens"; value: number; budget: number };
   /** Under `summarize`: the user hook's cleaned summary, which the model sees instead of the view. */
@@ -261,7 +261,12 @@ export interface ContextBudget {
   tokenizer?: "o200k_base" | "cl100k_base" | undefined;
 }
 
-export type OversizePolicy = "drop" | "summarize" | "spill" | "recall";
+/**
+ * A policy of the oversize chain: `shorten` (the default end of a chain) cuts the view by its structure until it
+ * fits, `drop` refuses the result as `oversize`, `summarize`, `spill` and `recall` hand it to the caller's hook, a
+ * store or a narrower re-call.
+ */
+export type OversizePolicy = "drop" | "summarize" | "spill" | "recall" | "shorten";
 
 /** An `x-toolgate` field kind that the schema alone cannot express. */
 export interface FieldRule {

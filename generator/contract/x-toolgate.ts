@@ -98,7 +98,8 @@ export const DEFAULTS = {
   timeoutMs: 30_000,
   context: { unit: "tokens", max: 8000, tokenizer: "o200k_base" },
   maxStringChars: 2000,
-  oversize: ["drop"],
+  /** Shortened by structure, never refused while a part fits: `drop` only where a contract names it. */
+  oversize: ["shorten"],
   summaryShare: 0.25,
   spillPreview: 3,
   recallMax: 1,

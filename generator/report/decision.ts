@@ -27,6 +27,7 @@ const TURNS: Record<OversizePolicyName | "clean", string> = {
   summarize: "summarized",
   spill: "spilled",
   recall: "re-called",
+  shorten: "shortened",
   clean: "clean turns",
 };
 

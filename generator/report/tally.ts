@@ -9,7 +9,7 @@ import { callKey, type Labels, turnKey } from "./labels.js";
 import type { TraceEvent } from "./read.js";
 
 /** How an oversize event was handled: the policies of a contract's chain, `drop` being the refusal. */
-export const OVERSIZE_POLICIES = ["drop", "summarize", "spill", "recall"] as const;
+export const OVERSIZE_POLICIES = ["drop", "summarize", "spill", "recall", "shorten"] as const;
 export type OversizePolicyName = (typeof OVERSIZE_POLICIES)[number];
 
 /** The counts of one tool, or of all tools. */
@@ -84,7 +84,7 @@ function newTally(tool: string): ToolTally {
 /** How an event's oversize result was handled, or undefined when its result was not over budget. */
 export function oversizeHandling(event: TraceEvent): OversizePolicyName | undefined {
   const policy = event.policy;
-  if (policy === "drop" || policy === "summarize" || policy === "spill" || policy === "recall") return policy;
+  if ((OVERSIZE_POLICIES as readonly unknown[]).includes(policy)) return policy as OversizePolicyName;
   return event.code === "oversize" ? "drop" : undefined;
 }
 

@@ -13,11 +13,12 @@ import type { Outcome, OversizePolicy, Success } from "../types.js";
 import { drop, oversizeFailure } from "./drop.js";
 import { type OverBudget, type Policy, passes } from "./policy.js";
 import { recall } from "./recall.js";
+import { shorten } from "./shorten.js";
 import { spill } from "./spill.js";
 import { summarize } from "./summarize.js";
 
 /** Every policy a contract may name, by name. */
-export const POLICIES: Readonly<Record<OversizePolicy, Policy>> = { drop, summarize, spill, recall };
+export const POLICIES: Readonly<Record<OversizePolicy, Policy>> = { drop, summarize, spill, recall, shorten };
 
 /** Runs the contract's chain on a result over budget: exactly one outcome. */
 export async function runPolicies<T, V, I>(over: OverBudget<T, V, I>): Promise<Outcome<T, V>> {

@@ -39,7 +39,7 @@ async function fittedPreview<T, V, I>(
 
 /**
  * Whether a result whose view fits goes through the chain all the same: a `text` or `content` view that left lines
- * (or part of its first line) out, under a chain that holds `spill`, for a call that names its store
+ * (or part of its first line) out, under a chain that holds `spill` or `shorten` (which spills it the same way), for a call that names its store
  * (`ctx.spillStore`, as `readBack(store).context` gives). Without a store of the call's own, nothing the model could
  * read back with would hold the text, and the excerpt stays the answer.
  */
@@ -48,17 +48,21 @@ export function spillsIncompleteText<T, V, I>(admission: Admission<T, V, I>, suc
     !success.complete &&
     !isJsonKind(admission.result.kind) &&
     admission.ctx.spillStore !== undefined &&
-    admission.spec.oversize.includes("spill")
+    (admission.spec.oversize.includes("spill") || admission.spec.oversize.includes("shorten"))
   );
 }
 
 /** A placeholder of a real handle's length, so a preview is measured as the model will read it. */
-function placeholderFor(bytes: number, readTool: string | undefined): SpillReference {
+export function placeholderFor(bytes: number, readTool: string | undefined): SpillReference {
   return { handle: `spill_${"0".repeat(32)}`, bytes, ...(readTool === undefined ? {} : { readTool }) };
 }
 
 /** Puts the value in the call's store (or the default one); `undefined` when the store throws. */
-async function stored<T, V, I>(over: OverBudget<T, V, I>, json: string, value: Uint8Array) {
+export async function stored<T, V, I>(
+  over: OverBudget<T, V, I>,
+  json: string,
+  value: Uint8Array,
+): Promise<SpillReference | undefined> {
   const { spec, ctx } = over.admission;
   try {
     const store = ctx.spillStore ?? getDefaultSpillStore();
@@ -95,8 +99,9 @@ async function spillJson<T, V, I>(over: OverBudget<T, V, I>): Promise<PolicyVerd
 async function fittedText<T, V, I>(
   over: OverBudget<T, V, I>,
   reference: SpillReference,
+  policy: "spill" | "shorten",
 ): Promise<{ candidate: Success<T, V>; size: Measured } | undefined> {
-  const candidate = await textView(over.admission, over.data, { spill: reference, policy: "spill" });
+  const candidate = await textView(over.admission, over.data, { spill: reference, policy });
   // A spilled result is never complete in the model's view, whatever the refitted excerpt holds.
   candidate.complete = false;
   const size = await measureCandidate(over, candidate);
@@ -105,14 +110,18 @@ async function fittedText<T, V, I>(
 
 /**
  * Spills a text (the result's text as one JSON string, which the stores keep as lines) and shows its text view
- * refitted beside the reference. A content result's media and links stay in `parts` and its view, not in the spill.
+ * refitted beside the reference, under `policy` (`shorten` spills a text this way too). A content result's media
+ * and links stay in `parts` and its view, not in the spill.
  */
-async function spillText<T, V, I>(over: OverBudget<T, V, I>): Promise<PolicyVerdict<T, V>> {
+export async function spillText<T, V, I>(
+  over: OverBudget<T, V, I>,
+  policy: "spill" | "shorten" = "spill",
+): Promise<PolicyVerdict<T, V>> {
   const text = textOf(over.admission.result.kind, over.data);
   if (text === "") return pass("no_text");
   const json = JSON.stringify(text);
   const value = new TextEncoder().encode(json);
-  const fitted = await fittedText(over, placeholderFor(value.byteLength, over.admission.ctx.readTool));
+  const fitted = await fittedText(over, placeholderFor(value.byteLength, over.admission.ctx.readTool), policy);
   if (fitted === undefined) return pass("preview_over_budget");
   const reference = await stored(over, json, value);
   if (reference === undefined) return pass("store_failed");
@@ -121,7 +130,7 @@ async function spillText<T, V, I>(over: OverBudget<T, V, I>): Promise<PolicyVerd
   let { candidate } = fitted;
   if (!size.within) {
     // The real handle counts more tokens than the placeholder: fitted once more, around the real one.
-    const again = await fittedText(over, reference);
+    const again = await fittedText(over, reference, policy);
     if (again === undefined) return pass("preview_over_budget");
     ({ candidate, size } = again);
   }

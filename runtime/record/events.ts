@@ -8,7 +8,7 @@ import type { RawKind } from "../stages/receive/received.js";
 import type { FailureCode, GateFlag, GateStage } from "../types.js";
 
 /** How an admit's view was brought within budget: `direct` (it fit), a policy, or `drop` (an `oversize` failure). */
-export type PolicyMix = "direct" | "summarize" | "spill" | "recall" | "drop";
+export type PolicyMix = "direct" | "summarize" | "spill" | "recall" | "shorten" | "drop";
 
 /** What the `summarize` policy measured: numbers and a flag only, never the summary. */
 export interface SummarizeFacts {

@@ -158,7 +158,7 @@ describe("toolgate CLI", () => {
     [
       "a wrong x-toolgate value",
       contract({ "x-toolgate": { oversize: ["shrink"] } }),
-      /broken\.tool\.json#\/x-toolgate\/oversize\/0: must be one of "drop", "summarize", "spill", "recall"/,
+      /broken\.tool\.json#\/x-toolgate\/oversize\/0: must be one of "drop", "summarize", "spill", "recall", "shorten"/,
     ],
     [
       "an unresolvable $ref",

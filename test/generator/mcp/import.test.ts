@@ -1,6 +1,7 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { applyDefaults } from "../../../generator/contract/x-toolgate.js";
 import { DEFAULT_RECEIVE_BYTES, importTools, type ToolSource, toolsOfDocument } from "../../../generator/mcp/import.js";
 import { importedResult } from "../../../generator/mcp/result-settings.js";
 import {
@@ -108,6 +109,10 @@ describe("importTools", () => {
       result: importedResult("structured"),
       toolError: { expose: true, maxChars: 500 },
     });
+    // No chain written: an imported tool over budget is shortened, never refused while a part of it fits.
+    expect(applyDefaults(JSON.parse(text)["x-toolgate"]).oversize).toEqual(["shorten"]);
+    // A chain the user writes is kept as written: `drop` stays for a contract that names it.
+    expect(applyDefaults({ version: "1", oversize: ["drop"] }).oversize).toEqual(["drop"]);
     expect(report.imported).toEqual([
       expect.objectContaining({ tool: "get_weather", status: "written", findings: [], defaultCeiling: undefined }),
     ]);

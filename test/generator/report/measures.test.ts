@@ -84,6 +84,7 @@ describe("measures per tool", () => {
       summarize: { count: 0, share: 0 },
       spill: { count: 2, share: 0.5 },
       recall: { count: 0, share: 0 },
+      shorten: { count: 0, share: 0 },
     });
     expect(tool("get_record").mix.drop).toEqual({ count: 0, share: null });
     expect(report.all.oversize).toBe(4 + 20 + 3);
