@@ -122,7 +122,7 @@ export {
   type WindowState,
 } from "./record/turn.js";
 export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./stages/fields.js";
-export { DEFAULT_TOKENIZER, loadTokenizer, type Measured, measureText } from "./stages/measure.js";
+export { DEFAULT_TOKENIZER, loadTokenizer, MAX_TOKEN_UNITS, type Measured, measureText } from "./stages/measure.js";
 export {
   type ModelPart,
   markupSafeJson,

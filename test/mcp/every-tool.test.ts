@@ -19,6 +19,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { beforeAll, describe, expect, it } from "vitest";
+import { IMPORTED_LINES_MAX } from "../../generator/mcp/view-settings.js";
 import type { ToolAdapter } from "../../runtime/gate/context.js";
 import { mcpCallFailure, mcpValidatorProvider, type OutputValidators } from "../../runtime/mcp-validator.js";
 import { toModelContent, toModelParts } from "../../runtime/stages/model-content.js";
@@ -377,7 +378,9 @@ describe("what the model reads of real results", () => {
     const contract = JSON.parse(
       await readFile(path.join(runOf("filesystem").dir, "schemas", "read_text_file.tool.json"), "utf8"),
     );
-    expect(contract["x-toolgate"].view).toEqual({ strings: { "/content": { overflow: "lines" } } });
+    expect(contract["x-toolgate"].view).toEqual({
+      strings: { "/content": { overflow: "lines", max: IMPORTED_LINES_MAX } },
+    });
     const outcome = success("filesystem", "read_text_file", 1);
     expect((outcome.data as { content: string }).content).toBe(await readFile(path.join(files, "large.txt"), "utf8"));
     expect(outcome.complete).toBe(false);
@@ -393,8 +396,10 @@ describe("what the model reads of real results", () => {
     expect(lines[from - 1]).toBe(`[… ${to - from + 1} lines left out: lines ${from}–${to} of ${LARGE_LINES.length} …]`);
     expect(lines.slice(from)).toEqual(LARGE_LINES.slice(to));
     expect(lines.length).toBeGreaterThan(3);
-    // Within the view's bound (the contract's maxStringChars, 2000) and the context budget, as the model reads it.
-    expect([...shown].length).toBeLessThanOrEqual(2000);
+    // Over the budget, the default chain's shorten keeps the most whole lines that fit (far more than a 2,000-character
+    // excerpt), within the context budget as the model reads it.
+    expect(outcome.ok && outcome.policy).toBe("shorten");
+    expect([...shown].length).toBeGreaterThan(2000);
     const content = toModelContent(outcome);
     expect(content).toContain(`{"content":${JSON.stringify(shown)}}`);
     expect(content).toContain(

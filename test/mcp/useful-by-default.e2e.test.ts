@@ -145,7 +145,12 @@ function answerPieces(raw: unknown): string[] {
       if (typeof value === "string") lines(value);
       else if (typeof value === "number" || typeof value === "boolean") pieces.push(JSON.stringify(value));
       else if (Array.isArray(value)) stack.push(...value);
-      else if (value !== null && typeof value === "object") stack.push(...Object.values(value));
+      else if (value !== null && typeof value === "object") {
+        const record = value as Record<string, unknown>;
+        // An image or audio block's data reaches the model as media, never as text (checked on its own below).
+        const media = (record.type === "image" || record.type === "audio") && typeof record.data === "string";
+        stack.push(...Object.entries(record).flatMap(([key, item]) => (media && key === "data" ? [] : [item])));
+      }
     }
     return pieces;
   }

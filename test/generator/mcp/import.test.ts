@@ -11,6 +11,7 @@ import {
   ServerListError,
   splitCommandLine,
 } from "../../../generator/mcp/server-tools.js";
+import { IMPORTED_LINES_MAX } from "../../../generator/mcp/view-settings.js";
 import { generate } from "../../../generator/pipeline.js";
 import { toolgate } from "../../cli.js";
 import { scratchFolders } from "./scratch.js";
@@ -126,7 +127,7 @@ describe("importTools", () => {
       version: "1",
       receive: { maxBytes: DEFAULT_RECEIVE_BYTES },
       // The string without maxLength is shown as whole lines when long.
-      view: { strings: { "/hits/*": { overflow: "lines" } } },
+      view: { strings: { "/hits/*": { overflow: "lines", max: IMPORTED_LINES_MAX } } },
       result: importedResult("structured"),
       toolError: { expose: true, maxChars: 500 },
     });

@@ -51,6 +51,7 @@ describe("importTools with a prefix", () => {
     expect(contract["x-toolgate"]).toEqual({
       version: "1",
       result: importedResult("structured"),
+      toolError: { expose: true, maxChars: 500 },
       mcp: { name: "get_status" },
     });
 

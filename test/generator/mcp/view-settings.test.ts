@@ -8,6 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { importTools, type ToolSource } from "../../../generator/mcp/import.js";
+import { IMPORTED_LINES_MAX } from "../../../generator/mcp/view-settings.js";
 import { unboundedStringPaths } from "../../../generator/model/view-plan.js";
 import { generate } from "../../../generator/pipeline.js";
 import { scratchFolders } from "./scratch.js";
@@ -45,7 +46,7 @@ const browse = {
   },
 };
 
-const LINES = { overflow: "lines" };
+const LINES = { overflow: "lines", max: IMPORTED_LINES_MAX };
 
 async function contractOf(out: string, name: string) {
   return JSON.parse(await readFile(path.join(out, `${name}.tool.json`), "utf8"));
