@@ -6,7 +6,7 @@
  * trace. Each is read four ways:
  *
  * - **toolgate's defaults**: the contract `toolgate import` writes for the tool (its view plan from the schema, the
- *   4,000-token budget of `o200k_base`, the chain `["shorten"]`), admitted as an MCP result; the model reads
+ *   default budget of `o200k_base` tokens, the chain `["shorten"]`), admitted as an MCP result; the model reads
  *   `toModelContent` of the outcome.
  * - **head+tail 10 KiB / 256 lines**: what coding harnesses do with a long tool output: the text as the server wrote
  *   it (JSON pretty-printed with two spaces, as most servers send it), whole when within 256 lines and 10 KiB, else
@@ -26,6 +26,10 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { applyDefaults } from "../dist/generator/contract/x-toolgate.js";
 import { importedResult } from "../dist/generator/mcp/result-settings.js";
+
+/** The budget every imported contract gets: what the rows measure under. */
+const DEFAULT_CONTEXT = applyDefaults({}).context;
+
 import { importedView } from "../dist/generator/mcp/view-settings.js";
 import { planView, runtimePlan } from "../dist/generator/model/view-plan.js";
 
@@ -451,8 +455,7 @@ export async function runUsefulness() {
       "a unit (a line of a text result; a record of a JSON result: table row, issue, file of a tree) is read when it " +
       "reaches the model intact, every character of it; reported as units read, their share of the result, and " +
       "units read per 1,000 tokens of what the model reads (o200k_base)",
-    budget:
-      "toolgate: the contract import writes (4,000 tokens of o200k_base, chain [shorten]); drop: the same with [drop]",
+    budget: `toolgate: the contract import writes (${DEFAULT_CONTEXT.max.toLocaleString("en-US")} ${DEFAULT_CONTEXT.unit} of ${DEFAULT_CONTEXT.tokenizer}, chain [${applyDefaults({}).oversize.join(", ")}]); drop: the same with [drop]`,
     rows,
   };
 }

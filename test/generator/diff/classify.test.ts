@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULTS } from "../../../generator/contract/x-toolgate.js";
 import type { ChangeClass } from "../../../generator/diff/classes.js";
 import { type DiffOptions, reviewContracts } from "../../../generator/diff/command.js";
 
@@ -124,7 +125,11 @@ const rows: Array<[string, Row]> = [
     {
       before: baseContract(),
       after: edit((c) => {
-        Object.assign(c["x-toolgate"], { version: "1", oversize: ["drop"], context: { unit: "tokens", max: 4000 } });
+        Object.assign(c["x-toolgate"], {
+          version: DEFAULTS.version,
+          oversize: [...DEFAULTS.oversize],
+          context: { unit: DEFAULTS.context.unit, max: DEFAULTS.context.max },
+        });
       }),
       want: [],
     },
