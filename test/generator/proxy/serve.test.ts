@@ -30,6 +30,7 @@ let setup: OrdersSetup;
 let host: Client;
 let proxy: RunningProxy;
 let listed: Record<string, unknown>;
+let definition: ProxyTool["definition"];
 const events: GateEvent[] = [];
 const logged: string[] = [];
 
@@ -40,13 +41,18 @@ beforeAll(async () => {
   const prepared = await prepareContract(contract, { projectRoot: REPO, roots: [folder], remotes: [] });
   const plan = planContractView(prepared.result?.bundled ?? {}, prepared.settings, "list_orders.tool.json", []);
   listed = viewSchema(plan);
+  definition = {
+    description: "The orders, as reviewed.",
+    inputSchema: prepared.input?.root as Record<string, unknown>,
+  };
   // The generated adapter, as the proxy loads it: through the runtime package, as `ProxyTool` types it.
   const adapter = setup.catalog[TOOL]?.adapter as ProxyTool["adapter"] | undefined;
   const upstream = await ordersServerTransport();
   const [hostSide, proxySide] = InMemoryTransport.createLinkedPair();
   // The proxy meets the host first: it connects to the server once the host has initialized.
   const started = startProxy({
-    findTool: (name) => (name === TOOL && adapter !== undefined ? { adapter, viewSchema: listed } : undefined),
+    findTool: (name) =>
+      name === TOOL && adapter !== undefined ? { adapter, viewSchema: listed, definition } : undefined,
     upstream: upstream.clientTransport,
     host: proxySide,
     readBack: setup.reader,
@@ -75,6 +81,9 @@ describe("the proxy", () => {
     const { tools } = await host.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([TOOL, "read_tool_result"]);
     expect(tools[0]?.outputSchema).toEqual(listed);
+    // The contract's definition, not the server's listing.
+    expect(tools[0]?.description).toBe("The orders, as reviewed.");
+    expect(tools[0]?.inputSchema).toEqual(definition.inputSchema);
     expect(JSON.stringify(tools[0]?.outputSchema)).not.toContain("internalNotes");
   });
 
