@@ -61,6 +61,11 @@ const SERVER_NOTIFICATIONS: Readonly<Record<string, (params: unknown) => Record<
   "notifications/resources/list_changed": () => ({}),
   "notifications/prompts/list_changed": () => ({}),
   "notifications/tools/list_changed": () => ({}),
+  // The end of an elicitation the host started (its id only).
+  "notifications/elicitation/complete": (params) => {
+    const id = field(params, "elicitationId");
+    return typeof id === "string" && id.length <= 256 && hostUri(id) === id ? { elicitationId: id } : undefined;
+  },
 };
 
 /** The host's notifications the server receives (cancellation and progress go with their requests). */
@@ -98,6 +103,7 @@ export const FORWARDING: Readonly<Record<string, Treatment>> = {
   "notifications/prompts/list_changed": "forwarded",
   "notifications/tools/list_changed": "forwarded",
   "notifications/roots/list_changed": "forwarded",
+  "notifications/elicitation/complete": "cleaned",
   "notifications/tasks/status": "dropped",
 };
 

@@ -29,7 +29,7 @@ import {
 } from "@toolgate/runtime";
 import { awaitInitialize } from "./first-message.js";
 import { forwardAllowed, progressTo, proxyCapabilities } from "./forwarding.js";
-import { hostInstructions } from "./hygiene.js";
+import { hostInstructions, hostText, LABEL_MAX_CHARS } from "./hygiene.js";
 import { readsResourceLinks, serveSpillResources, spillLink } from "./spill-resources.js";
 import { MESSAGE_TOO_LARGE } from "./upstream.js";
 
@@ -171,7 +171,7 @@ function listTools(session: Session, serverHasTools: boolean) {
           options.log(`toolgate proxy: hiding ${JSON.stringify(tool.name)}: its contract is refused`);
         }
       } else if (gated !== undefined) tools.push(contractTool(tool.name, gated));
-      else if (options.allowUngated) tools.push(withoutOutputSchema(tool));
+      else if (options.allowUngated) tools.push(ungatedTool(tool));
       else if (!hidden.has(tool.name)) {
         hidden.add(tool.name);
         options.log(`toolgate proxy: hiding ${JSON.stringify(tool.name)}: no contract (--allow-ungated serves it)`);
@@ -314,10 +314,24 @@ export function hostResult(outcome: Outcome<unknown, unknown>): CallToolResult {
   return { content, structuredContent: outcome.view as Record<string, unknown> };
 }
 
-function withoutOutputSchema(tool: Tool): Tool {
-  const { outputSchema: _notGated, ...rest } = tool;
-  return rest;
+/**
+ * A tool without a contract (only with `--allow-ungated`), as the host is told of it: its name, title and
+ * description cleaned and bounded, and its input schema; no annotations (nobody reviewed a `readOnlyHint` a host
+ * may approve calls by), no output schema (its answers are not gated into one), no `execution`, `icons` or `_meta`.
+ */
+function ungatedTool(tool: Tool): Tool {
+  const title = hostText(tool.title, LABEL_MAX_CHARS);
+  const description = hostText(tool.description, UNGATED_DESCRIPTION_MAX_CHARS);
+  return {
+    name: tool.name,
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
+    inputSchema: tool.inputSchema,
+  };
 }
+
+/** The most characters of an ungated tool's description the host is told. */
+const UNGATED_DESCRIPTION_MAX_CHARS = 4_000;
 
 /** The most characters of an ungated tool's text the host receives, all its text blocks together. */
 export const UNGATED_MAX_CHARS = 100_000;

@@ -272,6 +272,12 @@ describe("one refused contract", () => {
   it("serves every other tool, and neither lists nor calls the refused one", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(["cancelled", "crash", "lookup", "progress", "unreviewed"]);
+    // The tool without a contract: its description cleaned, and no hint nobody reviewed, no task support.
+    expect(tools.find((tool) => tool.name === "unreviewed")).toEqual({
+      name: "unreviewed",
+      description: "No contract.",
+      inputSchema: { type: "object", properties: {}, required: [], additionalProperties: false },
+    });
     expect(stderr()).toContain('hiding "wait": its contract is refused');
     const refused = await client.callTool({ name: "wait", arguments: {} });
     expect(refused.isError).toBe(true);
