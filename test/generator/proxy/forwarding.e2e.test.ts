@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   CallToolResultSchema,
+  ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -34,6 +35,8 @@ let client: Client;
 let stderr = "";
 const logged: Array<{ level: string; logger?: string; data: unknown }> = [];
 const otherNotifications: string[] = [];
+/** Requests of the server's that reached the host without a handler of its own. */
+const hostAsked: string[] = [];
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -46,7 +49,12 @@ beforeAll(async () => {
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString("utf8");
   });
-  client = new Client({ name: "toolgate-forwarding-host", version: "1" });
+  client = new Client({ name: "toolgate-forwarding-host", version: "1" }, { capabilities: { roots: {} } });
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///home/me/notes" }] }));
+  client.fallbackRequestHandler = async (request) => {
+    hostAsked.push(request.method);
+    return {};
+  };
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
     logged.push(notification.params as (typeof logged)[number]);
   });
@@ -100,6 +108,17 @@ describe("only methods on the forwarding list", () => {
       expect((await serverSaw()).map((call) => call.name)).not.toContain(method);
     });
   }
+
+  it("passes the server's request for the roots the host declared, and refuses one of its own by name", async () => {
+    const read = await client.readResource({ uri: "fixture://ask" });
+    const answers = JSON.parse((read.contents[0] as { text: string }).text);
+    // Positive control: the host's roots reach the server whole.
+    expect(answers[0]).toEqual({ method: "roots/list", result: { roots: [{ uri: "file:///home/me/notes" }] } });
+    expect(answers[1].method).toBe("x-dump/ask");
+    expect(answers[1].error).toMatch(/does not forward "x-dump\/ask"/);
+    expect(hostAsked).toEqual([]);
+    expect(stderr).toContain(`refused the server's "x-dump/ask"`);
+  });
 
   it("says on stderr what it refused", () => {
     expect(stderr).toContain(`refused the host's "tasks/result": not on the proxy's forwarding list`);
