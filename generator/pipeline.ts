@@ -16,6 +16,7 @@ import { modelTool, nameScopes, type ToolModel } from "./model/index.js";
 import { NO_SCHEMA_BOUNDS } from "./model/result-kind.js";
 import { textViewSchema, viewSchema } from "./model/view-schema.js";
 import { toolgateVersion } from "./package.js";
+import { isSchemaObject } from "./schema/guards.js";
 import type { SchemaObject } from "./schema/shapes.js";
 
 /** What `generate` needs to know. */
@@ -60,6 +61,36 @@ export interface ToolSummary {
   context: ToolModel["context"];
   /** The JSON Schema of the tool's view: what a host reading gated results receives (`toolgate proxy` lists it). */
   viewSchema?: SchemaObject | undefined;
+  /** The tool as the contract defines it, which `toolgate proxy` lists in place of what the server says now. */
+  definition?: ContractDefinition | undefined;
+}
+
+/**
+ * A tool's reviewed definition: the contract's title, description and annotations, and the input schema the
+ * adapter's `checkInput` holds arguments to (with `x-toolgate.refineInput`, and self-contained when it referenced
+ * other files). What the server lists after review (a new argument, a flipped hint) never replaces it.
+ */
+export interface ContractDefinition {
+  title?: string | undefined;
+  description?: string | undefined;
+  /** Absent when the contract declares none: the contract then says nothing of the arguments. */
+  inputSchema?: SchemaObject | undefined;
+  annotations?: Record<string, unknown> | undefined;
+}
+
+/** The definition of a prepared contract, as {@link ContractDefinition} says. */
+function contractDefinition(ready: PreparedContract): ContractDefinition {
+  const { document, description } = ready.contract;
+  const { title, annotations } = document as { title?: unknown; annotations?: unknown };
+  const input = ready.input;
+  const inputSchema =
+    input === undefined ? undefined : Object.keys(input.documents).length === 0 ? input.root : input.bundled;
+  return {
+    ...(typeof title === "string" ? { title } : {}),
+    ...(description === undefined ? {} : { description }),
+    ...(isSchemaObject(inputSchema) ? { inputSchema } : {}),
+    ...(isSchemaObject(annotations) ? { annotations: annotations as Record<string, unknown> } : {}),
+  };
 }
 
 /** The generated files, or every contract error found. */
@@ -133,6 +164,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         maxBytes: tool.limits.maxBytes,
         context: tool.context,
         viewSchema: tool.result === undefined ? textViewSchema() : viewSchema(tool.view.plan),
+        definition: contractDefinition(ready),
       });
       tools.push(tool);
     } catch (error) {

@@ -126,6 +126,7 @@ export { DEFAULT_TOKENIZER, loadTokenizer, MAX_TOKEN_UNITS, type Measured, measu
 export {
   type ModelPart,
   markupSafeJson,
+  markupSafeText,
   RESULT_TAG,
   toModelContent,
   toModelParts,

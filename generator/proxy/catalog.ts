@@ -135,7 +135,11 @@ export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<Pr
   for (const summary of result.tools) {
     const adapter = index.catalog[summary.tool]?.adapter;
     if (adapter === undefined || summary.viewSchema === undefined) continue;
-    const tool: ProxyTool = { adapter, viewSchema: summary.viewSchema as Record<string, unknown> };
+    const tool: ProxyTool = {
+      adapter,
+      viewSchema: summary.viewSchema as Record<string, unknown>,
+      definition: summary.definition ?? {},
+    };
     tools.set(summary.tool, tool);
     const serverName = adapter.spec.mcp?.name;
     // Two contracts for one server name (two servers' tools imported with prefixes): only the contract name is sure.

@@ -1,20 +1,23 @@
 /**
  * The proxy between a host and a server, built on the MCP SDK: an SDK `Client` talks to the server, an SDK
- * `Server` to the host. `tools/list` passes the server's tools through with each gated tool's `outputSchema`
- * replaced by the schema of its view (what the host receives), plus the read-back tool; `tools/call` admits the
- * server's result with the tool's adapter and answers with the model content and, as `structuredContent`, the
- * view. Every other request and notification, both ways, is forwarded unchanged, with its cancellation and
- * progress. The full validated value never leaves the proxy except through the read-back tool.
+ * `Server` to the host. `tools/list` lists each gated tool the server offers as its contract defines it (title,
+ * description, input schema, annotations), with the schema of its view (what the host receives) as its output
+ * schema, plus the read-back tool; `tools/call` checks the arguments against the contract's input schema, then
+ * admits the server's result with the tool's adapter and answers with the model content and, as
+ * `structuredContent`, the view. Every other method passes only by the allow-list of `forwarding.ts`, cleaned and
+ * bounded. The full validated value never leaves the proxy except through the read-back tool.
  */
 import { randomUUID } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, JSONRPCRequest, Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
   boundText,
+  cleanText,
   type EventSink,
+  type InputIssue,
   markupSafeJson,
   mcpCallFailure,
   type Outcome,
@@ -25,14 +28,23 @@ import {
   transportFailure,
 } from "@toolgate/runtime";
 import { awaitInitialize } from "./first-message.js";
-import { readsResourceLinks, resourceCapabilities, serveSpillResources, spillLink } from "./spill-resources.js";
+import { forwardAllowed, progressTo, proxyCapabilities } from "./forwarding.js";
+import { hostInstructions, hostText, LABEL_MAX_CHARS } from "./hygiene.js";
+import { readsResourceLinks, serveSpillResources, spillLink } from "./spill-resources.js";
 import { MESSAGE_TOO_LARGE } from "./upstream.js";
 
-/** One tool the proxy gates: its adapter, and the JSON Schema of its view. */
+/** One tool the proxy gates: its adapter, the JSON Schema of its view, and its definition as the contract has it. */
 export interface ProxyTool {
   // biome-ignore lint/suspicious/noExplicitAny: any tool's adapter; the proxy only admits and renders.
   adapter: ToolAdapter<any, any, any>;
   viewSchema: Record<string, unknown>;
+  /** What the host is told of the tool in place of what the server lists now. */
+  definition: {
+    title?: string | undefined;
+    description?: string | undefined;
+    inputSchema?: Record<string, unknown> | undefined;
+    annotations?: Record<string, unknown> | undefined;
+  };
 }
 
 /** What the proxy serves. */
@@ -113,14 +125,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   });
   await client.connect(options.upstream);
   const serverCapabilities = client.getServerCapabilities() ?? {};
-  const resources = resourceCapabilities(serverCapabilities, options.readBack);
-  const server: Server = new Server(client.getServerVersion() ?? CLIENT_INFO, {
-    capabilities: {
-      ...serverCapabilities,
-      tools: { ...serverCapabilities.tools },
-      ...(resources === undefined ? {} : { resources }),
-    },
-    ...(client.getInstructions() === undefined ? {} : { instructions: client.getInstructions() }),
+  const capabilities = proxyCapabilities(serverCapabilities, options.readBack !== undefined);
+  // The server's instructions are no contract's, but they say how its tools fit together: passed cleaned and bounded.
+  const instructions = hostInstructions(client.getInstructions());
+  const server: Server = new Server(serverInfo(client.getServerVersion()), {
+    capabilities,
+    ...(instructions === undefined ? {} : { instructions }),
   });
   const links = options.readBack !== undefined && readsResourceLinks(hello.protocolVersion);
   const session: Session = { client, options, id: randomUUID(), types, links };
@@ -137,7 +147,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     void answer.finally(() => inFlight.delete(answer)).catch(() => undefined);
     return answer;
   });
-  forwardTheRest(server, client, types.ResultSchema);
+  forwardAllowed(server, client, types, capabilities, options.log);
   const running = lifecycle(server, client, inFlight);
   await server.connect(hello.transport);
   return running;
@@ -160,8 +170,8 @@ function listTools(session: Session, serverHasTools: boolean) {
           hidden.add(tool.name);
           options.log(`toolgate proxy: hiding ${JSON.stringify(tool.name)}: its contract is refused`);
         }
-      } else if (gated !== undefined) tools.push({ ...tool, outputSchema: gated.viewSchema as Tool["outputSchema"] });
-      else if (options.allowUngated) tools.push(withoutOutputSchema(tool));
+      } else if (gated !== undefined) tools.push(contractTool(tool.name, gated));
+      else if (options.allowUngated) tools.push(ungatedTool(tool));
       else if (!hidden.has(tool.name)) {
         hidden.add(tool.name);
         options.log(`toolgate proxy: hiding ${JSON.stringify(tool.name)}: no contract (--allow-ungated serves it)`);
@@ -170,8 +180,32 @@ function listTools(session: Session, serverHasTools: boolean) {
     if (options.readBack !== undefined && request.params?.cursor === undefined) {
       tools.push(options.readBack.definition as unknown as Tool);
     }
-    return { ...page, tools };
+    return { tools, ...(typeof page.nextCursor === "string" ? { nextCursor: page.nextCursor } : {}) };
   };
+}
+
+/**
+ * A gated tool as the host is told of it: the name the server calls it, and everything else from the contract
+ * (its description cleaned, since a reviewer cannot see a tag character); no `execution`, `icons` or `_meta` of
+ * the server's. A contract without an input schema lists an object schema that says nothing of the arguments.
+ */
+function contractTool(name: string, tool: ProxyTool): Tool {
+  const { title, description, inputSchema, annotations } = tool.definition;
+  return {
+    name,
+    ...(title === undefined ? {} : { title: cleanText(title) }),
+    ...(description === undefined ? {} : { description: cleanText(description) }),
+    inputSchema: (inputSchema ?? { type: "object" }) as Tool["inputSchema"],
+    outputSchema: tool.viewSchema as Tool["outputSchema"],
+    ...(annotations === undefined ? {} : { annotations: annotations as Tool["annotations"] }),
+  };
+}
+
+/** The server's name and version as the host is told them, cleaned and bounded. */
+function serverInfo(info: { name?: unknown; version?: unknown } | undefined): { name: string; version: string } {
+  const text = (value: unknown, fallback: string) =>
+    typeof value === "string" && value !== "" ? boundText(value, 200).text : fallback;
+  return { name: text(info?.name, CLIENT_INFO.name), version: text(info?.version, CLIENT_INFO.version) };
 }
 
 /** `tools/call`: a page of a spilled result, a refusal, an ungated answer cleaned, or the gated answer. */
@@ -189,7 +223,12 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
     resetTimeoutOnProgress: true,
     onprogress: progress.onprogress,
   };
-  const call = { method: "tools/call", params: request.params };
+  // Only what a call is: no `task` (the proxy serves no tasks, so the server is never asked to keep a result).
+  const { arguments: args, _meta } = request.params;
+  const call = {
+    method: "tools/call",
+    params: { name, ...(args === undefined ? {} : { arguments: args }), ...(_meta === undefined ? {} : { _meta }) },
+  };
   const tool = options.findTool(name);
   if (options.refused?.has(name)) {
     return { content: [{ type: "text", text: toModelRefusal(name, "no_contract") }], isError: true };
@@ -202,6 +241,9 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
       .catch(() => ({ content: [], isError: true }));
     return ungatedResult(name, answer);
   }
+  // Arguments the contract's input schema refuses never reach the server.
+  const input = tool.adapter.checkInput(args ?? {});
+  if (!input.ok) return inputRefusal(name, input.issues);
   // The server's answer as it sent it (a loose schema: the gate, not the SDK, judges its content).
   const raw = client
     .request(call, types.ResultSchema, { ...forward, timeout: tool.adapter.spec.limits.timeoutMs })
@@ -220,26 +262,6 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
     answer.content.push(spillLink(outcome.spill.handle, name));
   }
   return answer;
-}
-
-/**
- * Everything but tools, both ways, unchanged: resources, prompts, completion, logging from the host; sampling,
- * elicitation, roots from the server; notifications either way. Cancellation and progress go with each request.
- */
-function forwardTheRest(server: Server, client: Client, resultSchema: Sdk["ResultSchema"]): void {
-  const forward = async (to: Client | Server, request: JSONRPCRequest, extra: CallExtra) => {
-    const progress = progressTo(extra, request.params?._meta?.progressToken as string | number | undefined);
-    const result = await to.request(strip(request), resultSchema, {
-      signal: extra.signal,
-      onprogress: progress.onprogress,
-    });
-    await progress.sent();
-    return result;
-  };
-  server.fallbackRequestHandler = (request, extra) => forward(client, request, extra);
-  client.fallbackRequestHandler = (request, extra) => forward(server, request, extra);
-  server.fallbackNotificationHandler = async (notification) => client.notification(notification);
-  client.fallbackNotificationHandler = async (notification) => server.notification(notification);
 }
 
 /** When either side goes, the other is closed; when the server goes, the calls under way answer the host first. */
@@ -263,31 +285,6 @@ function lifecycle(server: Server, client: Client, inFlight: ReadonlySet<Promise
     void close();
   };
   return { closed, close };
-}
-
-/** A request as the other side is sent it: its method and parameters (the SDK gives it a new id). */
-function strip(request: JSONRPCRequest): { method: string; params?: Record<string, unknown> } {
-  return request.params === undefined ? { method: request.method } : { method: request.method, params: request.params };
-}
-
-/**
- * Forwards the other side's progress to whoever asked, under their own token. `sent` settles when every
- * notification forwarded so far went out: a handler awaits it before it answers, so the last progress is never
- * overtaken by the answer (after which the asker drops it).
- */
-function progressTo(
-  extra: { sendNotification(notification: never): Promise<void> },
-  token: string | number | undefined,
-): { onprogress?: (progress: Progress) => void; sent(): Promise<void> } {
-  if (token === undefined) return { sent: () => Promise.resolve() };
-  let last: Promise<void> = Promise.resolve();
-  return {
-    onprogress: (progress) => {
-      const notification = { method: "notifications/progress", params: { ...progress, progressToken: token } };
-      last = last.then(() => extra.sendNotification(notification as never)).catch(() => undefined);
-    },
-    sent: () => last,
-  };
 }
 
 /** What a failed `tools/call` hands the gate: the server's answer past the ceiling, or the call's failure. */
@@ -317,10 +314,24 @@ export function hostResult(outcome: Outcome<unknown, unknown>): CallToolResult {
   return { content, structuredContent: outcome.view as Record<string, unknown> };
 }
 
-function withoutOutputSchema(tool: Tool): Tool {
-  const { outputSchema: _notGated, ...rest } = tool;
-  return rest;
+/**
+ * A tool without a contract (only with `--allow-ungated`), as the host is told of it: its name, title and
+ * description cleaned and bounded, and its input schema; no annotations (nobody reviewed a `readOnlyHint` a host
+ * may approve calls by), no output schema (its answers are not gated into one), no `execution`, `icons` or `_meta`.
+ */
+function ungatedTool(tool: Tool): Tool {
+  const title = hostText(tool.title, LABEL_MAX_CHARS);
+  const description = hostText(tool.description, UNGATED_DESCRIPTION_MAX_CHARS);
+  return {
+    name: tool.name,
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
+    inputSchema: tool.inputSchema,
+  };
 }
+
+/** The most characters of an ungated tool's description the host is told. */
+const UNGATED_DESCRIPTION_MAX_CHARS = 4_000;
 
 /** The most characters of an ungated tool's text the host receives, all its text blocks together. */
 export const UNGATED_MAX_CHARS = 100_000;
@@ -352,6 +363,24 @@ export function ungatedResult(name: string, result: unknown): CallToolResult {
     .join(" ");
   const body = markupSafeJson(bounded.text);
   return { content: [{ type: "text", text: delimited(name, note, body) }], ...(isError ? { isError: true } : {}) };
+}
+
+/** The most argument problems a refused call names. */
+const MAX_INPUT_ISSUES = 8;
+
+/**
+ * A call whose arguments the contract's input schema refuses, answered without calling the server: a tool error
+ * the model can correct, naming each problem (where, and the rule's message, written by the gate, never the
+ * arguments' text): `<tool_result tool="x" source="none" complete="false" error="invalid_arguments"
+ * retryable="true">` then the problems as JSON.
+ */
+export function inputRefusal(name: string, issues: readonly InputIssue[]): CallToolResult {
+  const problems = issues
+    .slice(0, MAX_INPUT_ISSUES)
+    .map((issue) => ({ at: issue.instancePath === "" ? "/" : issue.instancePath, problem: issue.message }));
+  const open = `<tool_result tool="${safeName(name)}" source="none" complete="false" error="invalid_arguments" retryable="true">`;
+  const text = `${open}\n<issues>${markupSafeJson(problems)}</issues>\n</tool_result>`;
+  return { content: [{ type: "text", text }], isError: true };
 }
 
 /** A `tool_result` delimiter for an ungated answer. */

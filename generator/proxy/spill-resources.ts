@@ -2,12 +2,13 @@
  * A spilled result as a resource too: beside its handle, the host is given a `resource_link`
  * (`toolgate://spill/<handle>`) when its protocol knows that content (2025-06-18 and later), and `resources/read` of
  * that URI answers the read-back tool's first page, bounded as every page is, so the full value still leaves the
- * proxy only page by page. Every other resource is the server's, forwarded.
+ * proxy only page by page. Every other resource is the server's, its text cleaned and bounded (`hygiene.ts`).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { ReadBack } from "@toolgate/runtime";
+import { hostResourceRead } from "./hygiene.js";
 
 /** The URI prefix of a spilled result. */
 export const SPILL_URI = "toolgate://spill/";
@@ -33,11 +34,6 @@ export function spillLink(handle: string, tool: string) {
   };
 }
 
-/** The capabilities the proxy declares for resources: the server's, or an empty list of its own for spills. */
-export function resourceCapabilities(server: ServerCapabilities, reader: ReadBack | undefined) {
-  return server.resources ?? (reader === undefined ? undefined : {});
-}
-
 type Sdk = typeof import("@modelcontextprotocol/sdk/types.js");
 
 /** Serves `resources/read` of spilled results; without resources of the server's own, lists none. */
@@ -52,9 +48,10 @@ export function serveSpillResources(
   server.setRequestHandler(types.ReadResourceRequestSchema, async (request, extra) => {
     const { uri } = request.params;
     if (!uri.startsWith(SPILL_URI)) {
-      return client.request({ method: "resources/read", params: request.params }, types.ResultSchema, {
+      const answer = await client.request({ method: "resources/read", params: request.params }, types.ResultSchema, {
         signal: extra.signal,
-      }) as never;
+      });
+      return hostResourceRead(answer) as never;
     }
     const page = await reader.handle({ handle: uri.slice(SPILL_URI.length) }, { session });
     if (!page.ok) throw new types.McpError(types.ErrorCode.InvalidParams, `${page.error.code}: ${page.error.message}`);

@@ -64,6 +64,58 @@ describe("loadProxyCatalog", () => {
   });
 });
 
+describe("each tool's definition", () => {
+  it("is the contract's: its title, description, annotations, and the input schema checkInput holds calls to", async () => {
+    const schemas = path.join(await scratch(), "schemas");
+    await mkdir(schemas);
+    await writeFile(
+      path.join(schemas, "search.tool.json"),
+      JSON.stringify({
+        name: "search",
+        title: "Search",
+        description: "Searches the notes.",
+        inputSchema: {
+          type: "object",
+          properties: { q: { type: "string" }, page: { $ref: "./page.json" } },
+          required: ["q"],
+        },
+        outputSchema: { type: "object", properties: { hits: { type: "integer" } } },
+        annotations: { readOnlyHint: true },
+        execution: { taskSupport: "optional" },
+        "x-toolgate": { receive: { maxBytes: 4096 }, refineInput: { "/properties/q": { maxLength: 100 } } },
+      }),
+    );
+    await writeFile(path.join(schemas, "page.json"), JSON.stringify({ type: "integer", minimum: 1 }));
+    await writeFile(
+      path.join(schemas, "bare.tool.json"),
+      JSON.stringify({
+        name: "bare",
+        outputSchema: { type: "object", properties: { n: { type: "integer" } } },
+        "x-toolgate": { receive: { maxBytes: 4096 } },
+      }),
+    );
+    const catalog = await loadProxyCatalog({ schemas, projectRoot: REPO });
+    const search = catalog.findTool("search");
+    expect(search?.definition).toEqual({
+      title: "Search",
+      description: "Searches the notes.",
+      // Refined as the adapter checks it, and self-contained: the referenced file's schema copied in.
+      inputSchema: {
+        type: "object",
+        properties: { q: { type: "string", maxLength: 100 }, page: { $ref: expect.stringMatching(/^#\//) } },
+        required: ["q"],
+        $defs: expect.any(Object),
+      },
+      annotations: { readOnlyHint: true },
+    });
+    expect(JSON.stringify(search?.definition.inputSchema)).toContain('"minimum":1');
+    expect(search?.adapter.checkInput({ q: "x".repeat(101) }).ok).toBe(false);
+    expect(search?.adapter.checkInput({ q: "notes", page: 2 }).ok).toBe(true);
+    // A contract without an input schema, title or annotations says nothing of them.
+    expect(catalog.findTool("bare")?.definition).toEqual({});
+  });
+});
+
 describe("toolgate proxy --generated", () => {
   it("is one of two ways to name the tools, never both", async () => {
     const run = await toolgate("proxy", "--schemas", "schemas", "--generated", "generated", "--", "node", "server.js");

@@ -95,13 +95,13 @@ describe("hosts over Streamable HTTP (--listen), the server over stdio", () => {
   it("prints the URL it listens on, with the port it was given", () => {
     const port = Number(/^http:\/\/127\.0\.0\.1:(\d+)\/mcp$/.exec(proxy.url)?.[1]);
     expect(port).toBeGreaterThan(0);
-    expect(proxy.stderr()).toMatch(/toolgate proxy: gating 4 tool\(s\) of /);
+    expect(proxy.stderr()).toMatch(/toolgate proxy: gating 5 tool\(s\) of /);
   });
 
   it("lists the tools with their views' schemas and answers a gated call, its progress passed back", async () => {
     const client = await host();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(["cancelled", "crash", "progress", "wait"]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["cancelled", "crash", "lookup", "progress", "wait"]);
     expect(tools.find((tool) => tool.name === "progress")?.outputSchema).toMatchObject({
       $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
@@ -159,7 +159,7 @@ describe("hosts over Streamable HTTP (--listen), the server over stdio", () => {
     });
     expect(after.status).toBe(404);
     expect(await after.json()).toMatchObject({ error: { code: -32001, message: "Session not found" } });
-    expect((await staying.listTools()).tools).toHaveLength(4);
+    expect((await staying.listTools()).tools).toHaveLength(5);
   }, 30_000);
 
   it("refuses a request naming another host (DNS rebinding)", async () => {

@@ -271,7 +271,13 @@ describe("one refused contract", () => {
 
   it("serves every other tool, and neither lists nor calls the refused one", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(["cancelled", "crash", "progress"]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["cancelled", "crash", "lookup", "progress", "unreviewed"]);
+    // The tool without a contract: its description cleaned, and no hint nobody reviewed, no task support.
+    expect(tools.find((tool) => tool.name === "unreviewed")).toEqual({
+      name: "unreviewed",
+      description: "No contract.",
+      inputSchema: { type: "object", properties: {}, required: [], additionalProperties: false },
+    });
     expect(stderr()).toContain('hiding "wait": its contract is refused');
     const refused = await client.callTool({ name: "wait", arguments: {} });
     expect(refused.isError).toBe(true);
@@ -292,7 +298,7 @@ describe("a contract file that does not load", () => {
     const { client, stderr } = await host(["--schemas", schemas, "--allow-ungated"], [process.execPath, FIXTURE]);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual(["cancelled", "crash", "progress"]);
+      expect(tools.map((tool) => tool.name).sort()).toEqual(["cancelled", "crash", "lookup", "progress"]);
       expect(stderr()).toMatch(/toolgate proxy: .*wait\.tool\.json#: /);
       expect(stderr()).toContain("--allow-ungated is off");
       const refused = await client.callTool({ name: "wait", arguments: {} });
