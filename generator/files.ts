@@ -152,7 +152,7 @@ export async function checkWritablePath(root: string, relative: string): Promise
  * {@link checkWritablePath}, missing folders below the root are made one at a time (and checked again), and the content goes to a
  * temporary file in the target's folder, created exclusively, then renamed over the target.
  */
-export async function writeFileInside(root: string, relative: string, content: string): Promise<void> {
+export async function writeFileInside(root: string, relative: string, content: string | Uint8Array): Promise<void> {
   // The root is the folder the user named: made when missing, then checked like everything below it.
   await mkdir(root, { recursive: true });
   await checkWritablePath(root, relative);

@@ -13,12 +13,12 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { ResolveOptions } from "../contract/resolve.js";
-import { MAX_INPUT_BYTES } from "../files.js";
+import { MAX_INPUT_BYTES, writeFileInside } from "../files.js";
 
 const run = promisify(execFile);
 
@@ -199,9 +199,8 @@ class RevisionCopy {
       return false;
     }
     this.#written.add(relative);
-    const target = path.join(this.root, ...relative.split("/"));
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, content);
+    // Only this copy writes in its fresh folder, yet it writes as every generator output does: never through a link.
+    await writeFileInside(this.root, relative, content);
     if (/\.(json|ya?ml)$/i.test(relative)) this.#texts.push({ file: relative, text: content.toString("utf8") });
     return true;
   }

@@ -4,13 +4,19 @@
  * `node_modules/.cache/toolgate/proxy/` (so the adapters find the project's `@toolgate/runtime`), and the catalog
  * is imported from there. Each tool comes with the schema of its view, which the host is told instead of the
  * server's output schema.
+ *
+ * The cache is written as every generator output is (`writeFileInside`: no folder on the way and no file may be a
+ * symbolic link, each file renamed into place), and before anything is imported the folder is checked to hold
+ * only what was just written: a planted link, a planted `node_modules` (which the adapters' `@toolgate/runtime`
+ * would resolve to first) or any other file refuses the run, so nothing but the compiled contracts is ever loaded.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ContractError } from "../contract/errors.js";
 import { compareOutput } from "../emit/write.js";
+import { lstatIfAny, UnsafeOutputError, writeFileInside } from "../files.js";
 import { type GenerateOptions, generate } from "../pipeline.js";
 import type { ProxyTool } from "./serve.js";
 
@@ -59,6 +65,51 @@ export interface ProxyCatalogOptions {
   projectRoot: string;
   remotes?: GenerateOptions["remotes"];
   roots?: GenerateOptions["roots"];
+}
+
+/** The proxy's compile cache, below the project's `node_modules`. */
+const CACHE = ".cache/toolgate/proxy";
+
+/** A temporary file `writeFileInside` renames into place (one of a concurrent run's, not yet renamed). */
+const TEMPORARY = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Refuse a cache folder that holds anything but the files just written (and the folders they are in): a link, a
+ * `node_modules` that would take the place of the project's `@toolgate/runtime`, a `package.json` of someone
+ * else's. The folders between the project's `node_modules` and the cache folder may hold no `node_modules` either.
+ * @throws {UnsafeOutputError} naming the first thing toolgate did not write
+ */
+async function checkCacheFolder(modules: string, relative: string, written: ReadonlySet<string>): Promise<void> {
+  const parts = relative.split("/");
+  for (let depth = 1; depth < parts.length; depth++) {
+    const planted = path.join(modules, ...parts.slice(0, depth), "node_modules");
+    if ((await lstatIfAny(planted)) !== undefined) throw notWritten(planted);
+  }
+  const folder = path.join(modules, ...parts);
+  const folders = new Set([""]);
+  for (const name of written) {
+    const segments = name.split("/");
+    for (let i = 1; i < segments.length; i++) folders.add(segments.slice(0, i).join("/"));
+  }
+  const pending = [""];
+  while (pending.length > 0) {
+    const inside = pending.pop() as string;
+    for (const entry of await readdir(path.join(folder, ...inside.split("/")))) {
+      const name = inside === "" ? entry : `${inside}/${entry}`;
+      const stats = await lstat(path.join(folder, ...name.split("/")));
+      if (stats.isDirectory() && folders.has(name)) pending.push(name);
+      else if (!stats.isFile() || !(written.has(name) || TEMPORARY.test(entry))) {
+        throw notWritten(path.join(folder, ...name.split("/")));
+      }
+    }
+  }
+}
+
+/** The error for something in the compile cache that toolgate did not put there. */
+function notWritten(file: string): UnsafeOutputError {
+  return new UnsafeOutputError(
+    `${file} is in the proxy's compile cache but toolgate did not write it: remove it (nothing was loaded)`,
+  );
 }
 
 /** The contracts folder a generated folder's lock was made from, relative to the working directory it records. */
@@ -111,21 +162,13 @@ export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<Pr
   }
   const hash = createHash("sha256");
   for (const [name, js] of compiled) hash.update(`${name}\0${js}\0`);
-  const folder = path.join(
-    options.projectRoot,
-    "node_modules",
-    ".cache",
-    "toolgate",
-    "proxy",
-    hash.digest("hex").slice(0, 16),
-  );
-  for (const [name, js] of compiled) {
-    const file = path.join(folder, name);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, js);
-  }
   // The compiled files are ES modules whatever the project's own package.json says.
-  await writeFile(path.join(folder, "package.json"), '{ "type": "module" }\n');
+  compiled.set("package.json", '{ "type": "module" }\n');
+  const modules = path.join(options.projectRoot, "node_modules");
+  const relative = `${CACHE}/${hash.digest("hex").slice(0, 16)}`;
+  const folder = path.join(modules, ...relative.split("/"));
+  for (const [name, js] of compiled) await writeFileInside(modules, `${relative}/${name}`, js);
+  await checkCacheFolder(modules, relative, new Set(compiled.keys()));
   const index = (await import(pathToFileURL(path.join(folder, "index.js")).href)) as {
     catalog: Record<string, { adapter: ProxyTool["adapter"] }>;
   };

@@ -4,7 +4,8 @@
  * memory, and serves the host the same tools, gated (see `serve.ts`), over stdio or, with `--listen`, over
  * Streamable HTTP (`http-host.ts`). Everything it says goes to stderr: over stdio, its stdout is the host's channel.
  */
-import { createWriteStream } from "node:fs";
+import { constants, type WriteStream } from "node:fs";
+import { open } from "node:fs/promises";
 import path from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -18,6 +19,7 @@ import {
 } from "@toolgate/runtime";
 import { configFolders, readConfig } from "../cli/config.js";
 import { type Console, parseCommandArgs, UsageError } from "../cli/console.js";
+import { UnsafeOutputError } from "../files.js";
 import type { ProxyCatalog } from "./catalog.js";
 import type { RunningProxy } from "./serve.js";
 import type { ServerTarget } from "./transports.js";
@@ -141,8 +143,7 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
     values["spill-dir"] === undefined
       ? new MemorySpillStore()
       : new FileSpillStore({ directory: path.resolve(values["spill-dir"]) });
-  const events =
-    values.events === undefined ? undefined : createWriteStream(path.resolve(values.events), { flags: "a" });
+  const events = values.events === undefined ? undefined : await appendEvents(path.resolve(values.events));
 
   const sinks: EventSink[] = events === undefined ? [] : [jsonLinesSink(events)];
   if (values.otel === true) {
@@ -263,4 +264,29 @@ function stopSignal(): { stopped: Promise<void>; dispose(): void } {
       process.off("SIGTERM", stop);
     },
   };
+}
+
+/**
+ * The events file, opened to append without following a link (`O_NOFOLLOW`): a link planted where the log goes
+ * would have the proxy append to a file of someone else's choosing. A FIFO or a device is refused the same way.
+ * @throws {UnsafeOutputError} for a link or anything but a regular file
+ */
+async function appendEvents(file: string): Promise<WriteStream> {
+  const flags =
+    constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(file, flags, 0o666);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ELOOP" && code !== "ENXIO") throw error;
+    throw new UnsafeOutputError(
+      `${file} is ${code === "ELOOP" ? "a symbolic link" : "not a regular file"}: toolgate never writes events through it`,
+    );
+  }
+  if (!(await handle.stat()).isFile()) {
+    await handle.close();
+    throw new UnsafeOutputError(`${file} is not a regular file: toolgate writes events to a file only`);
+  }
+  return handle.createWriteStream();
 }

@@ -7,8 +7,9 @@
  * Exit codes: 0 the report was written (and no `--fail-on` rule tripped); 1 a rule tripped; 2 a usage error (an
  * unknown option, format or rule, no events file, a file that cannot be read).
  */
-import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { type Console, isParseArgsError, parseCommandArgs, reportUsage, UsageError } from "../cli/console.js";
+import { realFolder, writeFileInside } from "../files.js";
 import { type BuiltReport, buildReport } from "./build.js";
 import { checkRules, type FailRule, MEASURES, parseRules } from "./fail-on.js";
 import { reportHtml } from "./html.js";
@@ -96,7 +97,12 @@ export async function runReport(argv: readonly string[], io: Console): Promise<n
   }
   const text = formatReport(report, options.format);
   if (options.out === undefined) io.out(text.replace(/\n$/, ""));
-  else await writeFile(options.out, text);
+  else {
+    // The folder is the one the user named (followed, as a shell would); the file itself is never a link followed:
+    // a planted `report.md` link in a shared folder is refused, and the report is renamed into place.
+    const out = path.resolve(options.out);
+    await writeFileInside(await realFolder(path.dirname(out)), path.basename(out), text);
+  }
   // The lines not counted are in the report; a report written to a file says so on the terminal too.
   if (options.out !== undefined && report.badLines > 0)
     io.err(`toolgate report: ${report.badLines} line${report.badLines === 1 ? "" : "s"} not counted (see the report)`);

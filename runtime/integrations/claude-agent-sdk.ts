@@ -107,15 +107,18 @@ export function gateHooks(catalog: ToolCatalog, options: ClaudeHookOptions): Gat
   const prefixes = options.servers.map((server) => `mcp__${normalized(server)}__`).sort((a, b) => b.length - a.length);
   // A normalized name holds no character a regular expression reads specially.
   const matcher = `^(${prefixes.join("|")})`;
-  /** The server-side name of a gated server's tool, or undefined for any other tool. */
-  const toolOf = (name: string): string | undefined => {
+  const serverOf = new Map(options.servers.map((server) => [`mcp__${normalized(server)}__`, server]));
+  /** The server-side name of a gated server's tool and the server it is of, or undefined for any other tool. */
+  const toolOf = (name: string): { tool: string; server: string | undefined } | undefined => {
     const prefix = prefixes.find((p) => name.startsWith(p) && name.length > p.length);
-    return prefix === undefined ? undefined : name.slice(prefix.length);
+    return prefix === undefined ? undefined : { tool: name.slice(prefix.length), server: serverOf.get(prefix) };
   };
   const admit = async (input: ToolHookInput, signal: AbortSignal, raw: (i: ToolHookInput) => unknown) => {
-    const tool = toolOf(input.tool_name);
-    if (tool === undefined) return { tool };
-    const adapter = findAdapter(catalog, tool);
+    const named = toolOf(input.tool_name);
+    const tool = named?.tool;
+    if (named === undefined || tool === undefined) return { tool };
+    // The server is the one `mcp__<server>__` names: a server-side name finds that server's contract only.
+    const adapter = findAdapter(catalog, tool, named.server);
     if (adapter === undefined) return { tool };
     const call: ToolCallInfo = { tool, args: input.tool_input, callId: input.tool_use_id, signal };
     const gated = await gateCall(adapter, raw(input), call, options);

@@ -51,6 +51,12 @@ export interface GateOptions {
    * from the model; `"pass"` leaves it as it was, ungated.
    */
   ungated?: "refuse" | "hide" | "pass" | undefined;
+  /**
+   * The server the tools come from, as `toolgate import --prefix` named it (`docs` for `docs_read_file`), when the
+   * framework does not say it itself: a tool the server calls `read_file` is then gated by `docs_read_file`'s
+   * contract. Without it (and without the framework's word) a server-side name finds no prefixed contract.
+   */
+  server?: string | undefined;
 }
 
 /** Thrown when tools are wrapped and some have no contract in the catalog (and `ungated` is `"refuse"`). */
@@ -78,7 +84,7 @@ export function adaptersFor(
   const found = new Map<string, AnyToolAdapter>();
   const missing: string[] = [];
   for (const name of names) {
-    const adapter = findAdapter(catalog, name);
+    const adapter = findAdapter(catalog, name, options.server);
     if (adapter === undefined) missing.push(name);
     else found.set(name, adapter);
   }
@@ -96,20 +102,44 @@ export interface GatedCall {
 }
 
 /**
- * The adapter of the tool the framework calls `name`: the catalog's own key first, else the one tool whose MCP
- * server name (`spec.mcp.name`, set by `toolgate import --prefix`) it is. Own keys only, as `lookupTool`.
+ * The adapter of the tool the framework calls `name`: the catalog's own key first (own keys only, as `lookupTool`),
+ * else the tool whose MCP server name (`spec.mcp.name`, set by `toolgate import --prefix`) it is, and only when the
+ * call says which server it came from (`server`) and that server is the contract's: the prefix it was imported
+ * under (`docs` for `docs_read_file`, see {@link contractServer}). A server-side name with no server, or another
+ * server's, finds nothing, so another server's `read_file` is refused as ungated rather than gated under
+ * `docs_read_file`'s contract.
  */
-export function findAdapter(catalog: ToolCatalog, name: string): AnyToolAdapter | undefined {
+export function findAdapter(
+  catalog: ToolCatalog,
+  name: string,
+  server?: string | undefined,
+): AnyToolAdapter | undefined {
+  const key = catalogKey(catalog, name, server);
+  return key === undefined ? undefined : (catalog[key]?.adapter as AnyToolAdapter | undefined);
+}
+
+/** The catalog key of the tool {@link findAdapter} finds, or undefined. */
+export function catalogKey(catalog: ToolCatalog, name: string, server?: string | undefined): string | undefined {
   if (typeof name !== "string") return undefined;
-  if (Object.hasOwn(catalog, name)) return catalog[name]?.adapter as AnyToolAdapter | undefined;
-  let found: AnyToolAdapter | undefined;
+  if (Object.hasOwn(catalog, name)) return catalog[name]?.adapter === undefined ? undefined : name;
+  if (typeof server !== "string" || server === "") return undefined;
+  let found: string | undefined;
   for (const key of Object.keys(catalog)) {
     const adapter = catalog[key]?.adapter as AnyToolAdapter | undefined;
-    if (adapter?.spec?.mcp?.name !== name) continue;
-    if (found !== undefined) return undefined; // two servers' tools of one name: only the prefixed name is sure
-    found = adapter;
+    if (adapter?.spec?.mcp?.name !== name || contractServer(key, name) !== server) continue;
+    if (found !== undefined) return undefined; // two contracts claim the one server's tool: neither is sure
+    found = key;
   }
   return found;
+}
+
+/**
+ * The server a prefixed contract belongs to: the prefix `toolgate import --prefix` gave its name
+ * (`<prefix>_<the server's name>`), or undefined for a contract named as its server names the tool.
+ */
+export function contractServer(key: string, serverName: string): string | undefined {
+  const suffix = `_${serverName}`;
+  return key.length > suffix.length && key.endsWith(suffix) ? key.slice(0, -suffix.length) : undefined;
 }
 
 /**

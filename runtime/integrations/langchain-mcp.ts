@@ -53,7 +53,8 @@ interface HookConfig {
 export function gateMcpHooks(catalog: ToolCatalog, options: GateOptions = {}): GateMcpHooks {
   return {
     afterToolCall(call, _state, config) {
-      const adapter = findAdapter(catalog, call.name);
+      // The hook is told the server (the client's key for it): a server-side name finds that server's contract only.
+      const adapter = findAdapter(catalog, call.name, call.serverName ?? options.server);
       if (adapter !== undefined) return gateResult(adapter, call, (config ?? {}) as HookConfig, options);
       if (options.ungated === "pass") return undefined;
       return Promise.resolve({ result: [[{ type: "text", text: refusalContent(call.name) }], []] });

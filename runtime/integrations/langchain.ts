@@ -15,7 +15,15 @@ import { DynamicStructuredTool } from "@langchain/core/tools";
 import type { ToolCatalog } from "../gate/context.js";
 import type { ReadBack } from "../read-back/index.js";
 import type { Outcome } from "../types.js";
-import { findAdapter, type GateOptions, gateCall, readBackCall, type ToolCallInfo, thrownByTool } from "./gate-call.js";
+import {
+  type AnyToolAdapter,
+  findAdapter,
+  type GateOptions,
+  gateCall,
+  readBackCall,
+  type ToolCallInfo,
+  thrownByTool,
+} from "./gate-call.js";
 import {
   isGraphBubbleUp,
   langChainContent,
@@ -92,7 +100,7 @@ export function gateMiddleware(catalog: ToolCatalog, options: LangChainGateOptio
     ): Promise<ToolMessage | Awaited<H>> {
       const { toolCall } = request;
       if (toolCall.name === readName) return await handler(request);
-      const adapter = findAdapter(catalog, toolCall.name);
+      const adapter = adapterOf(catalog, toolCall.name, options);
       if (adapter === undefined) {
         if (ungated === "pass") return await handler(request);
         return new ToolMessage({
@@ -120,17 +128,41 @@ export function gateMiddleware(catalog: ToolCatalog, options: LangChainGateOptio
   };
   if (ungated === "hide") {
     middleware.wrapModelCall = (request, handler) =>
-      handler({ ...request, tools: request.tools?.filter((tool) => offered(catalog, tool, readName)) });
+      handler({ ...request, tools: request.tools?.filter((tool) => offered(catalog, tool, readName, options)) });
   }
   return middleware;
 }
 
 /** Whether the model is still given `tool` under `ungated: "hide"`: it has a contract, is the read-back tool, or is
  * a provider's own tool (a plain object without a name), which never runs through the agent's tool node. */
-function offered(catalog: ToolCatalog, tool: unknown, readName: string | undefined): boolean {
+function offered(
+  catalog: ToolCatalog,
+  tool: unknown,
+  readName: string | undefined,
+  options: LangChainGateOptions,
+): boolean {
   const name = typeof tool === "object" && tool !== null ? (tool as { name?: unknown }).name : undefined;
   if (typeof name !== "string") return true;
-  return name === readName || findAdapter(catalog, name) !== undefined;
+  return name === readName || adapterOf(catalog, name, options) !== undefined;
+}
+
+/**
+ * The adapter of the tool LangChain calls `name`: by the catalog key, or by a server-side name under the contract of
+ * the server the call says it is of. `@langchain/mcp-adapters` says it in the name under
+ * `prefixToolNameWithServerName` (`<server>__<tool>`); otherwise it is `options.server`. A name two ways of reading
+ * find two contracts for is refused.
+ */
+function adapterOf(catalog: ToolCatalog, name: string, options: LangChainGateOptions): AnyToolAdapter | undefined {
+  const direct = findAdapter(catalog, name, options.server);
+  if (direct !== undefined) return direct;
+  let found: AnyToolAdapter | undefined;
+  for (let at = name.indexOf("__"); at > 0; at = name.indexOf("__", at + 1)) {
+    const adapter = findAdapter(catalog, name.slice(at + 2), name.slice(0, at));
+    if (adapter === undefined || adapter === found) continue;
+    if (found !== undefined) return undefined;
+    found = adapter;
+  }
+  return found;
 }
 
 /** What the tool call gave, or what it threw; LangGraph's interrupts are thrown on, never admitted. */

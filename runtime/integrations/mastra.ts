@@ -17,7 +17,7 @@ import {
   type AnyAdmitContext,
   type AnyToolAdapter,
   adaptersFor,
-  findAdapter,
+  catalogKey,
   type GateOptions,
   gateCall,
   readBackCall,
@@ -164,12 +164,20 @@ function wrap<T extends MastraTool>(tool: T, name: string, adapter: AnyToolAdapt
   return copy as GatedMastraTool<T>;
 }
 
-/** The names the catalog may know a tool by: its key in the agent's tools, its id, and an MCP server's own name. */
-function catalogName(catalog: ToolCatalog, key: string, tool: MastraTool): string {
+/**
+ * The catalog key of a tool's contract, found by its key in the agent's tools, its id, or an MCP tool's name on its
+ * server: that last one only under the contract of the server Mastra's MCP client names (`mcpMetadata.serverName`,
+ * else `options.server`), so another server's tool of the same name is not taken for it. The tool's key when none.
+ */
+function catalogName(catalog: ToolCatalog, key: string, tool: MastraTool, options: MastraGateOptions): string {
   const server = tool.mcpMetadata?.serverName;
   const names = [key, tool.id];
   if (server !== undefined && tool.id.startsWith(`${server}_`)) names.push(tool.id.slice(server.length + 1));
-  return names.find((name) => findAdapter(catalog, name) !== undefined) ?? key;
+  for (const name of names) {
+    const found = catalogKey(catalog, name, server ?? options.server);
+    if (found !== undefined) return found;
+  }
+  return key;
 }
 
 /**
@@ -183,7 +191,7 @@ export function gateTools<R extends Record<string, MastraTool>>(
   catalog: ToolCatalog,
   options: MastraGateOptions = {},
 ): Record<string, GatedMastraTool<R[keyof R]> | R[keyof R] | MastraReadBackTool> {
-  const names = new Map(Object.entries(tools).map(([key, tool]) => [key, catalogName(catalog, key, tool)]));
+  const names = new Map(Object.entries(tools).map(([key, tool]) => [key, catalogName(catalog, key, tool, options)]));
   const adapters = adaptersFor(catalog, [...names.values()], options as GateOptions);
   const gated: Record<string, GatedMastraTool<R[keyof R]> | R[keyof R] | MastraReadBackTool> = {};
   for (const [key, tool] of Object.entries(tools) as Array<[string, R[keyof R]]>) {
@@ -227,7 +235,7 @@ export function gateTool<T extends MastraTool>(
   catalog: ToolCatalog,
   options: MastraGateOptions = {},
 ): GatedMastraTool<T> | T {
-  const name = catalogName(catalog, tool.id, tool);
+  const name = catalogName(catalog, tool.id, tool, options);
   const adapter = adaptersFor(catalog, [name], {
     ...options,
     ungated: options.ungated === "pass" ? "pass" : "refuse",

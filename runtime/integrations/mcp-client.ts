@@ -144,7 +144,7 @@ export function gateClient<C extends McpClientLike>(
       const page = await readBackCall(reader, call, options);
       return { gate: "read_back", page, content: [{ type: "text", text: page.content }], isError: !page.ok };
     }
-    const adapter = findAdapter(catalog, params.name);
+    const adapter = findAdapter(catalog, params.name, options.server);
     if (adapter === undefined) {
       if (options.ungated !== "pass") return refusal(params.name);
       const result = (await client.callTool(params, callOptions)) as Awaited<ReturnType<C["callTool"]>>;

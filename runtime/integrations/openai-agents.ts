@@ -197,6 +197,11 @@ class GatedServer {
     return this.#server.close();
   }
 
+  /** The server a server-side tool name is of: `options.server`, else the name the app gave the wrapped server. */
+  #serverName(): string | undefined {
+    return this.#options.server ?? this.#server.name;
+  }
+
   invalidateToolsCache(): Promise<void> {
     return this.#server.invalidateToolsCache();
   }
@@ -207,7 +212,7 @@ class GatedServer {
     const gated = adaptersFor(
       this.#catalog,
       tools.map((tool) => tool.name),
-      this.#options,
+      { ...this.#options, server: this.#serverName() },
     );
     const offered = this.#options.ungated === "pass" ? tools : tools.filter((tool) => gated.has(tool.name));
     const reader = this.#options.readBack;
@@ -246,7 +251,7 @@ class GatedServer {
       const page = await readBackCall(reader, call, this.#options);
       return answer([{ type: "text", text: page.content }], page.ok);
     }
-    const adapter = findAdapter(this.#catalog, toolName);
+    const adapter = findAdapter(this.#catalog, toolName, this.#serverName());
     if (adapter === undefined) {
       if (this.#options.ungated === "pass") return rawResult(this.#server, toolName, args, meta, options);
       throw new UngatedToolError([toolName]);

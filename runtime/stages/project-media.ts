@@ -7,7 +7,8 @@
  */
 import { boundText } from "../text.js";
 import type { LiftedMedia, MediaDescription, ViewPlan } from "../types.js";
-import { base64Bytes } from "./receive/content-blocks.js";
+import { base64Bytes, essence } from "./receive/content-blocks.js";
+import { matchesSignature } from "./receive/media-signatures.js";
 
 /** Longest media type kept: longer is no media type, and is cut like any text. */
 const MAX_MEDIA_TYPE_CHARS = 128;
@@ -27,7 +28,7 @@ function mediaKind(mimeType: string): "image" | "audio" | "blob" {
 /**
  * The value under a `media` node, lifted. `undefined` when it is not media after all (an object whose `type` is not
  * `image` or `audio`), which the projection then shows by the node's `otherwise` plan; `"malformed"` for media that
- * cannot be handed on (data that is not strict base64, a media type that is not a string), which the projection
+ * cannot be handed on (data that is not strict base64 or not of its declared type, a media type that is not a string), which the projection
  * leaves out: never shown as text. Each property is read once; the media type is cleaned and bounded.
  */
 export function liftMedia(
@@ -53,6 +54,9 @@ export function liftMedia(
   if (typeof data !== "string" || typeof mimeType !== "string") return "malformed";
   const bytes = base64Bytes(data);
   if (bytes < 0) return "malformed";
+  // Bytes that are not of the declared type (an SVG or a program called `image/png`) are no such media: left out,
+  // never described as it. A type with no known signature is held to the contract's list by the view stage.
+  if (kind !== "blob" && matchesSignature(essence(mimeType), data) === false) return "malformed";
   const shownType = boundText(mimeType, MAX_MEDIA_TYPE_CHARS).text;
   const description: MediaDescription = { type: kind, mimeType: shownType, bytes };
   if (kind === "blob") return { description };

@@ -6,7 +6,7 @@ import type { Admission } from "../gate/admission.js";
 import { codePointLength } from "../text.js";
 import type { ContentPart, ContentRules, LiftedMedia, Omission, Success } from "../types.js";
 import { locate, opaqueTokenProblem } from "./fields.js";
-import { mediaTypeAllowed } from "./receive/content-blocks.js";
+import { mediaAllowed } from "./receive/content-blocks.js";
 
 /** Longest continuation token passed to the model; longer is not a cursor. */
 const MAX_CONTINUATION_CHARS = 1024;
@@ -81,7 +81,7 @@ function withLiftedMedia(
     const rule = rules[part.type];
     const allowed =
       rule !== undefined &&
-      mediaTypeAllowed(part.mimeType, rule.mimeTypes) &&
+      mediaAllowed(part.mimeType, part.data, rule.mimeTypes) &&
       part.bytes <= rule.maxBytes &&
       count[part.type] < rule.maxCount;
     if (!allowed) {

@@ -171,7 +171,7 @@ describe.each(kindsUnderTest())("$tool, a $kind result, for any payload", (subje
         admit: async (raw: unknown, ctx?: Parameters<typeof adapter.admit>[1]) => {
           const outcome = await adapter.admit(raw, ctx);
           if (!outcome.ok) return outcome;
-          const view = { ...(outcome.view as object), text: `${SCRIPT_MARKER} AAAAAAAAAAAA` };
+          const view = { ...(outcome.view as object), text: `${SCRIPT_MARKER} iVBORw0KGgoAAAAA` };
           return { ...outcome, view, data: subject.kind === "text" ? "changed" : outcome.data };
         },
       },
@@ -179,7 +179,7 @@ describe.each(kindsUnderTest())("$tool, a $kind result, for any payload", (subje
     const raw =
       subject.kind === "text"
         ? "some text"
-        : { content: [{ type: "image", mimeType: "image/png", data: "AAAAAAAAAAAA" }] };
+        : { content: [{ type: "image", mimeType: "image/png", data: "iVBORw0KGgoAAAAA" }] };
     const { violations } = await judgeKindPayload(leaky, { raw, text: "some text", made: ["probe"] });
     expect(violations).toContain("the model reads a link whose scheme runs code");
     if (subject.kind === "text") expect(violations).toContain("ok, but the data is not the text that was sent");

@@ -130,6 +130,20 @@ const textArbitrary: fc.Arbitrary<{ lines: string[]; made: string }> = fc.oneof(
   },
 );
 
+/** The first bytes of a PNG and of a JPEG file. */
+const SIGNATURES = {
+  png: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+  jpeg: [0xff, 0xd8, 0xff],
+} as const;
+
+/** `bytes` beginning with a file signature (as far as they are long enough to hold it). */
+function signed(bytes: Uint8Array, signature: "png" | "jpeg" | "none"): Uint8Array {
+  if (signature === "none") return bytes;
+  const out = Uint8Array.from(bytes);
+  out.set(SIGNATURES[signature].slice(0, out.length));
+  return out;
+}
+
 /** Standard base64 of `bytes`, or a corrupted form of it. */
 function base64(bytes: Uint8Array, corrupt: number): string {
   const data = Buffer.from(bytes).toString("base64");
@@ -149,8 +163,14 @@ const block: fc.Arbitrary<unknown> = fc.oneof(
         // Sizes spread evenly up to half again the bound (fast-check would favour small arrays).
         bytes: fc.integer({ min: 0, max: 3000 }).chain((size) => fc.uint8Array({ minLength: size, maxLength: size })),
         corrupt: fc.constantFrom(0, 0, 0, 0, 1, 2, 3),
+        // Most blocks begin as a PNG or a JPEG does, so admitted images are common; the rest are random bytes.
+        signature: fc.constantFrom("png", "png", "jpeg", "none"),
       })
-      .map(({ mimeType, bytes, corrupt }) => ({ type: "image", mimeType, data: base64(bytes, corrupt) })),
+      .map(({ mimeType, bytes, corrupt, signature }) => ({
+        type: "image",
+        mimeType,
+        data: base64(signed(bytes, signature), corrupt),
+      })),
   },
   { weight: 2, arbitrary: line.map((text) => ({ type: "text", text })) },
   {
@@ -263,6 +283,10 @@ export function kindSuccessViolations(
       if (!subject.images.mimeTypes.includes(image.mimeType))
         violations.push(`an image of type ${image.mimeType} admitted`);
       if (image.bytes > subject.images.maxBytes) violations.push("an image over its bound admitted");
+      const head = Buffer.from((image as { data?: string }).data ?? "", "base64");
+      const kind = image.mimeType === "image/png" ? "png" : "jpeg";
+      if (!SIGNATURES[kind].every((byte, i) => head[i] === byte))
+        violations.push(`an image declared ${image.mimeType} whose bytes are not one admitted`);
     }
   }
   return violations;

@@ -39,13 +39,18 @@ describe("findAdapter", () => {
     }
   });
 
-  it("finds an imported tool by its server name, unless two servers' tools share it", () => {
+  it("finds an imported tool by its server name only with its server, the prefix it was imported under", () => {
     const adapter = findAdapter(setup.catalog, TOOL);
     const prefixed = { spec: { ...adapter?.spec, mcp: { name: "list" } } };
-    expect(findAdapter({ crm_list: { adapter: prefixed } }, "list")).toBe(prefixed);
-    expect(findAdapter({ crm_list: { adapter: prefixed }, erp_list: { adapter: { ...prefixed } } }, "list")).toBe(
-      undefined,
-    );
+    const erp = { spec: { ...adapter?.spec, mcp: { name: "list" } } };
+    const catalog = { crm_list: { adapter: prefixed }, erp_list: { adapter: erp } };
+    expect(findAdapter(catalog, "list", "crm")).toBe(prefixed);
+    expect(findAdapter(catalog, "list", "erp")).toBe(erp);
+    expect(findAdapter(catalog, "crm_list")).toBe(prefixed);
+    // No server said, or a third server's tool of the same name: no contract, so the call is refused as ungated.
+    expect(findAdapter(catalog, "list")).toBeUndefined();
+    expect(findAdapter({ crm_list: { adapter: prefixed } }, "list")).toBeUndefined();
+    expect(findAdapter(catalog, "list", "hr")).toBeUndefined();
   });
 });
 

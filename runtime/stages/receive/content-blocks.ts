@@ -4,10 +4,12 @@
  *
  * Every block is read property by property, once, and copied into a part of the gate's own: nothing of the raw block
  * survives, so a getter cannot answer differently later. Media data is checked as strict base64 (no white space, the
- * padding where it belongs) and its size computed from its length, without decoding. A URI is kept as data: never
- * resolved, fetched or followed.
+ * padding where it belongs) and its size computed from its length; only its first bytes are decoded, to check that
+ * they are of the declared media type (`media-signatures.ts`). A URI is kept as data: never resolved, fetched or
+ * followed.
  */
 import { isWellFormedText, utf8Length } from "../../text.js";
+import { matchesSignature } from "./media-signatures.js";
 
 /** What a contract allows of one media kind (`image`, `audio`). */
 export interface MediaRule {
@@ -59,6 +61,8 @@ export type BlockProblem =
   | "unexpected_block"
   /** A media type outside the contract's list. */
   | "media_type"
+  /** Media whose bytes are not of its declared type (an SVG, a page, a program declared `image/png`). */
+  | "media_mismatch"
   /** A block over its byte bound. */
   | "block_too_large"
   /** Media data that is not strict base64. */
@@ -106,6 +110,17 @@ export function mediaTypeAllowed(mimeType: string, allowed: readonly string[]): 
   });
 }
 
+/**
+ * Whether media may pass under a contract's list of media types: its type on the list, and its bytes of that type.
+ * They must begin with the type's signature; a type toolgate knows no signature for (`image/svg+xml`) passes only when
+ * the contract names it exactly, never through a wildcard such as `image/*`. `data` is strict base64.
+ */
+export function mediaAllowed(mimeType: string, data: string, allowed: readonly string[]): boolean {
+  if (!mediaTypeAllowed(mimeType, allowed)) return false;
+  const type = essence(mimeType);
+  return matchesSignature(type, data) ?? allowed.some((entry) => essence(entry) === type);
+}
+
 function optionalString(value: unknown): string | undefined | false {
   if (value === undefined) return undefined;
   return typeof value === "string" && isWellFormedText(value) ? value : false;
@@ -136,6 +151,7 @@ function readBlock(block: unknown, rules: ContentRules): ContentPart | BlockProb
       const bytes = base64Bytes(data);
       if (bytes < 0) return "invalid_base64";
       if (bytes > rule.maxBytes) return "block_too_large";
+      if (!mediaAllowed(mimeType, data, rule.mimeTypes)) return "media_mismatch";
       return { type, mimeType: essence(mimeType), data, bytes };
     }
     case "resource_link": {
