@@ -2,28 +2,37 @@
  * Every path to the model goes through the view: for generated values holding a field the view omits, properties
  * the schema does not declare and invisible characters (bidi controls, zero-width and tag characters), nothing
  * omitted, undeclared or invisible reaches what a model or a framework's tool output receives, over the read-back
- * pages (content and structured result) and the AI SDK's and Mastra's real agent loops (every prompt, every tool
- * result they keep, the history converted without the tools). The positive control beside it: every person the view
+ * pages (content and structured result) and the real agent loops of the AI SDK, Mastra, OpenAI Agents (function
+ * tools) and LangChain (`createAgent` with the middleware), each driven by a scripted model: every prompt, and every
+ * tool result the framework keeps (for LangChain, the tool messages' content; their `artifact` is the application's
+ * outcome, which LangChain sends no model). The positive control beside it: every person the view
  * declares reaches the model by its cleaned name, in the view or on the pages read back.
  */
 
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
+import { tool as langchainTool } from "@langchain/core/tools";
 import { Agent } from "@mastra/core/agent";
 import { createTool } from "@mastra/core/tools";
+import { Agent as OpenAiAgent, run, setTracingDisabled } from "@openai/agents";
 import { convertToModelMessages, generateText, isStepCount, jsonSchema, tool } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3, MockLanguageModelV4 } from "ai/test";
 import fc from "fast-check";
+import { createAgent, HumanMessage, AIMessage as LangChainAIMessage } from "langchain";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { gateTools as gateAiTools } from "../../runtime/ai-sdk.js";
 import type { ToolCatalog } from "../../runtime/gate/context.js";
 import { MemorySpillStore, type ReadBack, type ReadBackArgs, readBack, toModelContent } from "../../runtime/index.js";
+import { gateMiddleware } from "../../runtime/langchain.js";
 import { gateTools as gateMastraTools } from "../../runtime/mastra.js";
+import { gateTools as gateOpenAiTools } from "../../runtime/openai-agents.js";
 import { cleanText, hasInvisible } from "../../runtime/text.js";
 import { ensureRuntimeBuilt, generateCatalog, scratchFolder } from "../mcp/fixture-catalog.js";
 import { spillHandle } from "./fixture.js";
+import { callTool as langchainCall, ScriptedChatModel, textOf } from "./langchain-model.js";
+import { ScriptedModel, toolOutputs } from "./openai-agents-model.js";
 
 const TOOL = "find_people";
 const OMITTED = "OMITTED-3b7e51";
@@ -67,6 +76,7 @@ const contract = {
 
 let catalog: ToolCatalog;
 beforeAll(async () => {
+  setTracingDisabled(true);
   await ensureRuntimeBuilt();
   const scratch = await scratchFolder("model-paths");
   await writeFile(path.join(scratch, `${TOOL}.tool.json`), JSON.stringify(contract));
@@ -76,7 +86,10 @@ beforeAll(async () => {
 /** Text of plain letters with invisible characters among them. */
 const hiddenText = (max: number) =>
   fc
-    .array(fc.oneof(fc.constantFrom(..."abcdefgh xyz"), fc.constantFrom(...INVISIBLES)), { maxLength: max, size: "max" })
+    .array(fc.oneof(fc.constantFrom(..."abcdefgh xyz"), fc.constantFrom(...INVISIBLES)), {
+      maxLength: max,
+      size: "max",
+    })
     .map((chars) => chars.join(""));
 
 interface Person {
@@ -220,6 +233,81 @@ describe("nothing omitted, undeclared or invisible reaches a model or a tool out
         expectKeptOut(prompts, "Mastra prompts");
         expectKeptOut(JSON.stringify([result.toolResults, result.steps]), "Mastra tool results");
         if (value.people.length > 0) expect(prompts).toContain(names(value)[0]);
+      }),
+      { numRuns: 15 },
+    );
+  });
+});
+
+describe("nothing omitted, undeclared or invisible reaches a model: the other agent loops", () => {
+  it("through an OpenAI Agents run with gated function tools: every request the model is sent", async () => {
+    await fc.assert(
+      fc.asyncProperty(people, async (value) => {
+        const reader = readBack(new MemorySpillStore(), { budget: { unit: "bytes", max: 3000 } });
+        const found = {
+          name: TOOL,
+          description: "People.",
+          parameters: contract.inputSchema,
+          strict: false,
+          execute: async () => value,
+        };
+        const model = new ScriptedModel((input) => {
+          const outputs = toolOutputs(input);
+          const last = outputs.at(-1);
+          const call = (name: string, args: unknown, step: number) => ({
+            type: "function_call" as const,
+            callId: `call_${step}`,
+            name,
+            arguments: JSON.stringify(args),
+            status: "completed" as const,
+          });
+          if (last === undefined) return call(TOOL, { q: "all" }, 1);
+          const handle = last.name === TOOL ? spillHandle(last.text) : undefined;
+          if (handle !== undefined) return call("read_tool_result", { handle, pointer: "/people" }, 2);
+          return {
+            type: "message",
+            role: "assistant",
+            status: "completed",
+            content: [{ type: "output_text", text: "done" }],
+          };
+        });
+        const tools = gateOpenAiTools([found as never], catalog, { readBack: reader });
+        const agent = new OpenAiAgent({ name: "people", instructions: "Find people.", model, tools });
+        const result = await run(agent, "Find people.");
+        const requests = JSON.stringify(model.requests.map((request) => request.input));
+        expectKeptOut(requests, "OpenAI Agents requests");
+        expectKeptOut(JSON.stringify(result.newItems.map((item) => item.rawItem)), "OpenAI Agents run items");
+        if (value.people.length > 0) expect(requests).toContain(names(value)[0]);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it("through a LangChain agent with the middleware: every prompt, and the tool messages' content", async () => {
+    await fc.assert(
+      fc.asyncProperty(people, async (value) => {
+        const reader = readBack(new MemorySpillStore(), { budget: { unit: "bytes", max: 3000 } });
+        const found = langchainTool(async () => value, {
+          name: TOOL,
+          description: "People.",
+          schema: z.object({ q: z.string().optional() }),
+        });
+        const model = new ScriptedChatModel((prompt, step) => {
+          if (step === 0) return langchainCall(TOOL, { q: "all" }, "call-people");
+          const last = prompt.messages.at(-1);
+          const handle = last === undefined ? undefined : spillHandle(textOf(last));
+          if (step === 1 && handle !== undefined) {
+            return langchainCall("read_tool_result", { handle, pointer: "/people" }, "call-read");
+          }
+          return new LangChainAIMessage("done");
+        });
+        const middleware = [gateMiddleware(catalog, { readBack: reader })];
+        const agent = createAgent({ model, tools: [found], middleware });
+        const result = await agent.invoke({ messages: [new HumanMessage("Find people.")] });
+        const prompts = model.prompts.map((p) => p.messages.map((m) => JSON.stringify(m.content)).join("\n"));
+        expectKeptOut(prompts.join("\n"), "LangChain prompts");
+        expectKeptOut(JSON.stringify(result.messages.map((m) => m.content)), "LangChain messages' content");
+        if (value.people.length > 0) expect(prompts.join("\n")).toContain(names(value)[0]);
       }),
       { numRuns: 15 },
     );
