@@ -15,6 +15,7 @@ import {
   readBack,
   toModelContent,
 } from "../../runtime/index.js";
+import { wholePlan } from "../../runtime/policies/spill.js";
 import { project } from "../../runtime/stages/project.js";
 import { hasInvisible } from "../../runtime/text.js";
 import type { ViewPlan } from "../../runtime/types.js";
@@ -183,5 +184,27 @@ describe("a text result spilled", () => {
     expect(hasInvisible(everything(pages))).toBe(false);
     const lines = pages.flatMap((p) => page(p).lines ?? []);
     expect(lines).toEqual(Array.from({ length: 300 }, (_, i) => `line ${i}  text`));
+  });
+});
+
+describe("the plan a spill is projected with", () => {
+  it("is the view's plan without its cuts, a recursive plan included: every level, item and character", () => {
+    const tree: ViewPlan = { kind: "object", properties: {} };
+    (tree as { properties: Record<string, ViewPlan> }).properties = {
+      name: { kind: "string", max: 5, overflow: "omit" },
+      children: { kind: "array", take: 1, items: tree },
+    };
+    const node = (depth: number): Record<string, unknown> => ({
+      name: `node-${depth}${INVISIBLE}-long`,
+      secret: OMITTED,
+      children: depth === 0 ? [] : [node(depth - 1), node(depth - 1)],
+    });
+    const whole = project(node(3), wholePlan(tree), { maxStringChars: Number.POSITIVE_INFINITY });
+    const text = JSON.stringify(whole.view);
+    expectKeptOut(text);
+    expect(whole.omissions).toEqual([]);
+    // Positive control: 15 nodes, each name whole and cleaned; the view's own plan is left as it was.
+    expect(text.match(/"name":"node-\d-long"/g)).toHaveLength(15);
+    expect((tree as unknown as { properties: { children: { take: number } } }).properties.children.take).toBe(1);
   });
 });
