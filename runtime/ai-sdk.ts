@@ -5,6 +5,7 @@
  */
 
 export {
+  type AiGateOptions,
   type AiTool,
   type AiToolCallOptions,
   type GatedMembers,
@@ -14,5 +15,5 @@ export {
   type OutcomeOf,
   type ReadBackTool,
 } from "./integrations/ai-sdk.js";
-export type { AiContentPart, AiInputSchema, AiToolOutput } from "./integrations/ai-sdk-output.js";
+export { type AiContentPart, type AiInputSchema, type AiToolOutput, outcomeOf } from "./integrations/ai-sdk-output.js";
 export { type GateOptions, type ToolCallInfo, UngatedToolError } from "./integrations/gate-call.js";

@@ -13,5 +13,6 @@ export {
   type MastraTool,
   type MastraToolCall,
   mastraModelOutput,
+  outcomeOf,
   readBackTool,
 } from "./integrations/mastra.js";

@@ -124,7 +124,7 @@ export interface Success<T, V> {
   contextUsed: { unit: "bytes" | "tokens"; value: number; budget: number };
   /** Under `summarize`: the user hook's cleaned summary, which the model sees instead of the view. */
   summary?: string;
-  /** Under `spill`: where the full validated result went; `view` is then the bounded preview. */
+  /** Under `spill`: where the whole view went (never the validated value: that is `data`); `view` is the preview. */
   spill?: SpillReference;
   /** Things noticed that did not fail the call (e.g. MCP text disagreeing with structured content). */
   flags?: GateFlag[];

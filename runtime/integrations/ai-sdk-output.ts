@@ -1,10 +1,11 @@
 /**
  * What the AI SDK adapter hands the AI SDK: a tool's output for the model (`ToolResultOutput`) made from an outcome,
- * and a JSON Schema as a Standard Schema, which the AI SDK accepts. Both typed structurally: nothing of `ai` is
- * imported.
+ * which is what a gated `execute` resolves to (the outcome itself stays in the process, for `outcomeOf`), and a JSON
+ * Schema as a Standard Schema, which the AI SDK accepts. Both typed structurally: nothing of `ai` is imported.
  */
+import type { ReadBackOutcome } from "../read-back/index.js";
 import type { ModelPart } from "../stages/model-content.js";
-import { toModelContent, toModelParts } from "../stages/model-content.js";
+import { RESULT_TAG, toModelContent, toModelParts } from "../stages/model-content.js";
 import type { Failure, Outcome } from "../types.js";
 
 /** One part of a `content` output: the text, or a file part (the AI SDK's shape for images and audio). */
@@ -71,6 +72,61 @@ export function readBackOutput(output: unknown, tool: string): AiToolOutput {
   const page = output as { ok?: unknown; content?: unknown } | null | undefined;
   if (typeof page?.ok !== "boolean" || typeof page.content !== "string") return failureOutput(tool);
   return { type: page.ok ? "text" : "error-text", value: page.content };
+}
+
+/**
+ * The outcome behind each output a gated `execute` resolved to. Keyed by the output object, so an outcome lives as
+ * long as the AI SDK (or the application) holds its output, and never travels with it.
+ */
+const outcomes = new WeakMap<object, Outcome<unknown, unknown> | ReadBackOutcome>();
+
+/**
+ * What a gated `execute` resolves to: the model's rendering of `outcome` ({@link gatedOutput}, or for a read-back
+ * call {@link readBackOutput}), which the AI SDK may send anywhere as it is (to the model as JSON when a history is
+ * converted without the tools, to a browser in a UI message stream), with the outcome kept beside it for
+ * {@link outcomeOf}.
+ */
+export function renderedOutput(
+  outcome: Outcome<unknown, unknown> | ReadBackOutcome,
+  tool: string,
+  page = false,
+): AiToolOutput {
+  const output = page ? readBackOutput(outcome, tool) : gatedOutput(outcome, tool);
+  outcomes.set(output, outcome);
+  return output;
+}
+
+/**
+ * The outcome a gated tool's output stands for, `data` included (a read-back call's: its `ReadBackOutcome`), while
+ * the output is the very object `execute` resolved to (`result.steps[i].toolResults[j].output`, `onStepFinish`'s
+ * `toolResults`); `undefined` for anything else, such as an output parsed back from a stored or streamed history.
+ */
+export function outcomeOf(output: unknown): Outcome<unknown, unknown> | ReadBackOutcome | undefined {
+  return typeof output === "object" && output !== null ? outcomes.get(output) : undefined;
+}
+
+/**
+ * What the model reads of a gated tool's output (its `toModelOutput`): the output itself when `execute` made it, or
+ * when it has the shape of one (a history parsed back from storage or a client) and its text is a delimited result;
+ * anything else is never shown, and the model reads a `transport_error` failure instead.
+ */
+export function shownOutput(output: unknown, tool: string): AiToolOutput {
+  if (outcomeOf(output) !== undefined) return output as AiToolOutput;
+  return isRendered(output) ? output : failureOutput(tool);
+}
+
+/** Whether `value` has the shape of a rendering {@link renderedOutput} makes, its text opening a delimited result. */
+function isRendered(value: unknown): value is AiToolOutput {
+  const output = value as { type?: unknown; value?: unknown } | null | undefined;
+  const delimited = (text: unknown) => typeof text === "string" && text.startsWith(`<${RESULT_TAG} `);
+  if (output?.type === "text" || output?.type === "error-text") return delimited(output.value);
+  if (output?.type !== "content" || !Array.isArray(output.value)) return false;
+  const [first, ...rest] = output.value as Array<{ type?: unknown; text?: unknown; data?: unknown }>;
+  return (
+    first?.type === "text" &&
+    delimited(first.text) &&
+    rest.every((part) => part?.type === "file" && typeof (part.data as { data?: unknown })?.data === "string")
+  );
 }
 
 /** A text or media part in the AI SDK's content shape (`file` with tagged base64 data, since `ai` 7.0). */

@@ -3,10 +3,12 @@
  * contract before the model reads it.
  *
  * The AI SDK hands a tool's `execute` return to the model as JSON (or through `toModelOutput`) without checking it
- * against any schema or bounding it, and a thrown `execute` puts its message before the model. Wrapped, `execute`
- * resolves to the call's one `Outcome` (what `steps`, `toolResults` and `onStepFinish` give the application, `data`
- * included), never throws, and `toModelOutput` gives the model only what `toModelParts` renders of it: the delimited
- * view (with media), or the typed failure as `error-text`.
+ * against any schema or bounding it, and a thrown `execute` puts its message before the model. It also sends that
+ * return wherever tool results go: to a browser in a UI message stream, and back to the model as JSON when a stored
+ * history is converted without the tools (`convertToModelMessages(messages)`). Wrapped, `execute` never throws and
+ * resolves to the model's rendering of the call's one `Outcome` only (`toModelParts`: the delimited view with its
+ * media, or the typed failure as `error-text`), safe wherever the AI SDK sends it; the application reads the outcome,
+ * `data` included, from `options.onOutcome` or `outcomeOf(output)`.
  *
  * The AI SDK's shapes are typed structurally here, and nothing of `ai` is imported (the read-back tool's input schema
  * is a Standard Schema, which the AI SDK takes), so the adapter adds little to a bundle and serves nearby versions.
@@ -15,13 +17,14 @@ import type { ToolAdapter, ToolCatalog } from "../gate/context.js";
 import type { ReadBack, ReadBackOutcome } from "../read-back/index.js";
 import { parsedResult } from "../stages/receive/parsed-value.js";
 import type { Outcome } from "../types.js";
-import { type AiInputSchema, type AiToolOutput, aiSchema, gatedOutput, readBackOutput } from "./ai-sdk-output.js";
+import { type AiInputSchema, type AiToolOutput, aiSchema, renderedOutput, shownOutput } from "./ai-sdk-output.js";
 import {
   type AnyToolAdapter,
   adaptersFor,
   type GateOptions,
   gateCall,
   readBackCall,
+  type ToolCallInfo,
   thrownByTool,
 } from "./gate-call.js";
 
@@ -48,10 +51,22 @@ export type OutcomeOf<C, K> = K extends keyof C
     : Outcome<unknown, unknown>
   : Outcome<unknown, unknown>;
 
-/** The members of a gated tool that replace the user's: `execute` resolves to the outcome, the model reads its view. */
-export interface GatedMembers<I, O> {
-  execute(input: I, options: AiToolCallOptions): Promise<O>;
-  toModelOutput(options: { output: O }): AiToolOutput;
+/**
+ * The members of a gated tool that replace the user's: `execute` resolves to the model's rendering of the outcome,
+ * which is what the model reads.
+ */
+export interface GatedMembers<I> {
+  execute(input: I, options: AiToolCallOptions): Promise<AiToolOutput>;
+  toModelOutput(options: { output: AiToolOutput }): AiToolOutput;
+}
+
+/** Options of {@link gateTools}: the shared {@link GateOptions}, and where the application gets each outcome. */
+export interface AiGateOptions extends GateOptions {
+  /**
+   * Called with each gated call's one outcome (`data` included) and the call, before `execute` resolves; a read-back
+   * call's outcome is its `ReadBackOutcome`. What it throws is ignored.
+   */
+  onOutcome?: ((outcome: Outcome<unknown, unknown> | ReadBackOutcome, call: ToolCallInfo) => void) | undefined;
 }
 
 /** The input type of a tool's `execute`. */
@@ -61,18 +76,18 @@ type InputOf<T> = T extends { execute?: ((input: infer I, ...rest: never[]) => u
  * One gated tool: the user's tool (description, input schema, everything else) with the gate's `execute` and
  * `toModelOutput`, and without `outputSchema`, which described the raw value and not the outcome the tool now gives.
  */
-export type GatedTool<T, O> = T extends unknown
-  ? Omit<T, "execute" | "toModelOutput" | "outputSchema"> & GatedMembers<InputOf<T>, O>
+export type GatedTool<T> = T extends unknown
+  ? Omit<T, "execute" | "toModelOutput" | "outputSchema"> & GatedMembers<InputOf<T>>
   : never;
 
-/** The read-back tool as the model is offered it: its outcome is the page, or why the read failed. */
-export interface ReadBackTool extends GatedMembers<unknown, ReadBackOutcome> {
+/** The read-back tool as the model is offered it: it renders the page, or why the read failed. */
+export interface ReadBackTool extends GatedMembers<unknown> {
   description: string;
   inputSchema: AiInputSchema;
 }
 
 /** The gated tool set: each tool by its name, and the read-back tool when `options.readBack` is given. */
-export type GatedToolSet<TOOLS, C> = { [K in keyof TOOLS]: GatedTool<TOOLS[K], OutcomeOf<C, K>> } & {
+export type GatedToolSet<TOOLS> = { [K in keyof TOOLS]: GatedTool<TOOLS[K]> } & {
   read_tool_result?: ReadBackTool;
 };
 
@@ -80,14 +95,15 @@ export type GatedToolSet<TOOLS, C> = { [K in keyof TOOLS]: GatedTool<TOOLS[K], O
  * Wraps the AI SDK tools `tools` so every call's result (a value, an MCP `CallToolResult`, a throw or a rejection) is
  * admitted by its tool's adapter in `catalog`, found by the tool's name (or its MCP server name, see `findAdapter`).
  *
- * - `execute` resolves to the call's `Outcome`: the application reads `data` from the tool result the AI SDK reports
- *   (`result.steps[i].toolResults[j].output`, `onStepFinish`'s `toolResults`, the UI message's tool part), and it
- *   is the only thing an `execute` resolves to. A tool's throw is a `tool_error` whose message is never shown (an
- *   abort or a timeout is `timeout` or `transport_error`; so is an MCP tool's throw, the client's own failure).
- *   The outcome goes wherever the AI SDK sends tool results: an app that streams UI messages to a browser sends
- *   `data` there too, unless it filters the tool parts it streams.
- * - `toModelOutput` gives the model `{ type: "text" }` with the delimited view, `{ type: "content" }` with it and
- *   each admitted image or audio block, or `{ type: "error-text" }` with the typed failure.
+ * - `execute` resolves to what the model reads: `{ type: "text" }` with the delimited view, `{ type: "content" }`
+ *   with it and each admitted image or audio block, or `{ type: "error-text" }` with the typed failure; and
+ *   `toModelOutput` hands that on. Nothing else of the call goes where the AI SDK sends tool results (a UI message
+ *   stream, a stored history), so no private field, undeclared property or raw error reaches a browser or, through
+ *   a history converted without the tools, the model. A tool's throw is a `tool_error` whose message is never shown
+ *   (an abort or a timeout is `timeout` or `transport_error`; so is an MCP tool's throw, the client's own failure).
+ * - The application reads the call's `Outcome`, `data` included, from `options.onOutcome`, or with
+ *   `outcomeOf(output)` on the output the AI SDK reports (`result.steps[i].toolResults[j].output`, `onStepFinish`'s
+ *   `toolResults`), in the process that ran the call.
  * - An `@ai-sdk/mcp` tool's `CallToolResult` is admitted as it is, and so is the `{ content: [...] }` of a tool whose
  *   contract's result kind is `content`; any other tool's value as an in-process value (`parsedResult`). A
  *   streaming `execute` (an async iterable) is admitted by its last value.
@@ -102,8 +118,8 @@ export type GatedToolSet<TOOLS, C> = { [K in keyof TOOLS]: GatedTool<TOOLS[K], O
 export function gateTools<TOOLS extends { [name: string]: AiTool }, C extends ToolCatalog>(
   tools: TOOLS,
   catalog: C,
-  options: GateOptions = {},
-): GatedToolSet<TOOLS, C> {
+  options: AiGateOptions = {},
+): GatedToolSet<TOOLS> {
   const names = Object.keys(tools);
   const adapters = adaptersFor(catalog, names, options);
   const gated = {};
@@ -120,7 +136,7 @@ export function gateTools<TOOLS extends { [name: string]: AiTool }, C extends To
     }
     define(gated, readName, readBackTool(options.readBack, options));
   }
-  return gated as GatedToolSet<TOOLS, C>;
+  return gated as GatedToolSet<TOOLS>;
 }
 
 /** Sets a tool as an own property, even one named `__proto__`, as a tool set from a server may name one. */
@@ -129,7 +145,7 @@ function define(set: object, name: string, tool: unknown): void {
 }
 
 /** The user's tool with the gate's `execute` and `toModelOutput`. */
-function gateTool(name: string, tool: AiTool, adapter: AnyToolAdapter, options: GateOptions): object {
+function gateTool(name: string, tool: AiTool, adapter: AnyToolAdapter, options: AiGateOptions): object {
   const execute = tool.execute;
   if (typeof execute !== "function") {
     throw new TypeError(`toolgate: ${JSON.stringify(name)} has no execute, so its result would never be admitted`);
@@ -149,22 +165,37 @@ function gateTool(name: string, tool: AiTool, adapter: AnyToolAdapter, options: 
           (error: unknown) => (fromMcp ? Promise.reject(error) : thrownByTool(error)),
         );
       const info = { tool: name, args: input, callId: call?.toolCallId, signal: call?.abortSignal };
-      return (await gateCall(adapter, raw, info, options)).outcome;
+      const { outcome } = await gateCall(adapter, raw, info, options);
+      tell(options, outcome, info);
+      return renderedOutput(outcome, adapter.name);
     },
-    toModelOutput: ({ output }: { output: unknown }) => gatedOutput(output, adapter.name),
+    toModelOutput: ({ output }: { output: unknown }) => shownOutput(output, adapter.name),
   };
 }
 
 /** The read-back tool in the AI SDK's shape: the model pages through a spilled result by its handle. */
-function readBackTool(reader: ReadBack, options: GateOptions): ReadBackTool {
+function readBackTool(reader: ReadBack, options: AiGateOptions): ReadBackTool {
   const { name, description, inputSchema } = reader.definition;
   return {
     description,
     inputSchema: aiSchema(inputSchema),
-    execute: (input, call) =>
-      readBackCall(reader, { tool: name, args: input, callId: call?.toolCallId, signal: call?.abortSignal }, options),
-    toModelOutput: ({ output }) => readBackOutput(output, name),
+    execute: async (input, call) => {
+      const info = { tool: name, args: input, callId: call?.toolCallId, signal: call?.abortSignal };
+      const page = await readBackCall(reader, info, options);
+      tell(options, page, info);
+      return renderedOutput(page, name, true);
+    },
+    toModelOutput: ({ output }) => shownOutput(output, name),
   };
+}
+
+/** Hands the application a call's outcome; the model's rendering stands whatever the callback does. */
+function tell(options: AiGateOptions, outcome: Outcome<unknown, unknown> | ReadBackOutcome, call: ToolCallInfo): void {
+  try {
+    options.onOutcome?.(outcome, call);
+  } catch {
+    // The outcome is the application's to read.
+  }
 }
 
 /**

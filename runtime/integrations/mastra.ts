@@ -1,16 +1,17 @@
 /**
  * Mastra tools through the gate. Mastra passes a tool's result on to the model as it is (an MCP client's tools get
  * a validator that accepts anything), unless the tool has `toModelOutput`: the hook that turns the result into what
- * the model reads, while the agent's `toolResults` and steps keep the result itself. So a gated tool's `execute`
- * returns the call's one {@link Outcome} (the application reads `outcome.data` there), and its `toModelOutput`
- * gives the model only the gated content: the delimited view, or the typed failure.
+ * the model reads, while the agent's `toolResults`, steps, memory and UI streams keep the result itself and send it
+ * on. So a gated tool's `execute` returns only what the model reads (the delimited view, or the typed failure, as
+ * {@link MastraModelOutput}), which `toModelOutput` hands on; the application gets the call's one {@link Outcome},
+ * `data` included, from `options.onOutcome`, or with {@link outcomeOf} on the result in the process that ran it.
  *
  * The tools are typed structurally; only {@link readBackTool} constructs a Mastra tool, with Mastra's `createTool`.
  */
 import { createTool } from "@mastra/core/tools";
 import type { ToolCatalog } from "../gate/context.js";
 import type { ReadBack, ReadBackOutcome } from "../read-back/index.js";
-import { type ModelPart, toModelParts } from "../stages/model-content.js";
+import { type ModelPart, RESULT_TAG } from "../stages/model-content.js";
 import { parsedResult } from "../stages/receive/parsed-value.js";
 import type { Outcome } from "../types.js";
 import {
@@ -43,9 +44,14 @@ export interface MastraToolCall extends ToolCallInfo {
   requestContext?: MastraRequestContext | undefined;
 }
 
-/** {@link GateOptions}, with the call's context as a function of the Mastra call. */
+/** {@link GateOptions}, with the call's context as a function of the Mastra call, and where each outcome goes. */
 export interface MastraGateOptions extends Omit<GateOptions, "context"> {
   context?: AnyAdmitContext | ((call: MastraToolCall) => AnyAdmitContext | undefined) | undefined;
+  /**
+   * Called with each gated call's one outcome (`data` included) and the call, before `execute` resolves; a read-back
+   * call's outcome is its `ReadBackOutcome`. What it throws is ignored.
+   */
+  onOutcome?: ((outcome: Outcome<unknown, unknown> | ReadBackOutcome, call: MastraToolCall) => void) | undefined;
 }
 
 /** What a tool's `toModelOutput` returns: an AI SDK tool result output, which Mastra puts in the next prompt. */
@@ -58,13 +64,13 @@ export type MastraModelOutput =
       >;
     };
 
-/** A gated tool: `execute` resolves to the call's outcome, never rejects, and the model reads `toModelOutput`'s. */
+/** A gated tool: `execute` resolves to what the model reads, never rejects, and `toModelOutput` hands that on. */
 export type GatedMastraTool<T extends MastraTool> = Omit<T, "execute" | "toModelOutput" | "outputSchema"> & {
-  execute: (input: unknown, context?: unknown) => Promise<Outcome<unknown, unknown>>;
+  execute: (input: unknown, context?: unknown) => Promise<MastraModelOutput>;
   toModelOutput: (output: unknown) => MastraModelOutput;
 };
 
-/** The read-back tool as Mastra holds it: `execute` resolves to the page's outcome. */
+/** The read-back tool as Mastra holds it: `execute` resolves to the page as the model reads it. */
 export type MastraReadBackTool = ReturnType<typeof createTool> & {
   toModelOutput: (output: unknown) => MastraModelOutput;
 };
@@ -105,10 +111,48 @@ export function mastraModelOutput(parts: readonly ModelPart[]): MastraModelOutpu
   return { type: "content", value };
 }
 
-/** Whether `output` is an outcome (a gated tool's result, possibly as Mastra copied it between its steps). */
-function isOutcome(output: unknown): output is Outcome<unknown, unknown> {
-  const candidate = output as Partial<Outcome<unknown, unknown>> | null;
-  return typeof candidate?.ok === "boolean" && typeof candidate.provenance === "object";
+/** The outcome behind each output a gated `execute` resolved to, for {@link outcomeOf}; it never travels with it. */
+const outcomes = new WeakMap<object, Outcome<unknown, unknown> | ReadBackOutcome>();
+
+/** `output` kept as the rendering of `outcome`, and the application told. */
+function rendered(
+  output: MastraModelOutput,
+  outcome: Outcome<unknown, unknown> | ReadBackOutcome,
+  call: MastraToolCall,
+  options: MastraGateOptions,
+): MastraModelOutput {
+  outcomes.set(output, outcome);
+  try {
+    options.onOutcome?.(outcome, call);
+  } catch {
+    // The outcome is the application's to read; the model's rendering stands whatever the callback does.
+  }
+  return output;
+}
+
+/**
+ * The outcome a gated tool's result stands for, `data` included (a read-back call's: its `ReadBackOutcome`), while
+ * the result is the very object `execute` resolved to; `undefined` for anything else, such as a copy Mastra made.
+ */
+export function outcomeOf(output: unknown): Outcome<unknown, unknown> | ReadBackOutcome | undefined {
+  return typeof output === "object" && output !== null ? outcomes.get(output) : undefined;
+}
+
+/**
+ * Whether `output` has the shape of a rendering a gated `execute` makes (possibly as Mastra copied it between its
+ * steps, or read it back from memory), its text opening a delimited result.
+ */
+function isRendered(output: unknown): output is MastraModelOutput {
+  const candidate = output as { type?: unknown; value?: unknown } | null | undefined;
+  const delimited = (text: unknown) => typeof text === "string" && text.startsWith(`<${RESULT_TAG} `);
+  if (candidate?.type === "text") return delimited(candidate.value);
+  if (candidate?.type !== "content" || !Array.isArray(candidate.value)) return false;
+  const [first, ...rest] = candidate.value as Array<{ type?: unknown; text?: unknown; data?: unknown }>;
+  return (
+    first?.type === "text" &&
+    delimited(first.text) &&
+    rest.every((part) => (part?.type === "image-data" || part?.type === "file-data") && typeof part.data === "string")
+  );
 }
 
 /**
@@ -121,9 +165,9 @@ function argumentRefusal(output: unknown): string | undefined {
   return refusal?.error === true && typeof refusal.message === "string" ? refusal.message : undefined;
 }
 
-/** What the model reads of a gated tool's result: the outcome's content, or Mastra's refusal of its arguments. */
+/** What the model reads of a gated tool's result: its rendering, or Mastra's refusal of its arguments. */
 function gatedModelOutput(output: unknown): MastraModelOutput {
-  if (isOutcome(output)) return mastraModelOutput(toModelParts(output));
+  if (isRendered(output)) return output;
   return { type: "text", value: argumentRefusal(output) ?? "toolgate: this result did not come through the gate" };
 }
 
@@ -150,12 +194,14 @@ function wrap<T extends MastraTool>(tool: T, name: string, adapter: AnyToolAdapt
     throw new TypeError(`toolgate: ${JSON.stringify(name)} has no execute, so its result would never be admitted`);
   }
   const fromMcp = tool.mcpMetadata !== undefined;
-  const execute = async (input: unknown, context?: unknown): Promise<Outcome<unknown, unknown>> => {
+  const execute = async (input: unknown, context?: unknown): Promise<MastraModelOutput> => {
     const raw = runOnce(() => run.call(tool, input, context), fromMcp);
-    return (await gateCall(adapter, raw, mastraCall(name, input, context), options as GateOptions)).outcome;
+    const call = mastraCall(name, input, context);
+    const { outcome, parts } = await gateCall(adapter, raw, call, options as GateOptions);
+    return rendered(mastraModelOutput(parts), outcome, call, options);
   };
   // A copy of the tool (own members and prototype, so Mastra still knows it for its own), without the output
-  // schema: the result is now the outcome, and the contract is what checks the tool's value.
+  // schema: the result is now the model's rendering, and the contract is what checks the tool's value.
   const copy = Object.assign(Object.create(Object.getPrototypeOf(tool)), tool, {
     execute,
     toModelOutput: gatedModelOutput,
@@ -211,10 +257,11 @@ export function gateTools<R extends Record<string, MastraTool>>(
 /**
  * `tool` (a Mastra tool from `createTool`, or one an MCP client lists) with its result gated by its contract in
  * `catalog` (found by the tool's id, or an MCP tool's name on its server). Its `execute` runs the tool and admits
- * what it returns or throws: it resolves to the call's one outcome and never rejects, so a thrown message never
- * reaches the model. Its `toModelOutput` gives the model that outcome's content only: the delimited view (and any
- * admitted media), or the typed failure. The application reads the outcome where Mastra keeps tool results
- * (`result.toolResults[i].payload.result`, or each step's), with `data` when `ok`.
+ * what it returns or throws: it resolves to the model's rendering of the call's one outcome (the delimited view and
+ * any admitted media, or the typed failure) and never rejects, so a thrown message never reaches the model, and
+ * nothing else of the call is where Mastra keeps and sends tool results. The application reads the outcome, with
+ * `data` when `ok`, from `options.onOutcome`, or with {@link outcomeOf} on the result Mastra reports
+ * (`result.toolResults[i].payload.result`).
  *
  * A tool without a contract throws `UngatedToolError` (a lone tool has no set to be hidden from), unless
  * `options.ungated` is `"pass"`: then it is returned as it was. Spilled results name the read-back tool when `options.readBack` is given: add
@@ -246,7 +293,7 @@ export function gateTool<T extends MastraTool>(
 /**
  * The read-back tool over `reader` as a Mastra tool (named by its definition, `read_tool_result` by default): the
  * model pages through a spilled result with it, in the tenant and session `options.context` gives the call. Its
- * `execute` resolves to the page's outcome; the model reads the page, or the typed failure.
+ * `execute` resolves to the page as the model reads it (or the typed failure), which `toModelOutput` hands on.
  */
 export function readBackTool(reader: ReadBack, options: MastraGateOptions = {}): MastraReadBackTool {
   const { name, description, inputSchema } = reader.definition;
@@ -254,12 +301,13 @@ export function readBackTool(reader: ReadBack, options: MastraGateOptions = {}):
     id: name,
     description,
     inputSchema: inputSchema as Parameters<typeof createTool>[0]["inputSchema"],
-    execute: (input: unknown, context: unknown) =>
-      readBackCall(reader, mastraCall(name, input, context), options as GateOptions),
-    toModelOutput: (output: unknown): MastraModelOutput => {
-      const content = (output as Partial<ReadBackOutcome> | null | undefined)?.content;
-      return { type: "text", value: typeof content === "string" ? content : (argumentRefusal(output) ?? "") };
+    execute: async (input: unknown, context: unknown) => {
+      const call = mastraCall(name, input, context);
+      const page = await readBackCall(reader, call, options as GateOptions);
+      return rendered({ type: "text", value: page.content }, page, call, options);
     },
+    toModelOutput: (output: unknown): MastraModelOutput =>
+      isRendered(output) ? output : { type: "text", value: argumentRefusal(output) ?? "" },
   });
   return tool as MastraReadBackTool;
 }

@@ -15,8 +15,8 @@
  * A `text` or `content` result's view is already whole lines from its head and tail fitted to the budget: that
  * excerpt is the shortened result.
  *
- * When the call names a store (`ctx.spillStore`, as `readBack(store).context` gives), the whole value is spilled
- * and the shortened view carries the handle, its `<spilled …/>` line measured within the budget too.
+ * When the call names a store (`ctx.spillStore`, as `readBack(store).context` gives), the whole view is spilled (the
+ * projection `spill` stores, `spilledValue`) and the shortened view carries the handle, its `<spilled …/>` line measured within the budget too.
  */
 import { type Measured, measureText } from "../stages/measure.js";
 import { toModelContent } from "../stages/model-content.js";
@@ -27,7 +27,7 @@ import type { SpillReference, Success } from "../types.js";
 import { acceptCandidate, measureCandidate } from "./candidate.js";
 import { type OverBudget, type Policy, type PolicyVerdict, pass } from "./policy.js";
 import { cutOmissions, cutView, largestPart, type ViewNode, viewTree } from "./shorten-view.js";
-import { placeholderFor, spillText, stored } from "./spill.js";
+import { placeholderFor, spilledValue, spillText, stored } from "./spill.js";
 
 /** Rounds that aim the byte bound at a token budget before the binary search. */
 const AIM_ROUNDS = 3;
@@ -175,7 +175,7 @@ async function shortenJson<T, V, I>(over: OverBudget<T, V, I>): Promise<PolicyVe
   const { ctx } = over.admission;
   let value: { json: string; bytes: Uint8Array } | undefined;
   if (ctx.spillStore !== undefined) {
-    const json = JSON.stringify(over.data);
+    const json = spilledValue(over);
     value = { json, bytes: new TextEncoder().encode(json) };
     s.spill = placeholderFor(value.bytes.byteLength, ctx.readTool);
   }

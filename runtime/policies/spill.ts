@@ -1,5 +1,5 @@
 /**
- * Policy `spill`: the full validated result goes to the spill store, and the model reads a bounded preview with
+ * Policy `spill`: the result as the view shows it, whole, goes to the spill store, and the model reads a bounded preview with
  * the store's handle (and, when the call names one, the read-back tool that pages through it). The preview keeps
  * `spillPreview` items per array; when long text still does not fit, strings are cut to shorter marked excerpts,
  * step by step, until it fits or the excerpts would say nothing. The entry records the call's tenant and session,
@@ -10,13 +10,21 @@
  * the `<spilled …/>` line. Such a result reaches the chain not only over budget: a text view that fits but left lines
  * out goes through it too when the chain holds `spill` and the call names a store ({@link spillsIncompleteText}),
  * since the model would otherwise be told lines are missing with no way to read them.
+ *
+ * What a spill holds is model-safe by construction, so a read-back page needs no plan at read time and shows nothing
+ * the view would not: a structured result is stored as the view plan's projection of the validated value with no
+ * length or count cut ({@link spilledValue}: every field the view declares, none it omits or does not declare,
+ * strings and keys cleaned as the view cleans them, media described and never their data), and a text result as its
+ * cleaned text. The validated value itself is never stored; the application reads it from the outcome's `data`.
  */
 import type { Admission } from "../gate/admission.js";
 import { sha256Hex } from "../record/provenance.js";
 import type { Measured } from "../stages/measure.js";
+import { project } from "../stages/project.js";
 import { isJsonKind } from "../stages/result-kind.js";
 import { textOf, textView } from "../stages/text-view.js";
-import type { SpillReference, Success } from "../types.js";
+import { cleanText } from "../text.js";
+import type { SpillReference, Success, ViewPlan } from "../types.js";
 import { acceptCandidate, measureCandidate, previewCandidate } from "./candidate.js";
 import { type OverBudget, type Policy, type PolicyVerdict, pass } from "./policy.js";
 import { getDefaultSpillStore } from "./spill-store.js";
@@ -57,6 +65,73 @@ export function placeholderFor(bytes: number, readTool: string | undefined): Spi
   return { handle: `spill_${"0".repeat(32)}`, bytes, ...(readTool === undefined ? {} : { readTool }) };
 }
 
+/**
+ * `plan` without its length and count cuts: arrays untaken, strings and `any` values unbounded, the rest (which
+ * fields, how media and unions are read) as it is. Copied node by node with a map of the copies, without recursion,
+ * since the plan of a recursive schema may be cyclic.
+ */
+export function wholePlan(plan: ViewPlan): ViewPlan {
+  const copies = new Map<ViewPlan, ViewPlan>();
+  const pending: ViewPlan[] = [];
+  const copyOf = (node: ViewPlan): ViewPlan => {
+    let copy = copies.get(node);
+    if (copy === undefined) {
+      copy = { ...node } as ViewPlan;
+      copies.set(node, copy);
+      pending.push(node);
+    }
+    return copy;
+  };
+  const root = copyOf(plan);
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    const copy = copies.get(node) as ViewPlan;
+    switch (copy.kind) {
+      case "value":
+      case "any":
+        copy.max = Number.POSITIVE_INFINITY;
+        if (copy.kind === "any") copy.take = undefined;
+        break;
+      case "string":
+        copy.max = Number.POSITIVE_INFINITY;
+        break;
+      case "array":
+        copy.take = undefined;
+        copy.items = copyOf(copy.items);
+        break;
+      case "tuple":
+        copy.items = copy.items.map(copyOf);
+        if (copy.rest !== undefined) copy.rest = copyOf(copy.rest);
+        break;
+      case "object": {
+        const properties: Record<string, ViewPlan> = {};
+        // Defined, not assigned: a field named `__proto__` stays a field.
+        for (const [key, child] of Object.entries(copy.properties)) {
+          Object.defineProperty(properties, key, { value: copyOf(child), enumerable: true, writable: true });
+        }
+        copy.properties = properties;
+        break;
+      }
+      case "union":
+        copy.options = copy.options.map(copyOf);
+        break;
+      case "media":
+        if (copy.form === "block" && copy.otherwise !== undefined) copy.otherwise = copyOf(copy.otherwise);
+        break;
+    }
+  }
+  return root;
+}
+
+/**
+ * What a structured result's spill holds: the view plan's projection of the validated value with no length or count
+ * cut, as JSON text. Never the validated value, whose omitted and undeclared fields the view keeps from the model.
+ */
+export function spilledValue<T, V, I>(over: OverBudget<T, V, I>): string {
+  const { view } = over.admission.spec;
+  const whole = project(over.data, wholePlan(view.plan), { maxStringChars: Number.POSITIVE_INFINITY });
+  return JSON.stringify(whole.view) ?? "null";
+}
+
 /** Puts the value in the call's store (or the default one); `undefined` when the store throws. */
 export async function stored<T, V, I>(
   over: OverBudget<T, V, I>,
@@ -81,7 +156,7 @@ export async function stored<T, V, I>(
 
 /** Spills a structured value and shows its preview, when a preview fits. */
 async function spillJson<T, V, I>(over: OverBudget<T, V, I>): Promise<PolicyVerdict<T, V>> {
-  const json = JSON.stringify(over.data);
+  const json = spilledValue(over);
   const value = new TextEncoder().encode(json);
   const candidate = await fittedPreview(over, placeholderFor(value.byteLength, over.admission.ctx.readTool));
   if (candidate === undefined) return pass("preview_over_budget");
@@ -109,7 +184,8 @@ async function fittedText<T, V, I>(
 }
 
 /**
- * Spills a text (the result's text as one JSON string, which the stores keep as lines) and shows its text view
+ * Spills a text (the result's text, cleaned as the text view cleans it, as one JSON string, which the stores keep as
+ * lines) and shows its text view
  * refitted beside the reference, under `policy` (`shorten` spills a text this way too). A content result's media
  * and links stay in `parts` and its view, not in the spill.
  */
@@ -117,7 +193,7 @@ export async function spillText<T, V, I>(
   over: OverBudget<T, V, I>,
   policy: "spill" | "shorten" = "spill",
 ): Promise<PolicyVerdict<T, V>> {
-  const text = textOf(over.admission.result.kind, over.data);
+  const text = cleanText(textOf(over.admission.result.kind, over.data));
   if (text === "") return pass("no_text");
   const json = JSON.stringify(text);
   const value = new TextEncoder().encode(json);

@@ -3,6 +3,10 @@
  * delimiter, where the page is and the next page's arguments, found by halving. An item or line larger than a page
  * on its own is shown in part (a line, a string: its first characters) or by its parts (an object or array: the
  * pointers to read instead), and the page says so.
+ *
+ * A spill holds only what the view shows, cleaned (see `policies/spill.ts`), and a page is cleaned once more all the
+ * same (an entry written by an older version, or by hand to a shared store): the page's structured body (`items`,
+ * `matches`, `lines`, `parts`) is parsed from the very cleaned JSON text the model reads, so the two never differ.
  */
 
 import { measureText } from "../stages/measure.js";
@@ -11,7 +15,7 @@ import { cleanText } from "../text.js";
 import type { ContextBudget } from "../types.js";
 import type { ReadBackArgs } from "./arguments.js";
 import { renderPage } from "./render.js";
-import { itemsOf, type Loaded, lineOf, partsOf, select, valuesOf } from "./select.js";
+import { itemsOf, type Loaded, lineOf, partsOf, select } from "./select.js";
 import type { PageBody, ReadBackErrorCode } from "./types.js";
 
 /** What a page is built with. */
@@ -60,12 +64,9 @@ function nextArgs(
   return next;
 }
 
-/**
- * Model-facing text of a JSON text: invisible characters out (they only occur inside strings; skipped when the
- * spill found none in the whole value), markup escaped.
- */
-function shownText(json: string, clean = true): string {
-  return markupSafeText(clean ? cleanText(json) : json);
+/** A line of a text as a page shows it, in its content and its structured body alike: cleaned. */
+function shownLine(loaded: Loaded, line: number): string {
+  return cleanText(lineOf(loaded, line));
 }
 
 async function measured(settings: PageSettings, content: string): Promise<boolean> {
@@ -133,13 +134,15 @@ export async function jsonPage(loaded: Loaded, args: ReadBackArgs, settings: Pag
     const next = nextArgs(args, start + from, n, total, asked);
     return { handle: args.handle, kind: "json", pointer: where, range, note, next, complete: next === undefined };
   };
-  const shownItems = (from: number, n: number): string => {
+  /** The page's items as cleaned JSON text: what the content shows (markup escaped) and the body holds (parsed). */
+  const cleanedItems = (from: number, n: number): string => {
     const slice = items.slice(from, from + n);
     const json = plain
       ? `{"items":[${slice.map((item) => item.text).join(",")}]}`
       : `{"matches":[${slice.map((item) => `{"at":${JSON.stringify(item.at)},"value":${item.text}}`).join(",")}]}`;
-    return shownText(json, loaded.record.meta.invisible !== false);
+    return loaded.record.meta.invisible !== false ? cleanText(json) : json;
   };
+  const shownItems = (from: number, n: number): string => markupSafeText(cleanedItems(from, n));
   const rendered = new Map<number, string>();
   // Going back from the end keeps the items nearest the end; going forward, the first ones.
   const from = (n: number) => (args.fromEnd ? items.length - n : 0);
@@ -154,9 +157,9 @@ export async function jsonPage(loaded: Loaded, args: ReadBackArgs, settings: Pag
   const n = await largestFitting(items.length, content, settings);
   if (n > 0 || items.length === 0) {
     const page = frame(from(n), n);
-    const shown = items.slice(from(n), from(n) + n);
-    if (plain) page.items = valuesOf(shown.map((item) => item.text));
-    else page.matches = shown.map((item) => ({ at: item.at, value: item.value?.value }));
+    const shown = JSON.parse(cleanedItems(from(n), n)) as Pick<PageBody, "items" | "matches">;
+    if (plain) page.items = shown.items;
+    else page.matches = shown.matches;
     return { body: page, content: content(n) };
   }
   // Not even one item fits: show it by its parts.
@@ -168,9 +171,10 @@ export async function jsonPage(loaded: Loaded, args: ReadBackArgs, settings: Pag
     const page = frame(one, 1);
     page.cut = true;
     page.complete = false;
-    page.parts = allParts.slice(0, keep);
-    page.note = `${plain ? "item" : "match"} ${number(page.range.from)} of ${number(total)} at ${where} (${item.at}) is larger than a page: read its parts`;
-    const text = renderPage(settings.name, sha256, page, shownText(JSON.stringify({ cut: true, parts: page.parts })));
+    const cleaned = cleanText(JSON.stringify({ cut: true, parts: allParts.slice(0, keep) }));
+    page.parts = (JSON.parse(cleaned) as Pick<PageBody, "parts">).parts;
+    page.note = `${plain ? "item" : "match"} ${number(page.range.from)} of ${number(total)} at ${where} (${cleanText(item.at)}) is larger than a page: read its parts`;
+    const text = renderPage(settings.name, sha256, page, markupSafeText(cleaned));
     if (await measured(settings, text)) return { body: page, content: text };
   }
   return { code: "page_over_budget", problem: "not even one item fits the page budget" };
@@ -183,7 +187,8 @@ function matchingLines(loaded: Loaded, pattern: string): number[] {
   if (found === undefined) {
     found = [];
     const total = loaded.text?.lines.length ?? 0;
-    for (let line = 0; line < total; line++) if (lineOf(loaded, line).includes(pattern)) found.push(line);
+    // Matched on the lines as a page shows them, so a pattern finds nothing a page would not show.
+    for (let line = 0; line < total; line++) if (shownLine(loaded, line).includes(pattern)) found.push(line);
     if (loaded.patterns.size >= 8) loaded.patterns.delete(loaded.patterns.keys().next().value as string);
     loaded.patterns.set(pattern, found);
   }
@@ -204,8 +209,8 @@ export async function textPage(loaded: Loaded, args: ReadBackArgs, settings: Pag
   const asked = args.limit ?? settings.defaultLines;
   const { start, end } = window(total, args, asked);
   const numbers = Array.from({ length: end - start }, (_, i) => matched?.[start + i] ?? start + i);
-  const lines = numbers.map((line) => lineOf(loaded, line));
-  const shownLines = lines.map((line) => shownText(JSON.stringify(line)));
+  const lines = numbers.map((line) => shownLine(loaded, line));
+  const shownLines = lines.map((line) => markupSafeText(JSON.stringify(line)));
   const sha256 = loaded.record.meta.sha256;
   const what = matched === undefined ? "lines" : "matches";
   const ofWhat =
@@ -250,7 +255,7 @@ export async function textPage(loaded: Loaded, args: ReadBackArgs, settings: Pag
   // Fitted with the longest count the note can give, so the note the page ends with is never longer.
   page.note = described(line.length);
   const make = (prefix: string) => {
-    const text = shownText(JSON.stringify(prefix));
+    const text = markupSafeText(JSON.stringify(prefix));
     const shown =
       matched === undefined
         ? `{"lines":[${text}],"cut":true}`

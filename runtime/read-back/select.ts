@@ -203,11 +203,6 @@ export function itemsOf(
   return out;
 }
 
-/** The values of items by their JSON texts, parsed in one go. */
-export function valuesOf(texts: readonly string[]): unknown[] {
-  return JSON.parse(`[${texts.join(",")}]`) as unknown[];
-}
-
 /** For a value larger than a page: the pointers of its parts, with their item counts where they are arrays. */
 export function partsOf(
   loaded: Loaded,

@@ -27,7 +27,7 @@ import { readFileSync } from "node:fs";
 import { generateText, isStepCount, jsonSchema, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { Turn } from "@toolgate/runtime";
-import { gateTools } from "@toolgate/runtime/ai-sdk";
+import { gateTools, outcomeOf } from "@toolgate/runtime/ai-sdk";
 import { catalog } from "./generated/index.js";
 
 const print = (line) => process.stdout.write(JSON.stringify(line) + "\\n");
@@ -64,7 +64,7 @@ for (const variant of ["ok", "invalid"]) {
     stopWhen: isStepCount(3),
   });
   const output = model.doGenerateCalls[1].prompt.at(-1).content[0].output;
-  const outcome = result.steps[0].toolResults[0].output;
+  const outcome = outcomeOf(result.steps[0].toolResults[0].output);
   print({
     step: "run",
     variant,

@@ -19,13 +19,14 @@ import { createTool } from "@mastra/core/tools";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { GateEvent } from "../../runtime/index.js";
+import type { GateEvent, Outcome } from "../../runtime/index.js";
 import { UngatedToolError } from "../../runtime/integrations/gate-call.js";
 import {
   gateTool,
   gateTools,
   type MastraGateOptions,
   mastraModelOutput,
+  outcomeOf,
   readBackTool,
 } from "../../runtime/integrations/mastra.js";
 import { Turn } from "../../runtime/record/turn.js";
@@ -171,13 +172,15 @@ function expectNoMarkers(calls: LanguageModelV4CallOptions[], errors: ErrorSourc
 function ordersAgent(steps: Step[], tools: Record<string, ReturnType<typeof createTool>> = { [TOOL]: ordersTool() }) {
   const turn = new Turn();
   const events: GateEvent[] = [];
+  const told: unknown[] = [];
   const gated = gateTools(tools, setup.catalog, {
     context: { turn, sink: (event) => events.push(event) },
     readBack: setup.reader,
+    onOutcome: (outcome) => void told.push(outcome),
   });
   const { model, calls } = scriptedModel(steps);
   const agent = new Agent({ id: "orders", name: "orders", instructions: "Answer about orders.", model, tools: gated });
-  return { agent, calls, turn, events };
+  return { agent, calls, turn, events, told };
 }
 
 /** The outcome the application reads of a tool call, from the agent's result. */
@@ -197,7 +200,7 @@ for (const [source, tool, name, errors] of [
   describe(`a Mastra agent with ${source}, gated`, () => {
     for (const variant of VARIANTS) {
       it(`puts only the gated content of the ${variant} answer in the next prompt, and the outcome in the result`, async () => {
-        const { agent, calls, turn, events } = ordersAgent(
+        const { agent, calls, turn, events, told } = ordersAgent(
           [() => ({ tool: name, input: { customer: "acme", variant } }), () => "done"],
           { [name]: tool() },
         );
@@ -215,9 +218,12 @@ for (const [source, tool, name, errors] of [
         expect(events.map((e) => [e.tool, e.correlationId, e.turn])).toEqual([[TOOL, "call-1", turn.id]]);
         expect(events[0]?.code).toBe(variant === "ok" || variant === "large" ? "ok" : FAILURE_CODE[variant]);
 
-        // The application reads the outcome, `data` included, where Mastra keeps tool results.
-        const outcome = result.toolResults[0]?.payload.result as SeenOutcome;
-        expect(result.steps[0]?.toolResults[0]?.payload.result).toBe(outcome);
+        // Where Mastra keeps (and sends on) tool results is what the model read, nothing more; the application reads
+        // the outcome, `data` included, from `onOutcome`.
+        const kept = JSON.stringify([result.toolResults, result.steps]);
+        for (const marker of keptOutMarkers(errors)) expect(kept).not.toContain(marker);
+        expect(result.toolResults[0]?.payload.result).toEqual({ type: "text", value: seen });
+        const outcome = told[0] as SeenOutcome;
         expect(outcome.provenance.correlationId).toBe("call-1");
         if (variant === "ok") expect(outcome.data).toEqual(ordersValue("acme", "ok"));
         else if (variant === "large") expect(outcome.data?.orders).toHaveLength(12);
@@ -272,8 +278,8 @@ describe("reading a spilled result back through Mastra", () => {
     // The read is no second outcome of list_orders: one contribution, one event.
     expect(turn.report().contributions).toHaveLength(1);
     expect(events).toHaveLength(1);
-    const read = result.toolResults.at(-1)?.payload.result as { ok: boolean } | undefined;
-    expect(read?.ok).toBe(true);
+    const read = result.toolResults.at(-1)?.payload.result as { type: string; value: string } | undefined;
+    expect(read?.value).toBe(page);
   });
 
   it("pages a spill of a tool gated alone, with readBackTool beside it in the agent's tools", async () => {
@@ -333,7 +339,7 @@ describe("reading a spilled result back through Mastra", () => {
 describe("several calls in one agent run", () => {
   it("gives each call, in one step or in turn, exactly one outcome the model reads apart", async () => {
     const call = (variant: Variant) => ({ tool: TOOL, input: { customer: "acme", variant } });
-    const { agent, calls, turn, events } = ordersAgent([
+    const { agent, calls, turn, events, told } = ordersAgent([
       () => [call("ok"), call("invalid")],
       () => call("error"),
       () => "done",
@@ -354,14 +360,15 @@ describe("several calls in one agent run", () => {
     ).toEqual(ids);
     expect(events.map((e) => e.correlationId).sort()).toEqual(ids);
     expect(events.map((e) => e.code).sort()).toEqual(["ok", "schema_mismatch", "tool_error"]);
-    const outcomes = result.steps.flatMap((step) => step.toolResults.map((r) => r.payload.result as SeenOutcome));
+    expect(result.steps.flatMap((step) => step.toolResults)).toHaveLength(ids.length);
+    const outcomes = told as SeenOutcome[];
     expect(outcomes.map((o) => o.provenance.correlationId).sort()).toEqual(ids);
   });
 });
 
 describe("other ways through the agent", () => {
   it("gates a streamed run the same way: the stream's next prompt holds the view, the app the outcome", async () => {
-    const { agent, calls, turn } = ordersAgent([
+    const { agent, calls, turn, told } = ordersAgent([
       () => ({ tool: TOOL, input: { customer: "acme", variant: "ok" } }),
       () => "done",
     ]);
@@ -370,7 +377,8 @@ describe("other ways through the agent", () => {
     expectModelSaw(resultInPrompt(calls[1]?.prompt, "call-1") ?? "", "ok");
     expectNoMarkers(calls);
     expect(turn.report().contributions).toHaveLength(1);
-    const outcome = (await stream.toolResults)[0]?.payload.result as SeenOutcome;
+    expect(JSON.stringify(await stream.toolResults)).not.toContain(PRIVATE_MARKER);
+    const outcome = told[0] as SeenOutcome;
     expect(outcome.data?.internalNotes).toContain(PRIVATE_MARKER);
   });
 
@@ -414,9 +422,11 @@ describe("other ways through the agent", () => {
         throw new DOMException("the order service did not answer", "TimeoutError");
       },
     });
-    const outcome = await gateTool(slow, setup.catalog).execute({ customer: "acme" }, { toolCallId: "c1" });
+    const output = await gateTool(slow, setup.catalog).execute({ customer: "acme" }, { toolCallId: "c1" });
+    const outcome = outcomeOf(output) as Outcome<unknown, unknown>;
     expect(outcome.ok ? undefined : outcome.error.code).toBe("timeout");
     expect(outcome.provenance.correlationId).toBe("c1");
+    expect(output.type === "text" && output.value).toMatch(/error="timeout"/);
   });
 
   it("shows the model Mastra's refusal of arguments that break the input schema, with no outcome: the tool never ran", async () => {
