@@ -193,9 +193,10 @@ export async function textView<T, V, I>(
   // tokens at most MAX_TOKEN_UNITS code units a token (no token covers more), so a larger text is over uncounted.
   const plain = overheadBytes(admission, data, lines, source.length, beside, fields, false);
   const reach = budget.unit === "bytes" ? budget.max : budget.max * MAX_TOKEN_UNITS;
-  const whole = excerptWithin(reach - plain);
-  if (whole.gap === undefined && whole.cutFirstLine === undefined) {
-    const candidate = render(whole);
+  // Only the costs are summed, stopping past the room: no head and tail are fitted for a text that cannot be whole.
+  const wholeCost = viewCostOf(cleaned);
+  if (wholeCost(reach - plain) <= reach - plain) {
+    const candidate = render({ text: cleaned.whole(), lines });
     const measured = await measureText(toModelContent(candidate as Success<unknown, unknown>), budget);
     if (measured.within) return candidate;
   }
@@ -203,7 +204,7 @@ export async function textView<T, V, I>(
   // The widest count of a cut first line's left-out characters: the source's length bounds it.
   const overhead = overheadBytes(admission, data, lines, source.length, beside, fields, true);
   if (budget.unit === "bytes") return render(excerptWithin(budget.max - overhead));
-  return tokenExcerpt(budget, render, excerptWithin, overhead, viewCostOf(cleaned));
+  return tokenExcerpt(budget, render, excerptWithin, overhead, wholeCost);
 }
 
 /** What the whole cleaned text costs inside the view's JSON string, counted no further than needed. */
