@@ -4,6 +4,7 @@
  * `@langchain/core` (an optional peer dependency).
  */
 export {
+  type GatedArtifact,
   type GateMiddleware,
   gateMiddleware,
   type LangChainGateOptions,

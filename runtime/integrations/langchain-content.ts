@@ -129,33 +129,59 @@ export function langChainContent(parts: readonly ModelPart[]): string | LangChai
   );
 }
 
-/** Outcomes this adapter made, and the content blocks it wrote for the model, each with its outcome. */
-const OUTCOMES = new WeakSet<object>();
+/**
+ * What a gated `ToolMessage` carries as its `artifact`: the verdict, none of the result. LangChain sends no artifact
+ * to a model, but an agent's messages travel further (a LangGraph stream to a browser, a checkpointer's store), so
+ * the artifact holds nothing the view would not show; the outcome itself, `data` included, stays in the process
+ * beside it, for {@link outcomeOf}.
+ */
+export interface GatedArtifact {
+  readonly gated: "toolgate";
+  readonly ok: boolean;
+  /** The failure's code, when the call failed. */
+  readonly code?: string;
+  /** Whether the model read the whole view, when the call succeeded. */
+  readonly complete?: boolean;
+  /** How the view was brought within budget, when it had to be. */
+  readonly policy?: string;
+}
+
+/** The outcome behind each artifact this adapter made, and behind the content blocks it wrote for the model. */
+const OUTCOMES = new WeakMap<object, Outcome<unknown, unknown>>();
 const GATED_BLOCKS = new WeakMap<object, Outcome<unknown, unknown>>();
 
-/** Notes `outcome` as one the adapter made, so {@link outcomeOf} can tell it from an artifact a tool wrote. */
-export function noteOutcome(outcome: Outcome<unknown, unknown>): Outcome<unknown, unknown> {
-  OUTCOMES.add(outcome);
-  return outcome;
+/** The artifact of a message gated to `outcome`, the outcome kept beside it for {@link outcomeOf}. */
+export function gatedArtifact(outcome: Outcome<unknown, unknown>): GatedArtifact {
+  const verdict: GatedArtifact = outcome.ok
+    ? {
+        gated: "toolgate",
+        ok: true,
+        complete: outcome.complete,
+        ...(outcome.policy === undefined ? {} : { policy: outcome.policy }),
+      }
+    : { gated: "toolgate", ok: false, code: outcome.error.code };
+  const artifact = Object.freeze(verdict);
+  OUTCOMES.set(artifact, outcome);
+  return artifact;
 }
 
 /** Marks the first block of `content` as gated content for `outcome` (content a hook wrote for the model). */
 export function markGated(content: LangChainBlock[], outcome: Outcome<unknown, unknown>): LangChainBlock[] {
   const first = content[0];
-  if (first !== undefined) GATED_BLOCKS.set(first, noteOutcome(outcome));
+  if (first !== undefined) GATED_BLOCKS.set(first, outcome);
   return content;
 }
 
 /**
- * The outcome of the tool call a `ToolMessage` answers, when the adapter gated it: its artifact (from the
- * middleware), or the outcome of the content blocks an MCP hook wrote. Never an artifact the tool itself wrote.
+ * The outcome of the tool call a `ToolMessage` answers, `data` included, when the adapter gated it: the outcome
+ * behind its artifact (from the middleware), or behind the content blocks an MCP hook wrote. Never an artifact the
+ * tool itself wrote, and `undefined` for a message parsed back from a store or a stream.
  */
 export function outcomeOf(message: ToolMessageLike | undefined): Outcome<unknown, unknown> | undefined {
   if (message === undefined) return undefined;
   const { artifact, content } = message;
-  if (typeof artifact === "object" && artifact !== null && OUTCOMES.has(artifact)) {
-    return artifact as Outcome<unknown, unknown>;
-  }
+  const gated = typeof artifact === "object" && artifact !== null ? OUTCOMES.get(artifact) : undefined;
+  if (gated !== undefined) return gated;
   const first = Array.isArray(content) ? content[0] : undefined;
   return typeof first === "object" && first !== null ? GATED_BLOCKS.get(first) : undefined;
 }

@@ -4,8 +4,9 @@
  * `gateMiddleware(catalog, options)` wraps each tool call (`wrapToolCall`): it runs the tool, admits what came back
  * (the `ToolMessage`'s content, or the `CallToolResult` of an MCP tool from `@langchain/mcp-adapters`, or the throw)
  * with the tool's adapter, and answers with a `ToolMessage` whose `content` is what the model may read (the
- * delimited view, or the typed failure) and whose `artifact` is the outcome: the application reads `data` from
- * `message.artifact` (or `outcomeOf(message)`), the model never sees it (LangChain sends no artifact to a model).
+ * delimited view, or the typed failure) and whose `artifact` is the verdict alone ({@link GatedArtifact}: LangChain
+ * sends no artifact to a model, but a stream or a checkpointer carries it on); the application reads the outcome,
+ * `data` included, with `outcomeOf(message)`.
  *
  * The LangChain shapes are typed structurally; only `ToolMessage` and `DynamicStructuredTool` of `@langchain/core`
  * (the optional peer dependency) are constructed, so `langchain` itself is never imported.
@@ -25,10 +26,10 @@ import {
   thrownByTool,
 } from "./gate-call.js";
 import {
+  gatedArtifact,
   isGraphBubbleUp,
   langChainContent,
   mcpToolErrorOf,
-  noteOutcome,
   outcomeOf,
   rawOfToolMessage,
   rawOfValue,
@@ -73,7 +74,7 @@ export interface GateMiddleware {
  *
  * - A tool with a contract runs as usual, then its result is admitted: the `ToolMessage` the agent keeps has the
  *   model's content (`toModelContent`, or text and media blocks when the result has images or audio) and the
- *   outcome as `artifact` (`outcomeOf(message)` reads it). An MCP tool's error (the `ToolException` the MCP
+ *   verdict as `artifact`; `outcomeOf(message)` reads the outcome. An MCP tool's error (the `ToolException` the MCP
  *   adapters throw for `isError`) is a `tool_error` with the server's error text, cleaned and bounded, for the model
  *   to correct its call; a throw in an in-process tool (or a message an inner middleware marked `status: "error"`)
  *   is a `tool_error` whose text never reaches the model, since it was written for the tool's developer; a timeout
@@ -180,7 +181,7 @@ function rawOf(value: unknown): unknown {
   return ToolMessage.isInstance(value) ? rawOfToolMessage(value) : rawOfValue(value);
 }
 
-/** The `ToolMessage` the agent keeps for a gated call: the model's content, the outcome as the artifact. */
+/** The `ToolMessage` the agent keeps for a gated call: the model's content, the verdict as the artifact. */
 function gatedMessage(
   toolCall: LangChainToolCallRequest["toolCall"],
   content: ToolMessage["content"],
@@ -188,7 +189,7 @@ function gatedMessage(
 ): ToolMessage {
   return new ToolMessage({
     content,
-    artifact: noteOutcome(outcome),
+    artifact: gatedArtifact(outcome),
     tool_call_id: toolCall.id ?? "",
     name: toolCall.name,
     status: outcome.ok ? "success" : "error",
@@ -216,4 +217,4 @@ export function readBackTool(reader: ReadBack, options: GateOptions = {}): Dynam
   });
 }
 
-export { outcomeOf } from "./langchain-content.js";
+export { type GatedArtifact, outcomeOf } from "./langchain-content.js";

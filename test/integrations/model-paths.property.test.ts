@@ -4,8 +4,8 @@
  * omitted, undeclared or invisible reaches what a model or a framework's tool output receives, over the read-back
  * pages (content and structured result) and the real agent loops of the AI SDK, Mastra, OpenAI Agents (function
  * tools) and LangChain (`createAgent` with the middleware), each driven by a scripted model: every prompt, and every
- * tool result the framework keeps (for LangChain, the tool messages' content; their `artifact` is the application's
- * outcome, which LangChain sends no model). The positive control beside it: every person the view
+ * tool result the framework keeps (for LangChain, the tool messages whole, `artifact` included: LangChain sends no
+ * artifact to a model, but a stream or a checkpointer carries it on). The positive control beside it: every person the view
  * declares reaches the model by its cleaned name, in the view or on the pages read back.
  */
 
@@ -283,7 +283,7 @@ describe("nothing omitted, undeclared or invisible reaches a model: the other ag
     );
   });
 
-  it("through a LangChain agent with the middleware: every prompt, and the tool messages' content", async () => {
+  it("through a LangChain agent with the middleware: every prompt, and the tool messages whole", async () => {
     await fc.assert(
       fc.asyncProperty(people, async (value) => {
         const reader = readBack(new MemorySpillStore(), { budget: { unit: "bytes", max: 3000 } });
@@ -306,7 +306,12 @@ describe("nothing omitted, undeclared or invisible reaches a model: the other ag
         const result = await agent.invoke({ messages: [new HumanMessage("Find people.")] });
         const prompts = model.prompts.map((p) => p.messages.map((m) => JSON.stringify(m.content)).join("\n"));
         expectKeptOut(prompts.join("\n"), "LangChain prompts");
-        expectKeptOut(JSON.stringify(result.messages.map((m) => m.content)), "LangChain messages' content");
+        const kept = result.messages.map((m) => ({
+          content: m.content,
+          artifact: (m as { artifact?: unknown }).artifact,
+        }));
+        expectKeptOut(JSON.stringify(kept), "LangChain messages, content and artifact");
+        expectKeptOut(JSON.stringify(result.messages), "LangChain messages as serialized");
         if (value.people.length > 0) expect(prompts.join("\n")).toContain(names(value)[0]);
       }),
       { numRuns: 15 },
