@@ -22,10 +22,15 @@ import type { ProxyTool } from "./serve.js";
 
 /** The gated tools, by the names a server may call them. */
 export interface ProxyCatalog {
-  /** The tool the server calls `name`: by the contract's name, or its server name (`x-toolgate.mcp.name`). */
+  /**
+   * The tool the server calls `name`: by the contract's name, or by its server name (`x-toolgate.mcp.name`) under
+   * the contract of the server the proxy fronts (see {@link ProxyCatalogOptions.server}).
+   */
   findTool(name: string): ProxyTool | undefined;
   /** The contracts' tool names, sorted. */
   names: readonly string[];
+  /** The prefixes the folder's contracts were imported under (`toolgate import --prefix`), sorted. */
+  prefixes: readonly string[];
   /** Where the compiled adapters are. */
   folder: string;
   /**
@@ -63,8 +68,24 @@ export interface ProxyCatalogOptions {
   /** A generated folder: the proxy gates with exactly its adapters, refusing it when its contracts generate others. */
   generated?: string | undefined;
   projectRoot: string;
+  /**
+   * The prefix the fronted server's tools were imported under (`toolgate import --prefix`): a tool the server
+   * calls `read_file` is gated under `<server>_read_file`'s contract, and under no other server's. Absent, a
+   * server's name finds no prefixed contract (the proxy cannot tell which server it fronts), as a framework
+   * adapter with no server said finds none: the tool is ungated.
+   */
+  server?: string | undefined;
   remotes?: GenerateOptions["remotes"];
   roots?: GenerateOptions["roots"];
+}
+
+/**
+ * The prefix `toolgate import --prefix` gave a contract (`<prefix>_<the server's name>`), or undefined for a contract
+ * named as its server names the tool.
+ */
+function importPrefix(contract: string, serverName: string): string | undefined {
+  const suffix = `_${serverName}`;
+  return contract.length > suffix.length && contract.endsWith(suffix) ? contract.slice(0, -suffix.length) : undefined;
 }
 
 /** The proxy's compile cache, below the project's `node_modules`. */
@@ -174,7 +195,7 @@ export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<Pr
   };
 
   const tools = new Map<string, ProxyTool>();
-  const byServerName = new Map<string, ProxyTool | null>();
+  const renamed: Array<{ serverName: string; prefix: string | undefined; tool: ProxyTool }> = [];
   for (const summary of result.tools) {
     const adapter = index.catalog[summary.tool]?.adapter;
     if (adapter === undefined || summary.viewSchema === undefined) continue;
@@ -185,12 +206,21 @@ export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<Pr
     };
     tools.set(summary.tool, tool);
     const serverName = adapter.spec.mcp?.name;
-    // Two contracts for one server name (two servers' tools imported with prefixes): only the contract name is sure.
-    if (serverName !== undefined) byServerName.set(serverName, byServerName.has(serverName) ? null : tool);
+    const prefix = serverName === undefined ? undefined : importPrefix(summary.tool, serverName);
+    if (serverName !== undefined) renamed.push({ serverName, prefix, tool });
+  }
+  const fronted = options.server;
+  const byServerName = new Map<string, ProxyTool | null>();
+  for (const { serverName, prefix, tool } of renamed) {
+    // Another server's contract: its tool of the same name is not this server's. A contract renamed by hand, with
+    // no prefix to tell its server, is found by its server name as written.
+    if (prefix !== undefined && prefix !== fronted) continue;
+    byServerName.set(serverName, byServerName.has(serverName) ? null : tool);
   }
   return {
     findTool: (name) => (tools.has(name) ? tools.get(name) : (byServerName.get(name) ?? undefined)),
     names: [...tools.keys()].sort(),
+    prefixes: [...new Set(renamed.flatMap((entry) => (entry.prefix === undefined ? [] : [entry.prefix])))].sort(),
     folder,
     refused: {
       errors: result.refused?.errors ?? [],

@@ -24,7 +24,7 @@ import type { ProxyCatalog } from "./catalog.js";
 import type { RunningProxy } from "./serve.js";
 import type { ServerTarget } from "./transports.js";
 
-export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--allow-ungated] [--events FILE] [--otel] [--spill-dir DIR]
+export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--server PREFIX] [--allow-ungated] [--events FILE] [--otel] [--spill-dir DIR]
                  [--max-message-bytes N] [--listen PORT [--host ADDR]]
                  (--url URL [--header "Name: value"]... | [--cwd DIR] -- COMMAND [ARGS...])
       Start the MCP server COMMAND over stdio (or reach it over Streamable HTTP at --url, each --header sent
@@ -32,7 +32,9 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [-
       (DIR, default schemas/; or --generated DIR: exactly that folder's adapters, refused when its contracts
       no longer generate it) first: the host receives the gated content and, as structured content, the
       view, whose schema replaces the tool's output schema in tools/list; or a typed failure.
-      A tool without a contract is hidden (said on stderr), or with --allow-ungated served with its text
+      --server PREFIX: the prefix the server's tools were imported under (toolgate import --prefix), so its
+      read_file is gated under PREFIX_read_file's contract and no other server's (without it, a prefixed
+      contract is found only by its own name). A tool without a contract is hidden (said on stderr), or with --allow-ungated served with its text
       cleaned, bounded and delimited. Spilled results are read back with read_tool_result (kept in memory,
       or in --spill-dir). --events appends one JSON line per gated call (what toolgate report reads), and
       --otel records each as OpenTelemetry metrics and span events (@opentelemetry/api, with the SDK the
@@ -46,6 +48,7 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [-
 const OPTIONS = {
   schemas: { type: "string" },
   generated: { type: "string" },
+  server: { type: "string" },
   "allow-ungated": { type: "boolean" },
   events: { type: "string" },
   otel: { type: "boolean" },
@@ -117,7 +120,7 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   const schemas = generated === undefined ? path.resolve(values.schemas ?? config.schemas ?? "schemas") : undefined;
   let catalog: ProxyCatalog;
   try {
-    catalog = await loadProxyCatalog({ schemas, generated, projectRoot: cwd, remotes, roots });
+    catalog = await loadProxyCatalog({ schemas, generated, server: values.server, projectRoot: cwd, remotes, roots });
   } catch (error) {
     if (error instanceof ProxyStaleError) {
       io.err(`toolgate proxy: ${error.message}`);
@@ -132,6 +135,12 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   if (catalog.refused.tools.size > 0) {
     const names = [...catalog.refused.tools].map((name) => JSON.stringify(name)).join(", ");
     io.err(`toolgate proxy: not serving ${names}: the contract is refused (above); every other tool is served`);
+  }
+  if (values.server === undefined && catalog.prefixes.length > 0) {
+    const prefixes = catalog.prefixes.map((prefix) => JSON.stringify(prefix)).join(", ");
+    io.err(
+      `toolgate proxy: contracts imported under a prefix (${prefixes}) gate the server's tools with --server PREFIX`,
+    );
   }
   // A contract file that did not load names no tool, and its tool must not slip through as an ungated one.
   const allowUngated = values["allow-ungated"] === true && catalog.refused.unnamed === 0;

@@ -116,6 +116,52 @@ describe("each tool's definition", () => {
   });
 });
 
+describe("loadProxyCatalog: a server's name for a tool under a prefix", () => {
+  /** A folder of `read_file` contracts imported from two servers under the prefixes `docs` and `notes`. */
+  async function twoServers(prefixes: readonly string[]): Promise<string> {
+    const schemas = path.join(await scratch(), "schemas");
+    await mkdir(schemas);
+    for (const prefix of prefixes) {
+      await writeFile(
+        path.join(schemas, `${prefix}_read_file.tool.json`),
+        JSON.stringify({
+          name: `${prefix}_read_file`,
+          inputSchema: { type: "object", properties: { path: { type: "string", maxLength: 200 } } },
+          outputSchema: { type: "object", properties: { [prefix]: { type: "string", maxLength: 100 } } },
+          "x-toolgate": { receive: { maxBytes: 4096 }, mcp: { name: "read_file" } },
+        }),
+      );
+    }
+    return schemas;
+  }
+
+  it("finds the fronted server's contract by --server, and no other server's", async () => {
+    const schemas = await twoServers(["docs", "notes"]);
+    const notes = await loadProxyCatalog({ schemas, server: "notes", projectRoot: REPO });
+    expect(notes.findTool("read_file")?.adapter.name).toBe("notes_read_file");
+    const docs = await loadProxyCatalog({ schemas, server: "docs", projectRoot: REPO });
+    expect(docs.findTool("read_file")?.adapter.name).toBe("docs_read_file");
+    // The contract's own name still finds it, whatever the server.
+    expect(docs.findTool("notes_read_file")?.adapter.name).toBe("notes_read_file");
+    // A server no contract was imported from: its read_file is nobody's, so the proxy hides and refuses it.
+    const other = await loadProxyCatalog({ schemas, server: "other", projectRoot: REPO });
+    expect(other.findTool("read_file")).toBeUndefined();
+  });
+
+  it("finds a prefixed contract by its server's name only when --server says which server is fronted", async () => {
+    // One server's contracts alone: another server's read_file is still not taken for docs' without --server.
+    const schemas = await twoServers(["docs"]);
+    const unsaid = await loadProxyCatalog({ schemas, projectRoot: REPO });
+    expect(unsaid.findTool("read_file")).toBeUndefined();
+    expect(unsaid.findTool("docs_read_file")?.adapter.name).toBe("docs_read_file");
+    expect(unsaid.prefixes).toEqual(["docs"]);
+    const other = await loadProxyCatalog({ schemas, server: "notes", projectRoot: REPO });
+    expect(other.findTool("read_file")).toBeUndefined();
+    const docs = await loadProxyCatalog({ schemas, server: "docs", projectRoot: REPO });
+    expect(docs.findTool("read_file")?.adapter.name).toBe("docs_read_file");
+  });
+});
+
 describe("toolgate proxy --generated", () => {
   it("is one of two ways to name the tools, never both", async () => {
     const run = await toolgate("proxy", "--schemas", "schemas", "--generated", "generated", "--", "node", "server.js");
