@@ -22,6 +22,7 @@ import { type Console, parseCommandArgs, UsageError } from "../cli/console.js";
 import { UnsafeOutputError } from "../files.js";
 import type { ProxyCatalog } from "./catalog.js";
 import type { RunningProxy } from "./serve.js";
+import type { ProxyTelemetry } from "./telemetry.js";
 import type { ServerTarget } from "./transports.js";
 
 export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--server PREFIX] [--allow-ungated] [--events FILE] [--otel] [--spill-dir DIR]
@@ -38,7 +39,8 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [-
       cleaned, bounded and delimited. Spilled results are read back with read_tool_result (kept in memory,
       or in --spill-dir). --events appends one JSON line per gated call (what toolgate report reads), and
       --otel records each as OpenTelemetry metrics and span events (@opentelemetry/api, with the SDK the
-      process registers, e.g. through NODE_OPTIONS=--import). An
+      process registers, e.g. through NODE_OPTIONS=--import), and each tools/call as spans and duration
+      metrics by the MCP semantic conventions, in the trace the host sent in _meta (traceparent). An
       answer over --max-message-bytes (default 8388608) is cut on the wire: result_too_large, and the session
       goes on. In a host's configuration, put "npx toolgate proxy --schemas DIR --" before the server's command.
       --listen PORT: serve hosts over Streamable HTTP at http://ADDR:PORT/mcp instead (ADDR default 127.0.0.1;
@@ -155,10 +157,16 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   const events = values.events === undefined ? undefined : await appendEvents(path.resolve(values.events));
 
   const sinks: EventSink[] = events === undefined ? [] : [jsonLinesSink(events)];
+  let telemetry: ProxyTelemetry | undefined;
   if (values.otel === true) {
     const otel = await import("@opentelemetry/api").catch(() => undefined);
     if (otel === undefined) throw new UsageError("--otel needs @opentelemetry/api installed beside toolgate");
     sinks.push(openTelemetrySink(otel));
+    const { proxyTelemetry } = await import("./telemetry.js");
+    telemetry = proxyTelemetry(otel, {
+      hostTransport: listen === undefined ? "pipe" : "tcp",
+      serverTransport: "url" in target ? "tcp" : "pipe",
+    });
   }
 
   const upstream = transports.upstreamFactory(target, maxMessageBytes, (line) => io.err(line));
@@ -169,6 +177,7 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
     allowUngated,
     readBack: spills ? readBack(store) : undefined,
     sink: sinks.length === 0 ? undefined : fanOut(...sinks),
+    telemetry,
     log: (line: string) => io.err(line),
   };
   const open = (host: Transport) => startProxy({ ...shared, upstream: upstream(), host });

@@ -31,6 +31,7 @@ import { awaitInitialize } from "./first-message.js";
 import { forwardAllowed, progressTo, proxyCapabilities } from "./forwarding.js";
 import { hostInstructions, hostText, LABEL_MAX_CHARS } from "./hygiene.js";
 import { readsResourceLinks, serveSpillResources, spillLink } from "./spill-resources.js";
+import type { ProxyTelemetry, ToolCallTrace } from "./telemetry.js";
 import { MESSAGE_TOO_LARGE } from "./upstream.js";
 
 /** One tool the proxy gates: its adapter, the JSON Schema of its view, and its definition as the contract has it. */
@@ -65,6 +66,8 @@ export interface ProxyOptions {
   /** The read-back tool over the store spilled results go to; offered to the host when given. */
   readBack?: ReadBack | undefined;
   sink?: EventSink | undefined;
+  /** OpenTelemetry spans and metrics of each `tools/call` (`--otel`), by the MCP semantic conventions. */
+  telemetry?: ProxyTelemetry | undefined;
   /** One line for the proxy's log (stderr): what it hides, and why it stops. */
   log(line: string): void;
 }
@@ -89,6 +92,8 @@ interface Session {
   types: Sdk;
   /** Whether a spilled result also carries a `resource_link` (the host's protocol knows it). */
   links: boolean;
+  /** The protocol version the host asked for in its `initialize`. */
+  protocolVersion: string | undefined;
 }
 
 /** What a `tools/call` handler is given of the request (the SDK's `CallToolRequest`). */
@@ -133,7 +138,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     ...(instructions === undefined ? {} : { instructions }),
   });
   const links = options.readBack !== undefined && readsResourceLinks(hello.protocolVersion);
-  const session: Session = { client, options, id: randomUUID(), types, links };
+  const session: Session = { client, options, id: randomUUID(), types, links, protocolVersion: hello.protocolVersion };
   if (options.readBack !== undefined) {
     serveSpillResources(server, client, serverCapabilities, options.readBack, session.id, types);
   }
@@ -142,7 +147,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // proxy closes.
   const inFlight = new Set<Promise<unknown>>();
   server.setRequestHandler(types.CallToolRequestSchema, (request, extra) => {
-    const answer = callTool(session, request, extra);
+    const trace = options.telemetry?.toolCall({
+      name: request.params.name,
+      meta: request.params._meta,
+      session: session.id,
+      protocolVersion: session.protocolVersion,
+    });
+    const answer = callTool(session, request, extra, trace);
+    // A call that ended without a verdict of the gate's (a refusal, an ungated answer, a throw) ends its span here.
+    if (trace !== undefined)
+      void answer.then(
+        (result) => trace.end(undefined, refusalCode(result)),
+        () => trace.end(undefined, "_OTHER"),
+      );
     inFlight.add(answer);
     void answer.finally(() => inFlight.delete(answer)).catch(() => undefined);
     return answer;
@@ -209,7 +226,12 @@ function serverInfo(info: { name?: unknown; version?: unknown } | undefined): { 
 }
 
 /** `tools/call`: a page of a spilled result, a refusal, an ungated answer cleaned, or the gated answer. */
-async function callTool(session: Session, request: ToolCall, extra: CallExtra): Promise<CallToolResult> {
+async function callTool(
+  session: Session,
+  request: ToolCall,
+  extra: CallExtra,
+  trace?: ToolCallTrace | undefined,
+): Promise<CallToolResult> {
   const { client, options, types } = session;
   const { name } = request.params;
   const reader = options.readBack;
@@ -224,10 +246,14 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
     onprogress: progress.onprogress,
   };
   // Only what a call is: no `task` (the proxy serves no tasks, so the server is never asked to keep a result).
-  const { arguments: args, _meta } = request.params;
-  const call = {
-    method: "tools/call",
-    params: { name, ...(args === undefined ? {} : { arguments: args }), ...(_meta === undefined ? {} : { _meta }) },
+  const { arguments: args } = request.params;
+  const call = () => {
+    // Traced, the server is sent the proxy's own trace context in place of the host's.
+    const _meta = trace === undefined ? request.params._meta : trace.upstreamMeta();
+    return {
+      method: "tools/call",
+      params: { name, ...(args === undefined ? {} : { arguments: args }), ...(_meta === undefined ? {} : { _meta }) },
+    };
   };
   const tool = options.findTool(name);
   if (options.refused?.has(name)) {
@@ -236,18 +262,17 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
   if (tool === undefined) {
     if (!options.allowUngated)
       return { content: [{ type: "text", text: toModelRefusal(name, "unknown_tool") }], isError: true };
-    const answer = await client
-      .request(call, types.ResultSchema, forward)
-      .catch(() => ({ content: [], isError: true }));
-    return ungatedResult(name, answer);
+    const sent = client.request(call(), types.ResultSchema, forward);
+    trace?.watchUpstream(sent);
+    return ungatedResult(name, await sent.catch(() => ({ content: [], isError: true })));
   }
   // Arguments the contract's input schema refuses never reach the server.
   const input = tool.adapter.checkInput(args ?? {});
   if (!input.ok) return inputRefusal(name, input.issues);
   // The server's answer as it sent it (a loose schema: the gate, not the SDK, judges its content).
-  const raw = client
-    .request(call, types.ResultSchema, { ...forward, timeout: tool.adapter.spec.limits.timeoutMs })
-    .catch(callFailure);
+  const sent = client.request(call(), types.ResultSchema, { ...forward, timeout: tool.adapter.spec.limits.timeoutMs });
+  trace?.watchUpstream(sent);
+  const raw = sent.catch(callFailure);
   const outcome = await tool.adapter.admit(raw, {
     args: request.params.arguments,
     correlationId: String(extra.requestId),
@@ -256,12 +281,21 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
     ...(reader === undefined ? {} : reader.context),
     signal: extra.signal,
   });
+  trace?.end(outcome);
   await progress.sent();
   const answer = hostResult(outcome);
   if (session.links && outcome.ok && outcome.spill !== undefined) {
     answer.content.push(spillLink(outcome.spill.handle, name));
   }
   return answer;
+}
+
+/** The `error="…"` code a refusal the proxy answered with carries (`no_contract`, `invalid_arguments`…), if any. */
+function refusalCode(result: CallToolResult): string | undefined {
+  if (result.isError !== true) return undefined;
+  const first = result.content[0];
+  const text = first?.type === "text" ? first.text : "";
+  return /^<tool_result [^>]*\berror="([a-z_]+)"/.exec(text)?.[1] ?? "tool_error";
 }
 
 /** When either side goes, the other is closed; when the server goes, the calls under way answer the host first. */
