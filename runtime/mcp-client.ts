@@ -14,3 +14,12 @@ export {
   type McpTool,
 } from "./integrations/mcp-client.js";
 export { mcpClientCallFailure, mcpClientValidator } from "./integrations/mcp-client-failure.js";
+export {
+  cleanInputParams,
+  INPUT_MAX_DEPTH,
+  INPUT_MAX_ENTRIES,
+  INPUT_TEXT_MAX_CHARS,
+  INPUT_TOTAL_MAX_CHARS,
+  type InputRequired,
+  inputRequiredOf,
+} from "./integrations/mcp-input-request.js";

@@ -11,6 +11,15 @@
  * it (`schema_mismatch`). A call the client still refuses (a tool the gate has not listed, while the client has) ends
  * in the typed failure {@link mcpClientCallFailure} gives.
  *
+ * A server of the 2026-07-28 revision may answer a call with a request for input (`resultType: "input_required"`)
+ * instead of the tool's result. By default the v2 client fulfils it itself with the handlers the application set on
+ * the client (`elicitation/create`, `sampling/createMessage`, `roots/list`) and retries, so the gate sees only the
+ * complete result and admits it once. A call made with the client's `allowInputRequired: true` gets the request back
+ * instead: `callTool` then answers `gate: "input_required"` with the request cleaned and bounded
+ * ({@link InputRequired}), admits nothing and records no event; the application asks its user and retries the call
+ * with `inputResponses` and the `requestState`, and that call's complete result is admitted, once. Only a complete
+ * result is ever admitted as the tool's result: a task or anything else the gate refuses by name at receive.
+ *
  * Nothing here imports the SDK: the client is typed structurally, so one adapter serves nearby versions.
  */
 import type { ToolCatalog } from "../gate/context.js";
@@ -19,6 +28,7 @@ import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
 import type { Outcome } from "../types.js";
 import { adaptersFor, findAdapter, type GateOptions, gateCall, readBackCall } from "./gate-call.js";
 import { mcpClientCallFailure } from "./mcp-client-failure.js";
+import { type InputRequired, inputRequiredOf } from "./mcp-input-request.js";
 
 /** An MCP tool definition as `tools/list` gives it (the SDK's `Tool`), as far as the gate reads it. */
 export interface McpTool {
@@ -39,6 +49,8 @@ export interface McpCallParams {
 export interface McpCallOptions {
   signal?: AbortSignal | undefined;
   toolDefinition?: McpTool | undefined;
+  /** The client hands a request for input back instead of fulfilling it (2026-07-28): see {@link GatedToolResult}. */
+  allowInputRequired?: boolean | undefined;
 }
 
 /** The part of the v2 `Client` the gate uses. */
@@ -56,12 +68,17 @@ type TextPart = Extract<ModelPart, { type: "text" }>;
  * - `"admitted"`: a gated tool's call; `outcome` is its one outcome: `outcome.data` (when `outcome.ok`) is the
  *   validated result for the application, never shown to the model;
  * - `"read_back"`: a page of a spilled result (`page`), read with the read-back tool;
+ * - `"input_required"`: the server asks for input before it answers (only for a call made with
+ *   `allowInputRequired: true`): `input` is its request, cleaned and bounded, with the `requestState` to send back;
+ *   nothing was admitted and `content` is empty (nothing for the model): the application asks its user, then retries
+ *   the call with `inputResponses` and `requestState`;
  * - `"refused"`: a tool the catalog has no contract for, refused without calling the server;
  * - `"passed"`: such a tool passed ungated (`ungated: "pass"`): `result` is the client's own, unchanged.
  */
 export type GatedToolResult<R = unknown> =
   | { gate: "admitted"; outcome: Outcome<unknown, unknown>; content: ModelPart[]; isError: boolean }
   | { gate: "read_back"; page: ReadBackOutcome; content: TextPart[]; isError: boolean }
+  | { gate: "input_required"; tool: string; input: InputRequired; content: TextPart[]; isError: false }
   | { gate: "refused"; tool: string; content: TextPart[]; isError: true }
   | { gate: "passed"; result: R };
 
@@ -90,6 +107,19 @@ function refusal(tool: string): GatedToolResult<never> {
     content: [{ type: "text", text: toModelRefusal(tool, "unknown_tool") }],
     isError: true,
   };
+}
+
+/** Whether the client's answer is a request for input (`resultType: "input_required"`); its getter read once. */
+function isInputRequired(answer: unknown): answer is object {
+  try {
+    return (
+      typeof answer === "object" &&
+      answer !== null &&
+      (answer as { resultType?: unknown }).resultType === "input_required"
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** `definition` without its output schema: what the client is given so the gate alone judges the result. */
@@ -154,7 +184,21 @@ export function gateClient<C extends McpClientLike>(
     const definition = callOptions?.toolDefinition ?? listed.get(name);
     const sent =
       definition === undefined ? callOptions : { ...callOptions, toolDefinition: withoutOutputSchema(definition) };
-    const raw = client.callTool({ ...params, name }, sent).catch(mcpClientCallFailure);
+    let raw: Promise<unknown> = client.callTool({ ...params, name }, sent).catch(mcpClientCallFailure);
+    if (callOptions?.allowInputRequired === true) {
+      // Only this call can answer a request for input: it is told apart before the gate, which admits results only.
+      const answer = await raw;
+      if (isInputRequired(answer)) {
+        return {
+          gate: "input_required",
+          tool: params.name,
+          input: inputRequiredOf(answer),
+          content: [],
+          isError: false,
+        };
+      }
+      raw = Promise.resolve(answer);
+    }
     const gated = await gateCall(adapter, raw, call, options);
     return { gate: "admitted", outcome: gated.outcome, content: gated.parts, isError: !gated.outcome.ok };
   };
