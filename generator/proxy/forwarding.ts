@@ -10,6 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { JSONRPCRequest, Progress, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { cleanText } from "@toolgate/runtime";
+import { cleanInputParams } from "@toolgate/runtime/mcp-client";
 import {
   hostCompletion,
   hostLogMessage,
@@ -47,9 +48,16 @@ const HOST_REQUESTS: Readonly<Record<string, (result: unknown) => unknown>> = {
 
 /**
  * The server's requests the proxy passes to the host: only what the host said it answers (the proxy declares no
- * more to the server), answered by the host and its user. Anything else is refused.
+ * more to the server), answered by the host and its user, each with how its parameters reach the host. A request
+ * for input (an elicitation, a sampling request: what a 2026-07-28 server's `input_required` becomes on the
+ * 2025-11-25 wire) carries the server's words to a person or a model: every string cleaned, bounded and
+ * markup-escaped, binary data left out ({@link cleanInputParams}). Anything else is refused.
  */
-const SERVER_REQUESTS: ReadonlySet<string> = new Set(["sampling/createMessage", "elicitation/create", "roots/list"]);
+const SERVER_REQUESTS: Readonly<Record<string, (params: unknown) => Record<string, unknown> | undefined>> = {
+  "sampling/createMessage": cleanInputParams,
+  "elicitation/create": cleanInputParams,
+  "roots/list": (params) => params as Record<string, unknown> | undefined,
+};
 
 /** The server's notifications the host receives, each as it is passed; any other is dropped. */
 const SERVER_NOTIFICATIONS: Readonly<Record<string, (params: unknown) => Record<string, unknown> | undefined>> = {
@@ -76,6 +84,7 @@ const HOST_NOTIFICATIONS: ReadonlySet<string> = new Set(["notifications/roots/li
  * what the proxy does with it.
  */
 export const FORWARDING: Readonly<Record<string, Treatment>> = {
+  "server/discover": "answered",
   initialize: "answered",
   ping: "answered",
   "tools/list": "gated",
@@ -93,7 +102,9 @@ export const FORWARDING: Readonly<Record<string, Treatment>> = {
   "tasks/result": "refused",
   "tasks/list": "refused",
   "tasks/cancel": "refused",
-  ...Object.fromEntries([...SERVER_REQUESTS].map((method) => [method, "forwarded"])),
+  "sampling/createMessage": "cleaned",
+  "elicitation/create": "cleaned",
+  "roots/list": "forwarded",
   "notifications/initialized": "answered",
   "notifications/cancelled": "forwarded",
   "notifications/progress": "cleaned",
@@ -196,8 +207,14 @@ export function forwardAllowed(
     return clean(result) as never;
   };
   client.fallbackRequestHandler = async (request, extra) => {
-    if (!SERVER_REQUESTS.has(request.method)) throw refuse(request.method, "server");
-    return forward(server, request, extra);
+    const clean = SERVER_REQUESTS[request.method];
+    if (clean === undefined) throw refuse(request.method, "server");
+    const params = clean(request.params);
+    return forward(
+      server,
+      params === undefined ? { method: request.method } : { method: request.method, params },
+      extra,
+    );
   };
   server.fallbackNotificationHandler = async (notification) => {
     if (HOST_NOTIFICATIONS.has(notification.method)) await client.notification({ method: notification.method });

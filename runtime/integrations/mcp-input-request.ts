@@ -8,10 +8,12 @@
  * model, so every string in it is cleaned (bidi controls, zero-width, tag and other invisible characters removed),
  * bounded (a cut marked with `…`) and markup-escaped (`<`, `>`, `&` written as `\u003c`…), as everything the proxy
  * passes outside a gated result. Only its shape is kept: depth, entries and characters are bounded, anything that is
- * not JSON data is left out, and every read of the server's value is defensive.
+ * not JSON data is left out, and every read of the server's value is defensive. Binary data (a block's `data`, a
+ * resource's `blob`) is left out: nobody vouches for bytes no contract describes, and a cut would corrupt them. A URL
+ * (a URL-mode elicitation's `url`) passes only as it is: a string with nothing to clean or escape but `&`.
  */
 import { markupSafeText } from "../stages/model-content.js";
-import { boundText } from "../text.js";
+import { boundText, cleanText } from "../text.js";
 
 /** Most characters of one string of a request for input (a message, a title, a description). */
 export const INPUT_TEXT_MAX_CHARS = 4_000;
@@ -71,6 +73,20 @@ function lengthOf(value: unknown[]): number {
   }
 }
 
+/** Keys whose values are binary data, left out wherever they appear. */
+const BINARY_KEYS: ReadonlySet<string> = new Set(["data", "blob"]);
+
+/** Most characters of a URL passed on. */
+const URL_MAX_CHARS = 2_048;
+
+/** A URL passed on only as it is: within {@link URL_MAX_CHARS}, nothing to clean, no markup, quote or space. */
+function safeUrl(value: unknown): string | undefined {
+  if (typeof value !== "string" || value.length > URL_MAX_CHARS) return undefined;
+  return cleanText(value) === value && !/[<>"'\s\u2028\u2029\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E]/.test(value)
+    ? value
+    : undefined;
+}
+
 /** A key kept only as it is: nothing to clean or escape, within {@link KEY_MAX_CHARS}. */
 function safeKey(key: string): boolean {
   return (
@@ -103,8 +119,8 @@ function cleanValue(value: unknown, depth: number, budget: Budget): unknown {
   }
   const copy: Record<string, unknown> = {};
   for (const key of keysOf(value)) {
-    if (!safeKey(key)) continue;
-    const entry = cleanValue(read(value, key), depth + 1, budget);
+    if (!safeKey(key) || BINARY_KEYS.has(key)) continue;
+    const entry = key === "url" ? safeUrl(read(value, key)) : cleanValue(read(value, key), depth + 1, budget);
     if (entry !== undefined) copy[key] = entry;
   }
   return copy;
