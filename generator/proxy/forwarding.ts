@@ -4,7 +4,7 @@
  * notification it does not name is dropped: a method added to the protocol later (or a server's own) reaches
  * nobody until someone decides what it carries. Every answer that carries the server's words is cleaned and
  * bounded on the way (`hygiene.ts`); the capabilities the host is told are those the proxy serves, never a copy of
- * the server's (no `tasks`: the server's task results are raw tool results, read past the gate).
+ * the server's (`tasks` only as `tasks.ts` serves them: a task's result gated when fetched, its state cleaned).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -23,6 +23,7 @@ import {
   hostUri,
   LOG_MAX_CHARS,
 } from "./hygiene.js";
+import { taskCapability } from "./tasks.js";
 
 type Sdk = typeof import("@modelcontextprotocol/sdk/types.js");
 
@@ -98,10 +99,10 @@ export const FORWARDING: Readonly<Record<string, Treatment>> = {
   "prompts/get": "cleaned",
   "completion/complete": "cleaned",
   "logging/setLevel": "forwarded",
-  "tasks/get": "refused",
-  "tasks/result": "refused",
-  "tasks/list": "refused",
-  "tasks/cancel": "refused",
+  "tasks/get": "cleaned",
+  "tasks/result": "gated",
+  "tasks/list": "cleaned",
+  "tasks/cancel": "cleaned",
   "sampling/createMessage": "cleaned",
   "elicitation/create": "cleaned",
   "roots/list": "forwarded",
@@ -130,7 +131,8 @@ function field(value: unknown, key: string): unknown {
 /**
  * The capabilities the proxy declares to the host: tools always (the gated tools and the read-back tool), and of
  * the server's only what the proxy passes (resources, prompts, completions, logging), with just the flags it
- * forwards. `tasks`, `experimental` and anything unknown are never copied.
+ * forwards; `tasks` only when the server runs calls as tasks (`tasks.ts`), with its `list` and `cancel` flags.
+ * `experimental` and anything unknown are never copied.
  */
 export function proxyCapabilities(server: ServerCapabilities, readBack: boolean): ServerCapabilities {
   const flag = (value: unknown, name: "listChanged" | "subscribe") =>
@@ -141,12 +143,14 @@ export function proxyCapabilities(server: ServerCapabilities, readBack: boolean)
         ? {}
         : undefined
       : { ...flag(server.resources, "listChanged"), ...flag(server.resources, "subscribe") };
+  const tasks = taskCapability(server);
   return {
     tools: flag(server.tools, "listChanged"),
     ...(resources === undefined ? {} : { resources }),
     ...(server.prompts === undefined ? {} : { prompts: flag(server.prompts, "listChanged") }),
     ...(server.completions === undefined ? {} : { completions: {} }),
     ...(server.logging === undefined ? {} : { logging: {} }),
+    ...(tasks === undefined ? {} : { tasks }),
   };
 }
 

@@ -31,6 +31,7 @@ import { awaitInitialize } from "./first-message.js";
 import { forwardAllowed, progressTo, proxyCapabilities } from "./forwarding.js";
 import { hostInstructions, hostText, LABEL_MAX_CHARS } from "./hygiene.js";
 import { readsResourceLinks, serveSpillResources, spillLink } from "./spill-resources.js";
+import { type GateTaskResult, hostTask, serveTasks, TaskLedger } from "./tasks.js";
 import { MESSAGE_TOO_LARGE } from "./upstream.js";
 
 /** One tool the proxy gates: its adapter, the JSON Schema of its view, and its definition as the contract has it. */
@@ -89,11 +90,18 @@ interface Session {
   types: Sdk;
   /** Whether a spilled result also carries a `resource_link` (the host's protocol knows it). */
   links: boolean;
+  /** The tasks this host session created, when the proxy serves tasks (the server runs calls as tasks). */
+  tasks: TaskLedger | undefined;
 }
 
 /** What a `tools/call` handler is given of the request (the SDK's `CallToolRequest`). */
 interface ToolCall {
-  params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } };
+  params: {
+    name: string;
+    arguments?: Record<string, unknown>;
+    _meta?: { progressToken?: string | number };
+    task?: { ttl?: number };
+  };
 }
 
 /** What a handler is given of its call (the SDK's `RequestHandlerExtra`). */
@@ -133,7 +141,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     ...(instructions === undefined ? {} : { instructions }),
   });
   const links = options.readBack !== undefined && readsResourceLinks(hello.protocolVersion);
-  const session: Session = { client, options, id: randomUUID(), types, links };
+  const tasks = capabilities.tasks === undefined ? undefined : new TaskLedger();
+  const session: Session = { client, options, id: randomUUID(), types, links, tasks };
   if (options.readBack !== undefined) {
     serveSpillResources(server, client, serverCapabilities, options.readBack, session.id, types);
   }
@@ -147,6 +156,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     void answer.finally(() => inFlight.delete(answer)).catch(() => undefined);
     return answer;
   });
+  if (tasks !== undefined) serveTasks(server, client, types, tasks, gateTaskResult(session));
   forwardAllowed(server, client, types, capabilities, options.log);
   const running = lifecycle(server, client, inFlight);
   await server.connect(hello.transport);
@@ -223,13 +233,24 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
     resetTimeoutOnProgress: true,
     onprogress: progress.onprogress,
   };
-  // Only what a call is: no `task` (the proxy serves no tasks, so the server is never asked to keep a result).
+  // Only what a call is, and `task` only for a gated tool when the proxy serves tasks: its result is then fetched
+  // through the proxy's `tasks/result`, gated by the same contract.
   const { arguments: args, _meta } = request.params;
+  const tool = options.findTool(name);
+  const ttl = request.params.task?.ttl;
+  const task =
+    session.tasks !== undefined && tool !== undefined && request.params.task !== undefined
+      ? { ...(typeof ttl === "number" && Number.isFinite(ttl) ? { ttl } : {}) }
+      : undefined;
   const call = {
     method: "tools/call",
-    params: { name, ...(args === undefined ? {} : { arguments: args }), ...(_meta === undefined ? {} : { _meta }) },
+    params: {
+      name,
+      ...(args === undefined ? {} : { arguments: args }),
+      ...(_meta === undefined ? {} : { _meta }),
+      ...(task === undefined ? {} : { task }),
+    },
   };
-  const tool = options.findTool(name);
   if (options.refused?.has(name)) {
     return { content: [{ type: "text", text: toModelRefusal(name, "no_contract") }], isError: true };
   }
@@ -245,23 +266,60 @@ async function callTool(session: Session, request: ToolCall, extra: CallExtra): 
   const input = tool.adapter.checkInput(args ?? {});
   if (!input.ok) return inputRefusal(name, input.issues);
   // The server's answer as it sent it (a loose schema: the gate, not the SDK, judges its content).
-  const raw = client
+  let raw: Promise<unknown> = client
     .request(call, types.ResultSchema, { ...forward, timeout: tool.adapter.spec.limits.timeoutMs })
     .catch(callFailure);
+  if (task !== undefined) {
+    // A task is no result: the host is told its state, and gets its result from `tasks/result`, gated there.
+    const answer = await raw;
+    const created = hostTask((answer as { task?: unknown } | undefined)?.task);
+    if (created !== undefined) {
+      session.tasks?.add(created.taskId, name);
+      return { task: created } as never;
+    }
+    raw = Promise.resolve(answer);
+  }
+  const answer = await admitted(session, name, tool, raw, String(extra.requestId), extra.signal, args);
+  await progress.sent();
+  return answer;
+}
+
+/** Admits a gated tool's raw answer, and the host's answer for its outcome (with a spilled result's link). */
+async function admitted(
+  session: Session,
+  name: string,
+  tool: ProxyTool,
+  raw: Promise<unknown>,
+  correlationId: string,
+  signal: AbortSignal,
+  args?: Record<string, unknown>,
+): Promise<CallToolResult> {
+  const { options } = session;
+  const reader = options.readBack;
   const outcome = await tool.adapter.admit(raw, {
-    args: request.params.arguments,
-    correlationId: String(extra.requestId),
+    args,
+    correlationId,
     session: session.id,
     sink: options.sink,
     ...(reader === undefined ? {} : reader.context),
-    signal: extra.signal,
+    signal,
   });
-  await progress.sent();
   const answer = hostResult(outcome);
   if (session.links && outcome.ok && outcome.spill !== undefined) {
     answer.content.push(spillLink(outcome.spill.handle, name));
   }
   return answer;
+}
+
+/** A task's result, admitted by the contract of the tool that ran it (a tool without one is refused by name). */
+function gateTaskResult(session: Session): GateTaskResult {
+  return async (name, raw, signal, taskId) => {
+    const tool = session.options.findTool(name);
+    if (tool === undefined) {
+      return { content: [{ type: "text", text: toModelRefusal(name, "no_contract") }], isError: true };
+    }
+    return admitted(session, name, tool, raw.catch(callFailure), `task:${taskId}`, signal);
+  };
 }
 
 /** When either side goes, the other is closed; when the server goes, the calls under way answer the host first. */

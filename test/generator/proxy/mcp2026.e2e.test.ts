@@ -14,7 +14,7 @@ import { Client as V2Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INPUT_TEXT_MAX_CHARS } from "../../../runtime/integrations/mcp-input-request.js";
 import { ensureBuilt } from "../../build.js";
@@ -24,6 +24,7 @@ const REPO = path.resolve(import.meta.dirname, "..", "..", "..");
 const BIN = path.join(REPO, "bin", "toolgate.js");
 const SERVER = path.join(REPO, "test", "fixtures", "mcp-servers", "v2-server.mjs");
 const SCHEMAS = path.join(REPO, "test", "fixtures", "mcp-servers", "v2-contracts");
+const TASK_SERVER = path.join(REPO, "test", "fixtures", "mcp-servers", "task-server.mjs");
 /** What hides or reorders text, and what could close a delimiter. */
 const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u;
 const MARKUP = /[<>]/;
@@ -161,5 +162,82 @@ describe.each(CASES)("%s through the proxy to a 2026-07-28 server", (name, conne
     // No second event comes late.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await eventsOf(events, "confirm_delete", 2)).toHaveLength(1);
+  });
+});
+
+describe("a task-augmented call through the proxy (2025-11-25 tasks)", () => {
+  let client: Client;
+  let events: string;
+  const STATE_KEYS = ["createdAt", "lastUpdatedAt", "pollInterval", "status", "statusMessage", "taskId", "ttl"];
+
+  beforeAll(async () => {
+    events = path.join(work, "tasks.jsonl");
+    client = new Client({ name: "task-host", version: "1" }, { capabilities: {} });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, "proxy", "--schemas", SCHEMAS, "--events", events, "--", process.execPath, TASK_SERVER],
+        cwd: REPO,
+        stderr: "ignore",
+      }),
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  /** A raw request of the host's, answered loosely (the test reads what the proxy sent). */
+  const ask = (method: string, params: Record<string, unknown>) =>
+    client.request({ method, params } as never, ResultSchema) as Promise<Record<string, unknown>>;
+
+  it("declares tasks for tool calls only because the server runs them", () => {
+    expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+  });
+
+  it("gates the task's result when it is fetched, once; its state carries no result content", async () => {
+    const created = await ask("tools/call", { name: "lookup", arguments: { id: "r1" }, task: { ttl: 60_000 } });
+    const task = created.task as Record<string, unknown>;
+    expect(Object.keys(created)).toEqual(["task"]);
+    expect(Object.keys(task).every((key) => STATE_KEYS.includes(key))).toBe(true);
+    expect(task.statusMessage).not.toMatch(INVISIBLE);
+    expect(task.statusMessage).not.toMatch(MARKUP);
+    const taskId = task.taskId as string;
+
+    let state = await ask("tasks/get", { taskId });
+    for (let polls = 0; state.status !== "completed" && polls < 100; polls++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      state = await ask("tasks/get", { taskId });
+    }
+    expect(state.status).toBe("completed");
+    expect(Object.keys(state).every((key) => STATE_KEYS.includes(key))).toBe(true);
+    const listed = await ask("tasks/list", {});
+    expect((listed.tasks as Array<{ taskId: string }>).map((entry) => entry.taskId)).toEqual([taskId]);
+    for (const answer of [created, state, listed]) {
+      expect(JSON.stringify(answer)).not.toContain("Record r1");
+      expect(JSON.stringify(answer)).not.toContain("PRIVATE KEY");
+    }
+    expect(await eventsOf(events, "lookup", 1)).toEqual([]);
+
+    const result = await ask("tasks/result", { taskId });
+    expect(result.structuredContent).toEqual({ id: "r1", name: "Record r1" });
+    expect(JSON.stringify(result)).not.toContain("PRIVATE KEY");
+    expect(result._meta).toEqual({ "io.modelcontextprotocol/related-task": { taskId } });
+    expect((await eventsOf(events, "lookup", 1)).map((event) => event.code)).toEqual(["ok"]);
+    // Fetched again: the same gated answer, no second admit.
+    expect(await ask("tasks/result", { taskId })).toEqual(result);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await eventsOf(events, "lookup", 2)).toHaveLength(1);
+  });
+
+  it("refuses a task this session did not create, without its result", async () => {
+    await expect(ask("tasks/result", { taskId: "0".repeat(32) })).rejects.toThrow(/no task/);
+    await expect(ask("tasks/get", { taskId: "0".repeat(32) })).rejects.toThrow(/no task/);
+  });
+
+  it("positive control: the same tool called directly is gated and reaches the host whole", async () => {
+    const before = (await eventsOf(events, "lookup", 1)).length;
+    const result = await ask("tools/call", { name: "lookup", arguments: { id: "r2" } });
+    expect(result.structuredContent).toEqual({ id: "r2", name: "Record r2" });
+    expect(await eventsOf(events, "lookup", before + 1)).toHaveLength(before + 1);
   });
 });
