@@ -14,6 +14,7 @@ export {
   type McpTool,
 } from "./integrations/mcp-client.js";
 export { mcpClientCallFailure, mcpClientValidator } from "./integrations/mcp-client-failure.js";
+export { ANY_RESULT, MAX_CLIENT_TASKS, type TaskState } from "./integrations/mcp-client-tasks.js";
 export {
   cleanInputParams,
   INPUT_MAX_DEPTH,

@@ -20,6 +20,10 @@
  * with `inputResponses` and the `requestState`, and that call's complete result is admitted, once. Only a complete
  * result is ever admitted as the tool's result: a task or anything else the gate refuses by name at receive.
  *
+ * A call made with `task` (the 2025-11-25 revision's task-augmented call, sent through the client's raw `request`)
+ * answers `gate: "task"` with the task's state, cleaned; `taskResult(taskId)` fetches its result (`tasks/result`)
+ * and admits it by the tool's contract, once per task.
+ *
  * Nothing here imports the SDK: the client is typed structurally, so one adapter serves nearby versions.
  */
 import type { ToolCatalog } from "../gate/context.js";
@@ -28,6 +32,7 @@ import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
 import type { Outcome } from "../types.js";
 import { adaptersFor, findAdapter, type GateOptions, gateCall, readBackCall } from "./gate-call.js";
 import { mcpClientCallFailure } from "./mcp-client-failure.js";
+import { ANY_RESULT, ClientTasks, field, type TaskState, taskStateOf } from "./mcp-client-tasks.js";
 import { type InputRequired, inputRequiredOf } from "./mcp-input-request.js";
 
 /** An MCP tool definition as `tools/list` gives it (the SDK's `Tool`), as far as the gate reads it. */
@@ -56,6 +61,12 @@ export interface McpCallOptions {
 /** The part of the v2 `Client` the gate uses. */
 export interface McpClientLike {
   callTool(params: McpCallParams, options?: McpCallOptions): Promise<unknown>;
+  /** The client's raw request, for task-augmented calls and `tasks/result` (the v2 `Client.request`). */
+  request?(
+    request: { method: string; params?: Record<string, unknown> },
+    resultSchema: typeof ANY_RESULT,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<unknown>;
   listTools(params?: { cursor?: string | undefined }, options?: unknown): Promise<{ tools: McpTool[] }>;
 }
 
@@ -72,13 +83,17 @@ type TextPart = Extract<ModelPart, { type: "text" }>;
  *   `allowInputRequired: true`): `input` is its request, cleaned and bounded, with the `requestState` to send back;
  *   nothing was admitted and `content` is empty (nothing for the model): the application asks its user, then retries
  *   the call with `inputResponses` and `requestState`;
- * - `"refused"`: a tool the catalog has no contract for, refused without calling the server;
+ * - `"task"`: a call made with `task` that the server runs as a task: `task` is its state, cleaned; nothing was
+ *   admitted and `content` is empty: the result comes from `taskResult(task.taskId)`, admitted there;
+ * - `"refused"`: a tool the catalog has no contract for, refused without calling the server (or a task this client
+ *   did not start);
  * - `"passed"`: such a tool passed ungated (`ungated: "pass"`): `result` is the client's own, unchanged.
  */
 export type GatedToolResult<R = unknown> =
   | { gate: "admitted"; outcome: Outcome<unknown, unknown>; content: ModelPart[]; isError: boolean }
   | { gate: "read_back"; page: ReadBackOutcome; content: TextPart[]; isError: boolean }
   | { gate: "input_required"; tool: string; input: InputRequired; content: TextPart[]; isError: false }
+  | { gate: "task"; tool: string; task: TaskState; content: TextPart[]; isError: false }
   | { gate: "refused"; tool: string; content: TextPart[]; isError: true }
   | { gate: "passed"; result: R };
 
@@ -96,6 +111,14 @@ export interface GatedClient<C extends McpClientLike> {
   callTool(
     params: Parameters<C["callTool"]>[0],
     options?: Parameters<C["callTool"]>[1],
+  ): Promise<GatedToolResult<Awaited<ReturnType<C["callTool"]>>>>;
+  /**
+   * The result of a task this client started (`tasks/result`), admitted by its tool's contract: the first fetch
+   * admits it, a later one gets the same answer; a task this client did not start is refused.
+   */
+  taskResult(
+    taskId: string,
+    options?: { signal?: AbortSignal | undefined },
   ): Promise<GatedToolResult<Awaited<ReturnType<C["callTool"]>>>>;
 }
 
@@ -149,6 +172,8 @@ export function gateClient<C extends McpClientLike>(
   /** Each gated tool's definition as the server last listed it, by the server's name for it. */
   const listed = new Map<string, McpTool>();
   const reader = options.readBack;
+  type Answer = GatedToolResult<Awaited<ReturnType<C["callTool"]>>>;
+  const tasks = new ClientTasks<Answer>();
 
   const listTools = async (...args: Parameters<C["listTools"]>): Promise<Awaited<ReturnType<C["listTools"]>>> => {
     const result = await client.listTools(...(args as [undefined?, unknown?]));
@@ -181,6 +206,7 @@ export function gateClient<C extends McpClientLike>(
       return { gate: "passed", result };
     }
     const name = adapter.spec.mcp?.name ?? params.name;
+    if (params.task !== undefined) return startTask(adapter, { ...params, name }, call);
     const definition = callOptions?.toolDefinition ?? listed.get(name);
     const sent =
       definition === undefined ? callOptions : { ...callOptions, toolDefinition: withoutOutputSchema(definition) };
@@ -203,5 +229,39 @@ export function gateClient<C extends McpClientLike>(
     return { gate: "admitted", outcome: gated.outcome, content: gated.parts, isError: !gated.outcome.ok };
   };
 
-  return { client, listTools, callTool };
+  /** A task-augmented call: the task's state, or the server's direct answer admitted. */
+  const startTask = async (
+    adapter: Parameters<typeof gateCall>[0],
+    params: McpCallParams,
+    call: { tool: string; args: unknown; signal: AbortSignal | undefined },
+  ): Promise<Answer> => {
+    if (client.request === undefined) throw new TypeError("a task-augmented call needs the client's request method");
+    const answer = await client
+      .request({ method: "tools/call", params }, ANY_RESULT, { signal: call.signal })
+      .catch(mcpClientCallFailure);
+    const task = taskStateOf(field(answer, "task"));
+    if (task !== undefined) {
+      tasks.add(task.taskId, { adapter, tool: call.tool, args: call.args });
+      return { gate: "task", tool: call.tool, task, content: [], isError: false };
+    }
+    const gated = await gateCall(adapter, Promise.resolve(answer), call, options);
+    return { gate: "admitted", outcome: gated.outcome, content: gated.parts, isError: !gated.outcome.ok };
+  };
+
+  const taskResult = async (taskId: string, fetchOptions?: { signal?: AbortSignal | undefined }): Promise<Answer> => {
+    const task = tasks.get(taskId);
+    if (task === undefined || client.request === undefined) return refusal("tasks/result");
+    const request = client.request.bind(client);
+    task.answer ??= (async (): Promise<Answer> => {
+      const call = { tool: task.tool, args: task.args, signal: fetchOptions?.signal };
+      const raw = request({ method: "tasks/result", params: { taskId } }, ANY_RESULT, { signal: call.signal }).catch(
+        mcpClientCallFailure,
+      );
+      const gated = await gateCall(task.adapter, raw, call, options);
+      return { gate: "admitted", outcome: gated.outcome, content: gated.parts, isError: !gated.outcome.ok };
+    })();
+    return task.answer;
+  };
+
+  return { client, listTools, callTool, taskResult };
 }

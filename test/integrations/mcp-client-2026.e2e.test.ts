@@ -5,7 +5,9 @@
  * `input_required` (an elicitation with hostile text) before it answers. Each call's complete result is admitted
  * exactly once (one event), whether the client fulfils the request for input itself or hands it back
  * (`allowInputRequired`), in which case the application gets the request cleaned and bounded and nothing is
- * admitted. Beside it, the positive control: an ordinary complete result reaches the model whole.
+ * admitted. A task-augmented call to a server that runs the tool as a task (test/fixtures/mcp-servers/task-server.mjs)
+ * answers the task's state, cleaned, and the task's result is admitted when fetched, once. Beside each, the positive
+ * control: an ordinary complete result reaches the model whole.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
@@ -144,5 +146,64 @@ describe.each(TRANSPORTS)("gateClient and a 2026-07-28 server over %s", (_, tran
     if (retried.gate !== "admitted") return;
     expect(retried.outcome.ok && retried.outcome.data).toEqual({ deleted: true, id: "r1" });
     expect(events.map((event) => [event.tool, event.code])).toEqual([["confirm_delete", "ok"]]);
+  });
+});
+
+describe("gateClient and a task-augmented call (2025-11-25 tasks, through the v2 client's request)", () => {
+  const TASK_SERVER = path.join(fixtures, "task-server.mjs");
+  let client: Client;
+  const events: GateEvent[] = [];
+  let gated: ReturnType<typeof gateClient<Client>>;
+
+  beforeAll(async () => {
+    client = new Client({ name: "toolgate-tasks", version: "1" });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [TASK_SERVER], stderr: "ignore" }),
+    );
+    gated = gateClient(client, catalog, { context: { sink: (event) => events.push(event) } });
+    await gated.listTools();
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it("answers the task's state cleaned, admits nothing; the task's result is admitted when fetched, once", async () => {
+    events.length = 0;
+    const started = await gated.callTool({ name: "lookup", arguments: { id: "r1" }, task: { ttl: 60_000 } } as never);
+    expect(started.gate).toBe("task");
+    if (started.gate !== "task") return;
+    expect(started.content).toEqual([]);
+    expect(started.task.statusMessage).toContain("working");
+    expect(started.task.statusMessage).not.toMatch(INVISIBLE);
+    expect(started.task.statusMessage).not.toMatch(MARKUP);
+    expect(events).toEqual([]);
+
+    const result = await gated.taskResult(started.task.taskId);
+    expect(result.gate).toBe("admitted");
+    if (result.gate !== "admitted") return;
+    expect(result.outcome.ok && result.outcome.data).toEqual({
+      id: "r1",
+      name: "Record r1",
+      privateKey: "BEGIN PRIVATE KEY",
+    });
+    const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+    expect(text).toContain("Record r1");
+    expect(text).not.toContain("PRIVATE KEY");
+    expect(events.map((event) => [event.tool, event.code])).toEqual([["lookup", "ok"]]);
+    // Fetched again: the same outcome, no second admit.
+    expect(await gated.taskResult(started.task.taskId)).toBe(result);
+    expect(events).toHaveLength(1);
+  });
+
+  it("refuses the result of a task it did not start", async () => {
+    const result = await gated.taskResult("0".repeat(32));
+    expect(result.gate).toBe("refused");
+  });
+
+  it("positive control: the tool called directly is admitted once and reaches the model whole", async () => {
+    events.length = 0;
+    const result = await gated.callTool({ name: "lookup", arguments: { id: "r2" } });
+    expect(result.gate === "admitted" && result.outcome.ok && result.outcome.data).toMatchObject({ name: "Record r2" });
+    expect(events.map((event) => [event.tool, event.code])).toEqual([["lookup", "ok"]]);
   });
 });
