@@ -14,3 +14,13 @@ export {
   type McpTool,
 } from "./integrations/mcp-client.js";
 export { mcpClientCallFailure, mcpClientValidator } from "./integrations/mcp-client-failure.js";
+export { ANY_RESULT, MAX_CLIENT_TASKS, type TaskState } from "./integrations/mcp-client-tasks.js";
+export {
+  cleanInputParams,
+  INPUT_MAX_DEPTH,
+  INPUT_MAX_ENTRIES,
+  INPUT_TEXT_MAX_CHARS,
+  INPUT_TOTAL_MAX_CHARS,
+  type InputRequired,
+  inputRequiredOf,
+} from "./integrations/mcp-input-request.js";

@@ -4,12 +4,13 @@
  * notification it does not name is dropped: a method added to the protocol later (or a server's own) reaches
  * nobody until someone decides what it carries. Every answer that carries the server's words is cleaned and
  * bounded on the way (`hygiene.ts`); the capabilities the host is told are those the proxy serves, never a copy of
- * the server's (no `tasks`: the server's task results are raw tool results, read past the gate).
+ * the server's (`tasks` only as `tasks.ts` serves them: a task's result gated when fetched, its state cleaned).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { JSONRPCRequest, Progress, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { cleanText } from "@toolgate/runtime";
+import { cleanInputParams } from "@toolgate/runtime/mcp-client";
 import {
   hostCompletion,
   hostLogMessage,
@@ -22,6 +23,7 @@ import {
   hostUri,
   LOG_MAX_CHARS,
 } from "./hygiene.js";
+import { taskCapability } from "./tasks.js";
 
 type Sdk = typeof import("@modelcontextprotocol/sdk/types.js");
 
@@ -47,9 +49,16 @@ const HOST_REQUESTS: Readonly<Record<string, (result: unknown) => unknown>> = {
 
 /**
  * The server's requests the proxy passes to the host: only what the host said it answers (the proxy declares no
- * more to the server), answered by the host and its user. Anything else is refused.
+ * more to the server), answered by the host and its user, each with how its parameters reach the host. A request
+ * for input (an elicitation, a sampling request: what a 2026-07-28 server's `input_required` becomes on the
+ * 2025-11-25 wire) carries the server's words to a person or a model: every string cleaned, bounded and
+ * markup-escaped, binary data left out ({@link cleanInputParams}). Anything else is refused.
  */
-const SERVER_REQUESTS: ReadonlySet<string> = new Set(["sampling/createMessage", "elicitation/create", "roots/list"]);
+const SERVER_REQUESTS: Readonly<Record<string, (params: unknown) => Record<string, unknown> | undefined>> = {
+  "sampling/createMessage": cleanInputParams,
+  "elicitation/create": cleanInputParams,
+  "roots/list": (params) => params as Record<string, unknown> | undefined,
+};
 
 /** The server's notifications the host receives, each as it is passed; any other is dropped. */
 const SERVER_NOTIFICATIONS: Readonly<Record<string, (params: unknown) => Record<string, unknown> | undefined>> = {
@@ -76,6 +85,7 @@ const HOST_NOTIFICATIONS: ReadonlySet<string> = new Set(["notifications/roots/li
  * what the proxy does with it.
  */
 export const FORWARDING: Readonly<Record<string, Treatment>> = {
+  "server/discover": "answered",
   initialize: "answered",
   ping: "answered",
   "tools/list": "gated",
@@ -89,11 +99,13 @@ export const FORWARDING: Readonly<Record<string, Treatment>> = {
   "prompts/get": "cleaned",
   "completion/complete": "cleaned",
   "logging/setLevel": "forwarded",
-  "tasks/get": "refused",
-  "tasks/result": "refused",
-  "tasks/list": "refused",
-  "tasks/cancel": "refused",
-  ...Object.fromEntries([...SERVER_REQUESTS].map((method) => [method, "forwarded"])),
+  "tasks/get": "cleaned",
+  "tasks/result": "gated",
+  "tasks/list": "cleaned",
+  "tasks/cancel": "cleaned",
+  "sampling/createMessage": "cleaned",
+  "elicitation/create": "cleaned",
+  "roots/list": "forwarded",
   "notifications/initialized": "answered",
   "notifications/cancelled": "forwarded",
   "notifications/progress": "cleaned",
@@ -119,7 +131,8 @@ function field(value: unknown, key: string): unknown {
 /**
  * The capabilities the proxy declares to the host: tools always (the gated tools and the read-back tool), and of
  * the server's only what the proxy passes (resources, prompts, completions, logging), with just the flags it
- * forwards. `tasks`, `experimental` and anything unknown are never copied.
+ * forwards; `tasks` only when the server runs calls as tasks (`tasks.ts`), with its `list` and `cancel` flags.
+ * `experimental` and anything unknown are never copied.
  */
 export function proxyCapabilities(server: ServerCapabilities, readBack: boolean): ServerCapabilities {
   const flag = (value: unknown, name: "listChanged" | "subscribe") =>
@@ -130,12 +143,14 @@ export function proxyCapabilities(server: ServerCapabilities, readBack: boolean)
         ? {}
         : undefined
       : { ...flag(server.resources, "listChanged"), ...flag(server.resources, "subscribe") };
+  const tasks = taskCapability(server);
   return {
     tools: flag(server.tools, "listChanged"),
     ...(resources === undefined ? {} : { resources }),
     ...(server.prompts === undefined ? {} : { prompts: flag(server.prompts, "listChanged") }),
     ...(server.completions === undefined ? {} : { completions: {} }),
     ...(server.logging === undefined ? {} : { logging: {} }),
+    ...(tasks === undefined ? {} : { tasks }),
   };
 }
 
@@ -196,8 +211,14 @@ export function forwardAllowed(
     return clean(result) as never;
   };
   client.fallbackRequestHandler = async (request, extra) => {
-    if (!SERVER_REQUESTS.has(request.method)) throw refuse(request.method, "server");
-    return forward(server, request, extra);
+    const clean = SERVER_REQUESTS[request.method];
+    if (clean === undefined) throw refuse(request.method, "server");
+    const params = clean(request.params);
+    return forward(
+      server,
+      params === undefined ? { method: request.method } : { method: request.method, params },
+      extra,
+    );
   };
   server.fallbackNotificationHandler = async (notification) => {
     if (HOST_NOTIFICATIONS.has(notification.method)) await client.notification({ method: notification.method });

@@ -31,6 +31,7 @@ import { awaitInitialize } from "./first-message.js";
 import { forwardAllowed, progressTo, proxyCapabilities } from "./forwarding.js";
 import { hostInstructions, hostText, LABEL_MAX_CHARS } from "./hygiene.js";
 import { readsResourceLinks, serveSpillResources, spillLink } from "./spill-resources.js";
+import { type GateTaskResult, hostTask, serveTasks, TaskLedger } from "./tasks.js";
 import type { ProxyTelemetry, ToolCallTrace } from "./telemetry.js";
 import { MESSAGE_TOO_LARGE } from "./upstream.js";
 
@@ -94,11 +95,18 @@ interface Session {
   links: boolean;
   /** The protocol version the host asked for in its `initialize`. */
   protocolVersion: string | undefined;
+  /** The tasks this host session created, when the proxy serves tasks (the server runs calls as tasks). */
+  tasks: TaskLedger | undefined;
 }
 
 /** What a `tools/call` handler is given of the request (the SDK's `CallToolRequest`). */
 interface ToolCall {
-  params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } };
+  params: {
+    name: string;
+    arguments?: Record<string, unknown>;
+    _meta?: { progressToken?: string | number };
+    task?: { ttl?: number };
+  };
 }
 
 /** What a handler is given of its call (the SDK's `RequestHandlerExtra`). */
@@ -138,7 +146,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     ...(instructions === undefined ? {} : { instructions }),
   });
   const links = options.readBack !== undefined && readsResourceLinks(hello.protocolVersion);
-  const session: Session = { client, options, id: randomUUID(), types, links, protocolVersion: hello.protocolVersion };
+  const tasks = capabilities.tasks === undefined ? undefined : new TaskLedger();
+  const session: Session = {
+    client,
+    options,
+    id: randomUUID(),
+    types,
+    links,
+    tasks,
+    protocolVersion: hello.protocolVersion,
+  };
   if (options.readBack !== undefined) {
     serveSpillResources(server, client, serverCapabilities, options.readBack, session.id, types);
   }
@@ -164,6 +181,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     void answer.finally(() => inFlight.delete(answer)).catch(() => undefined);
     return answer;
   });
+  if (tasks !== undefined) serveTasks(server, client, types, tasks, gateTaskResult(session));
   forwardAllowed(server, client, types, capabilities, options.log);
   const running = lifecycle(server, client, inFlight);
   await server.connect(hello.transport);
@@ -245,17 +263,28 @@ async function callTool(
     resetTimeoutOnProgress: true,
     onprogress: progress.onprogress,
   };
-  // Only what a call is: no `task` (the proxy serves no tasks, so the server is never asked to keep a result).
+  // Only what a call is, and `task` only for a gated tool when the proxy serves tasks: its result is then fetched
+  // through the proxy's `tasks/result`, gated by the same contract.
   const { arguments: args } = request.params;
+  const tool = options.findTool(name);
+  const ttl = request.params.task?.ttl;
+  const task =
+    session.tasks !== undefined && tool !== undefined && request.params.task !== undefined
+      ? { ...(typeof ttl === "number" && Number.isFinite(ttl) ? { ttl } : {}) }
+      : undefined;
   const call = () => {
     // Traced, the server is sent the proxy's own trace context in place of the host's.
     const _meta = trace === undefined ? request.params._meta : trace.upstreamMeta();
     return {
       method: "tools/call",
-      params: { name, ...(args === undefined ? {} : { arguments: args }), ...(_meta === undefined ? {} : { _meta }) },
+      params: {
+        name,
+        ...(args === undefined ? {} : { arguments: args }),
+        ...(_meta === undefined ? {} : { _meta }),
+        ...(task === undefined ? {} : { task }),
+      },
     };
   };
-  const tool = options.findTool(name);
   if (options.refused?.has(name)) {
     return { content: [{ type: "text", text: toModelRefusal(name, "no_contract") }], isError: true };
   }
@@ -272,17 +301,44 @@ async function callTool(
   // The server's answer as it sent it (a loose schema: the gate, not the SDK, judges its content).
   const sent = client.request(call(), types.ResultSchema, { ...forward, timeout: tool.adapter.spec.limits.timeoutMs });
   trace?.watchUpstream(sent);
-  const raw = sent.catch(callFailure);
+  let raw: Promise<unknown> = sent.catch(callFailure);
+  if (task !== undefined) {
+    // A task is no result: the host is told its state, and gets its result from `tasks/result`, gated there.
+    const answer = await raw;
+    const created = hostTask((answer as { task?: unknown } | undefined)?.task);
+    if (created !== undefined) {
+      session.tasks?.add(created.taskId, name);
+      return { task: created } as never;
+    }
+    raw = Promise.resolve(answer);
+  }
+  const answer = await admitted(session, name, tool, raw, String(extra.requestId), extra.signal, args, trace);
+  await progress.sent();
+  return answer;
+}
+
+/** Admits a gated tool's raw answer, and the host's answer for its outcome (with a spilled result's link). */
+async function admitted(
+  session: Session,
+  name: string,
+  tool: ProxyTool,
+  raw: Promise<unknown>,
+  correlationId: string,
+  signal: AbortSignal,
+  args?: Record<string, unknown>,
+  trace?: ToolCallTrace | undefined,
+): Promise<CallToolResult> {
+  const { options } = session;
+  const reader = options.readBack;
   const outcome = await tool.adapter.admit(raw, {
-    args: request.params.arguments,
-    correlationId: String(extra.requestId),
+    args,
+    correlationId,
     session: session.id,
     sink: options.sink,
     ...(reader === undefined ? {} : reader.context),
-    signal: extra.signal,
+    signal,
   });
   trace?.end(outcome);
-  await progress.sent();
   const answer = hostResult(outcome);
   if (session.links && outcome.ok && outcome.spill !== undefined) {
     answer.content.push(spillLink(outcome.spill.handle, name));
@@ -293,9 +349,20 @@ async function callTool(
 /** The `error="…"` code a refusal the proxy answered with carries (`no_contract`, `invalid_arguments`…), if any. */
 function refusalCode(result: CallToolResult): string | undefined {
   if (result.isError !== true) return undefined;
-  const first = result.content[0];
+  const first = result.content?.[0];
   const text = first?.type === "text" ? first.text : "";
   return /^<tool_result [^>]*\berror="([a-z_]+)"/.exec(text)?.[1] ?? "tool_error";
+}
+
+/** A task's result, admitted by the contract of the tool that ran it (a tool without one is refused by name). */
+function gateTaskResult(session: Session): GateTaskResult {
+  return async (name, raw, signal, taskId) => {
+    const tool = session.options.findTool(name);
+    if (tool === undefined) {
+      return { content: [{ type: "text", text: toModelRefusal(name, "no_contract") }], isError: true };
+    }
+    return admitted(session, name, tool, raw.catch(callFailure), `task:${taskId}`, signal);
+  };
 }
 
 /** When either side goes, the other is closed; when the server goes, the calls under way answer the host first. */

@@ -11,6 +11,19 @@
  * it (`schema_mismatch`). A call the client still refuses (a tool the gate has not listed, while the client has) ends
  * in the typed failure {@link mcpClientCallFailure} gives.
  *
+ * A server of the 2026-07-28 revision may answer a call with a request for input (`resultType: "input_required"`)
+ * instead of the tool's result. By default the v2 client fulfils it itself with the handlers the application set on
+ * the client (`elicitation/create`, `sampling/createMessage`, `roots/list`) and retries, so the gate sees only the
+ * complete result and admits it once. A call made with the client's `allowInputRequired: true` gets the request back
+ * instead: `callTool` then answers `gate: "input_required"` with the request cleaned and bounded
+ * ({@link InputRequired}), admits nothing and records no event; the application asks its user and retries the call
+ * with `inputResponses` and the `requestState`, and that call's complete result is admitted, once. Only a complete
+ * result is ever admitted as the tool's result: a task or anything else the gate refuses by name at receive.
+ *
+ * A call made with `task` (the 2025-11-25 revision's task-augmented call, sent through the client's raw `request`)
+ * answers `gate: "task"` with the task's state, cleaned; `taskResult(taskId)` fetches its result (`tasks/result`)
+ * and admits it by the tool's contract, once per task.
+ *
  * Nothing here imports the SDK: the client is typed structurally, so one adapter serves nearby versions.
  */
 import type { ToolCatalog } from "../gate/context.js";
@@ -19,6 +32,8 @@ import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
 import type { Outcome } from "../types.js";
 import { adaptersFor, findAdapter, type GateOptions, gateCall, readBackCall } from "./gate-call.js";
 import { mcpClientCallFailure } from "./mcp-client-failure.js";
+import { ANY_RESULT, ClientTasks, field, type TaskState, taskStateOf } from "./mcp-client-tasks.js";
+import { type InputRequired, inputRequiredOf } from "./mcp-input-request.js";
 
 /** An MCP tool definition as `tools/list` gives it (the SDK's `Tool`), as far as the gate reads it. */
 export interface McpTool {
@@ -39,11 +54,19 @@ export interface McpCallParams {
 export interface McpCallOptions {
   signal?: AbortSignal | undefined;
   toolDefinition?: McpTool | undefined;
+  /** The client hands a request for input back instead of fulfilling it (2026-07-28): see {@link GatedToolResult}. */
+  allowInputRequired?: boolean | undefined;
 }
 
 /** The part of the v2 `Client` the gate uses. */
 export interface McpClientLike {
   callTool(params: McpCallParams, options?: McpCallOptions): Promise<unknown>;
+  /** The client's raw request, for task-augmented calls and `tasks/result` (the v2 `Client.request`). */
+  request?(
+    request: { method: string; params?: Record<string, unknown> },
+    resultSchema: typeof ANY_RESULT,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<unknown>;
   listTools(params?: { cursor?: string | undefined }, options?: unknown): Promise<{ tools: McpTool[] }>;
 }
 
@@ -56,12 +79,21 @@ type TextPart = Extract<ModelPart, { type: "text" }>;
  * - `"admitted"`: a gated tool's call; `outcome` is its one outcome: `outcome.data` (when `outcome.ok`) is the
  *   validated result for the application, never shown to the model;
  * - `"read_back"`: a page of a spilled result (`page`), read with the read-back tool;
- * - `"refused"`: a tool the catalog has no contract for, refused without calling the server;
+ * - `"input_required"`: the server asks for input before it answers (only for a call made with
+ *   `allowInputRequired: true`): `input` is its request, cleaned and bounded, with the `requestState` to send back;
+ *   nothing was admitted and `content` is empty (nothing for the model): the application asks its user, then retries
+ *   the call with `inputResponses` and `requestState`;
+ * - `"task"`: a call made with `task` that the server runs as a task: `task` is its state, cleaned; nothing was
+ *   admitted and `content` is empty: the result comes from `taskResult(task.taskId)`, admitted there;
+ * - `"refused"`: a tool the catalog has no contract for, refused without calling the server (or a task this client
+ *   did not start);
  * - `"passed"`: such a tool passed ungated (`ungated: "pass"`): `result` is the client's own, unchanged.
  */
 export type GatedToolResult<R = unknown> =
   | { gate: "admitted"; outcome: Outcome<unknown, unknown>; content: ModelPart[]; isError: boolean }
   | { gate: "read_back"; page: ReadBackOutcome; content: TextPart[]; isError: boolean }
+  | { gate: "input_required"; tool: string; input: InputRequired; content: TextPart[]; isError: false }
+  | { gate: "task"; tool: string; task: TaskState; content: TextPart[]; isError: false }
   | { gate: "refused"; tool: string; content: TextPart[]; isError: true }
   | { gate: "passed"; result: R };
 
@@ -80,6 +112,14 @@ export interface GatedClient<C extends McpClientLike> {
     params: Parameters<C["callTool"]>[0],
     options?: Parameters<C["callTool"]>[1],
   ): Promise<GatedToolResult<Awaited<ReturnType<C["callTool"]>>>>;
+  /**
+   * The result of a task this client started (`tasks/result`), admitted by its tool's contract: the first fetch
+   * admits it, a later one gets the same answer; a task this client did not start is refused.
+   */
+  taskResult(
+    taskId: string,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<GatedToolResult<Awaited<ReturnType<C["callTool"]>>>>;
 }
 
 /** The model's text for a call of a tool the application does not offer: a typed refusal, no call made. */
@@ -90,6 +130,19 @@ function refusal(tool: string): GatedToolResult<never> {
     content: [{ type: "text", text: toModelRefusal(tool, "unknown_tool") }],
     isError: true,
   };
+}
+
+/** Whether the client's answer is a request for input (`resultType: "input_required"`); its getter read once. */
+function isInputRequired(answer: unknown): answer is object {
+  try {
+    return (
+      typeof answer === "object" &&
+      answer !== null &&
+      (answer as { resultType?: unknown }).resultType === "input_required"
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** `definition` without its output schema: what the client is given so the gate alone judges the result. */
@@ -119,6 +172,8 @@ export function gateClient<C extends McpClientLike>(
   /** Each gated tool's definition as the server last listed it, by the server's name for it. */
   const listed = new Map<string, McpTool>();
   const reader = options.readBack;
+  type Answer = GatedToolResult<Awaited<ReturnType<C["callTool"]>>>;
+  const tasks = new ClientTasks<Answer>();
 
   const listTools = async (...args: Parameters<C["listTools"]>): Promise<Awaited<ReturnType<C["listTools"]>>> => {
     const result = await client.listTools(...(args as [undefined?, unknown?]));
@@ -151,13 +206,62 @@ export function gateClient<C extends McpClientLike>(
       return { gate: "passed", result };
     }
     const name = adapter.spec.mcp?.name ?? params.name;
+    if (params.task !== undefined) return startTask(adapter, { ...params, name }, call);
     const definition = callOptions?.toolDefinition ?? listed.get(name);
     const sent =
       definition === undefined ? callOptions : { ...callOptions, toolDefinition: withoutOutputSchema(definition) };
-    const raw = client.callTool({ ...params, name }, sent).catch(mcpClientCallFailure);
+    let raw: Promise<unknown> = client.callTool({ ...params, name }, sent).catch(mcpClientCallFailure);
+    if (callOptions?.allowInputRequired === true) {
+      // Only this call can answer a request for input: it is told apart before the gate, which admits results only.
+      const answer = await raw;
+      if (isInputRequired(answer)) {
+        return {
+          gate: "input_required",
+          tool: params.name,
+          input: inputRequiredOf(answer),
+          content: [],
+          isError: false,
+        };
+      }
+      raw = Promise.resolve(answer);
+    }
     const gated = await gateCall(adapter, raw, call, options);
     return { gate: "admitted", outcome: gated.outcome, content: gated.parts, isError: !gated.outcome.ok };
   };
 
-  return { client, listTools, callTool };
+  /** A task-augmented call: the task's state, or the server's direct answer admitted. */
+  const startTask = async (
+    adapter: Parameters<typeof gateCall>[0],
+    params: McpCallParams,
+    call: { tool: string; args: unknown; signal: AbortSignal | undefined },
+  ): Promise<Answer> => {
+    if (client.request === undefined) throw new TypeError("a task-augmented call needs the client's request method");
+    const answer = await client
+      .request({ method: "tools/call", params }, ANY_RESULT, { signal: call.signal })
+      .catch(mcpClientCallFailure);
+    const task = taskStateOf(field(answer, "task"));
+    if (task !== undefined) {
+      tasks.add(task.taskId, { adapter, tool: call.tool, args: call.args });
+      return { gate: "task", tool: call.tool, task, content: [], isError: false };
+    }
+    const gated = await gateCall(adapter, Promise.resolve(answer), call, options);
+    return { gate: "admitted", outcome: gated.outcome, content: gated.parts, isError: !gated.outcome.ok };
+  };
+
+  const taskResult = async (taskId: string, fetchOptions?: { signal?: AbortSignal | undefined }): Promise<Answer> => {
+    const task = tasks.get(taskId);
+    if (task === undefined || client.request === undefined) return refusal("tasks/result");
+    const request = client.request.bind(client);
+    task.answer ??= (async (): Promise<Answer> => {
+      const call = { tool: task.tool, args: task.args, signal: fetchOptions?.signal };
+      const raw = request({ method: "tasks/result", params: { taskId } }, ANY_RESULT, { signal: call.signal }).catch(
+        mcpClientCallFailure,
+      );
+      const gated = await gateCall(task.adapter, raw, call, options);
+      return { gate: "admitted", outcome: gated.outcome, content: gated.parts, isError: !gated.outcome.ok };
+    })();
+    return task.answer;
+  };
+
+  return { client, listTools, callTool, taskResult };
 }

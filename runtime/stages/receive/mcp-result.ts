@@ -21,6 +21,36 @@ export interface McpCallToolResult {
   isError?: unknown;
 }
 
+/** What a result that is not yet the tool's answer stands for, as an event names it (never the server's text). */
+export type IncompleteResultType = "input_required" | "task" | "other";
+
+/**
+ * Whether an MCP result is something other than the tool's complete answer, and which: the 2026-07-28 revision
+ * marks every result with `resultType`, and only `"complete"` is the tool's answer (`"input_required"` asks the
+ * caller for input and the call is to be retried; `"task"` says the answer comes later, from `tasks/get`); a
+ * 2025-11-25 task-augmented call answers `{ task }` with no `content`. A result without `resultType` is the 2025
+ * shape of a complete one. `content` is the result's, read once by the caller; each other property is read once.
+ */
+export function incompleteResultType(result: object, content: unknown): IncompleteResultType | undefined {
+  const { resultType } = result as { resultType?: unknown };
+  if (resultType === undefined) {
+    if (content !== undefined) return undefined;
+    const { task } = result as { task?: unknown };
+    return typeof task === "object" && task !== null ? "task" : undefined;
+  }
+  if (resultType === "complete") return undefined;
+  return resultType === "input_required" || resultType === "task" ? resultType : "other";
+}
+
+/**
+ * The refusal of a result that is not the tool's complete answer: only a complete result is gated as the tool's
+ * result, so a request for input or a task handed to the gate (a caller that skipped the step that routes them) is
+ * a `transport_error`, named by `detail.resultType`, and never read as an empty answer.
+ */
+export function incompleteRefusal(type: IncompleteResultType): NotReceived {
+  return refused("unsupported", "transport_error", "transport", 0, { reason: "not_complete", resultType: type });
+}
+
 /** Text read from an MCP result's blocks, at most a bound: `over` when there was more. */
 interface BlockText {
   text: string;

@@ -4,7 +4,7 @@
  * is a stream; an MCP result is any object with a `content` array, so it comes last).
  */
 import { chunkBytes, DETACHED, isAsyncIterable, isReadableStream, readIterable, readStream } from "./chunks.js";
-import { receiveCallToolResult } from "./mcp-result.js";
+import { incompleteRefusal, incompleteResultType, receiveCallToolResult } from "./mcp-result.js";
 import { isParsedResult, receiveParsedValue } from "./parsed-value.js";
 import type { NotReceived, Received, ReceiveLimits } from "./received.js";
 import { refused } from "./received.js";
@@ -59,9 +59,14 @@ const readWebStream: RawReader = (raw, limits, waiting) =>
 const readAsyncIterable: RawReader = (raw, limits, waiting) =>
   isAsyncIterable(raw) ? readIterable("iterable", raw, limits.maxBytes, waiting) : undefined;
 
-/** An MCP `CallToolResult`: `content` is read once, and must be an array. */
+/**
+ * An MCP `CallToolResult`: `content` is read once, and must be an array. A result that is not the tool's complete
+ * answer (a 2026-07-28 `resultType` other than `"complete"`, a 2025-11-25 `{ task }`) is refused by name first.
+ */
 const readMcpResult: RawReader = (raw, limits) => {
   const content = (raw as { content?: unknown }).content;
+  const incomplete = incompleteResultType(raw, content);
+  if (incomplete !== undefined) return incompleteRefusal(incomplete);
   return Array.isArray(content) ? receiveCallToolResult(raw, content, limits) : undefined;
 };
 

@@ -1,7 +1,7 @@
 /**
  * What `toolgate proxy` passes besides gated tool results, end to end over stdio, in front of a server that changed
  * after review and says more than its contracts (test/fixtures/mcp-servers/proxy-server.mjs): only the methods on the
- * proxy's forwarding list reach either side (no tasks, whose results are the raw tool result); the host is told the
+ * proxy's forwarding list reach either side (tasks only those the host created, never their raw result); the host is told the
  * contract's tool definitions and the capabilities the proxy serves; arguments the contract refuses never reach the
  * server; and everything of the server's that reaches the host outside a gated result (resources, prompts,
  * completions, log and progress messages, instructions) is cleaned, bounded and markup-escaped. Beside each case,
@@ -77,9 +77,8 @@ async function serverSaw(): Promise<Array<{ name: string; arguments?: Record<str
 }
 
 describe("the capabilities and instructions the host is told", () => {
-  it("declares what the proxy serves, never the server's tasks or experimental capabilities", () => {
+  it("declares what the proxy serves (tasks only for tool calls), never the server's experimental capabilities", () => {
     const capabilities = client.getServerCapabilities() ?? {};
-    expect(capabilities).not.toHaveProperty("tasks");
     expect(capabilities).not.toHaveProperty("experimental");
     // Positive control: what it does pass, with the flags it forwards.
     expect(capabilities).toEqual({
@@ -88,6 +87,7 @@ describe("the capabilities and instructions the host is told", () => {
       prompts: { listChanged: true },
       completions: {},
       logging: {},
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     });
   });
 
@@ -99,15 +99,25 @@ describe("the capabilities and instructions the host is told", () => {
 });
 
 describe("only methods on the forwarding list", () => {
-  for (const method of ["tasks/list", "tasks/get", "tasks/result", "tasks/cancel", "x-dump/all"]) {
-    it(`refuses ${method} by name, without asking the server`, async () => {
-      const params = method === "tasks/list" || method === "x-dump/all" ? {} : { taskId: "t1" };
-      await expect(client.request({ method, params } as never, ResultSchema)).rejects.toThrow(
-        new RegExp(`does not forward "${method}"`),
+  it(`refuses x-dump/all by name, without asking the server`, async () => {
+    await expect(client.request({ method: "x-dump/all", params: {} } as never, ResultSchema)).rejects.toThrow(
+      /does not forward "x-dump\/all"/,
+    );
+    expect((await serverSaw()).map((call) => call.name)).not.toContain("x-dump/all");
+  });
+
+  for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) {
+    it(`refuses ${method} of a task the host did not create (the server's own), without asking the server`, async () => {
+      await expect(client.request({ method, params: { taskId: "t1" } } as never, ResultSchema)).rejects.toThrow(
+        /no task "t1" in this session/,
       );
       expect((await serverSaw()).map((call) => call.name)).not.toContain(method);
     });
   }
+
+  it("lists none of the server's tasks the host did not create", async () => {
+    expect(await client.request({ method: "tasks/list", params: {} } as never, ResultSchema)).toEqual({ tasks: [] });
+  });
 
   it("passes the server's request for the roots the host declared, and refuses one of its own by name", async () => {
     const read = await client.readResource({ uri: "fixture://ask" });
@@ -121,16 +131,15 @@ describe("only methods on the forwarding list", () => {
   });
 
   it("says on stderr what it refused", () => {
-    expect(stderr).toContain(`refused the host's "tasks/result": not on the proxy's forwarding list`);
+    expect(stderr).toContain(`refused the host's "x-dump/all": not on the proxy's forwarding list`);
   });
 
-  it("never makes a call a task at the server: a call asking to be one is refused, the plain call answered gated", async () => {
+  it("a call asking to be a task that the server answers directly: never the raw answer; the plain call gated", async () => {
     const asTask = client.request(
-      { method: "tools/call", params: { name: "lookup", arguments: { id: "r7" }, task: { ttl: 60_000 } } },
-      CallToolResultSchema,
+      { method: "tools/call", params: { name: "lookup", arguments: { id: "r8" }, task: { ttl: 60_000 } } },
+      ResultSchema,
     );
-    await expect(asTask).rejects.toThrow(/does not support task/);
-    expect((await serverSaw()).filter((call) => call.arguments?.id === "r7")).toEqual([]);
+    await expect(asTask).rejects.toThrow(/task/);
     // Positive control: the same call, not as a task.
     const result = await client.request(
       { method: "tools/call", params: { name: "lookup", arguments: { id: "r7" } } },

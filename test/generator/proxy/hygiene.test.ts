@@ -131,7 +131,7 @@ describe("instructions", () => {
 });
 
 describe("proxyCapabilities", () => {
-  it("copies none of the server's tasks, experimental or unknown capabilities, and only the flags it forwards", () => {
+  it("copies none of the server's experimental or unknown capabilities, and only the flags it forwards", () => {
     const declared = proxyCapabilities(
       {
         tools: { listChanged: true },
@@ -142,7 +142,16 @@ describe("proxyCapabilities", () => {
       } as never,
       false,
     );
-    expect(declared).toEqual({ tools: { listChanged: true }, resources: { subscribe: true } });
+    expect(declared).toEqual({
+      tools: { listChanged: true },
+      resources: { subscribe: true },
+      // Tasks only for what the proxy serves of them: tool calls, listing, cancelling.
+      tasks: { list: {}, requests: { tools: { call: {} } } },
+    });
+    // A server whose tasks are not for tool calls: no tasks.
+    expect(proxyCapabilities({ tasks: { list: {}, requests: { sampling: {} } } } as never, false)).toEqual({
+      tools: {},
+    });
     // With the read-back tool, resources of its own even when the server has none.
     expect(proxyCapabilities({}, true)).toEqual({ tools: {}, resources: {} });
   });
