@@ -29,6 +29,11 @@ export interface ProxyCatalog {
   /** Where the compiled adapters are. */
   folder: string;
   /**
+   * The catalog's identity: a hash of every compiled file, the name of its cache folder. Two catalogs compiled from
+   * the same contracts have the same version, on any replica whose folders are laid out alike.
+   */
+  version: string;
+  /**
    * Contracts the generator refused, left out so the proxy serves every other tool: their errors, and the names
    * (contract and server) the proxy hides and refuses by name, even with `--allow-ungated`. Empty when none was.
    */
@@ -165,7 +170,8 @@ export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<Pr
   // The compiled files are ES modules whatever the project's own package.json says.
   compiled.set("package.json", '{ "type": "module" }\n');
   const modules = path.join(options.projectRoot, "node_modules");
-  const relative = `${CACHE}/${hash.digest("hex").slice(0, 16)}`;
+  const version = hash.digest("hex").slice(0, 16);
+  const relative = `${CACHE}/${version}`;
   const folder = path.join(modules, ...relative.split("/"));
   for (const [name, js] of compiled) await writeFileInside(modules, `${relative}/${name}`, js);
   await checkCacheFolder(modules, relative, new Set(compiled.keys()));
@@ -192,6 +198,7 @@ export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<Pr
     findTool: (name) => (tools.has(name) ? tools.get(name) : (byServerName.get(name) ?? undefined)),
     names: [...tools.keys()].sort(),
     folder,
+    version,
     refused: {
       errors: result.refused?.errors ?? [],
       tools: new Set(result.refused?.tools ?? []),
