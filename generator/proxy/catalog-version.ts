@@ -43,7 +43,11 @@ export interface CatalogVersionOptions {
 export async function connectCatalogVersions(options: CatalogVersionOptions): Promise<CatalogVersions> {
   const { createClient } = await import("redis");
   const key = options.key ?? DEFAULT_RELOAD_KEY;
-  const client = createClient({ url: options.url });
+  let connected = false;
+  // Reconnect after a drop, but a first connection that fails is an answer: the URL is wrong or Redis is down.
+  const reconnectStrategy = (retries: number, cause: Error) =>
+    connected ? Math.min(100 * 2 ** retries, 5_000) : cause;
+  const client = createClient({ url: options.url, socket: { reconnectStrategy, connectTimeout: 5_000 } });
   const subscriber = client.duplicate();
   let lastError = "";
   const onError = (error: Error) => {
@@ -55,6 +59,7 @@ export async function connectCatalogVersions(options: CatalogVersionOptions): Pr
   client.on("error", onError);
   subscriber.on("error", onError);
   await Promise.all([client.connect(), subscriber.connect()]);
+  connected = true;
   const heard = (message: string) => {
     if (VERSION.test(message)) options.follow(message);
     else options.log(`toolgate proxy: ignored a catalog version in Redis that is not one (${key})`);
@@ -69,7 +74,7 @@ export async function connectCatalogVersions(options: CatalogVersionOptions): Pr
       await client.publish(key, version);
     },
     close: async () => {
-      await Promise.allSettled([subscriber.quit(), client.quit()]);
+      await Promise.allSettled([subscriber.close(), client.close()]);
     },
   };
 }
