@@ -238,7 +238,8 @@ async function startReloading(
       const missing = (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND";
       if (missing)
         throw new UsageError("--reload-redis needs the redis package (node-redis) installed beside toolgate");
-      throw new UsageError(`--reload-redis ${redis}: ${(error as Error).message}`);
+      // The URL is not repeated: it may carry a password.
+      throw new UsageError(`--reload-redis: ${(error as Error).message}`);
     }
   }
   reloader.start();
