@@ -164,6 +164,8 @@ export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<Pr
         }).outputText
       : content;
     compiled.set(name.replace(/\.ts$/, ".js"), js);
+    // Each transpile is synchronous: a proxy reloading under traffic answers calls between files.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const hash = createHash("sha256");
   for (const [name, js] of compiled) hash.update(`${name}\0${js}\0`);
