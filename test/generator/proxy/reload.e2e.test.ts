@@ -2,14 +2,16 @@
  * `toolgate proxy --watch` end to end, over stdio both ways, in front of the real `server-everything` (its contracts
  * made by `toolgate import`), with the MCP SDK's client as the host: a contract changed under the running proxy
  * gates every call that starts after the swap, a call under way finishes on the contract it began with, no call is
- * lost, the host is told the tool list changed, and a broken contract is refused by name with the catalog kept.
+ * lost, the host is told the tool list changed, and a broken contract is refused by name with the catalog kept; over
+ * Streamable HTTP, every host session is told and served the new contract.
  */
-import { execFileSync } from "node:child_process";
-import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../build.js";
@@ -24,6 +26,7 @@ const scratch = scratchFolders("proxy-reload-");
 const ECHO = "echo.tool.json";
 const LONG = "trigger_long_running_operation.tool.json";
 
+let work: string;
 let schemas: string;
 let events: string;
 let client: Client;
@@ -66,7 +69,7 @@ function textOf(result: unknown): string {
 
 beforeAll(async () => {
   await ensureBuilt();
-  const work = await scratch();
+  work = await scratch();
   schemas = path.join(work, "schemas");
   events = path.join(work, "events.jsonl");
   execFileSync(process.execPath, [BIN, "import", "--stdio", `node ${EVERYTHING} stdio`, "--out", schemas], {
@@ -75,6 +78,8 @@ beforeAll(async () => {
   });
   // Two tools are enough, and each contract costs the reload a compile.
   for (const file of await readdir(schemas)) if (file !== ECHO && file !== LONG) await rm(path.join(schemas, file));
+  await mkdir(path.join(work, "http-schemas"));
+  await cp(path.join(schemas, ECHO), path.join(work, "http-schemas", ECHO));
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [
@@ -224,5 +229,54 @@ describe("a contract changed under the running proxy", () => {
     await client.callTool({ name: "echo", arguments: { message: "mended" } });
     const [mended] = (await eventsOf("echo", 0)).slice(-1);
     expect(mended).toMatchObject({ contractVersion: "3", code: "ok" });
+  }, 120_000);
+});
+
+describe("hosts over Streamable HTTP (--listen --watch)", () => {
+  let child: ChildProcess;
+  const hosts: Client[] = [];
+  afterAll(async () => {
+    for (const host of hosts) await host.close().catch(() => undefined);
+    if (child?.exitCode === null) child.kill("SIGKILL");
+  });
+
+  it("tells every host session the tools changed, and each lists and is gated by the new contract", async () => {
+    const folder = path.join(work, "http-schemas");
+    child = spawn(
+      process.execPath,
+      [BIN, "proxy", "--listen", "0", "--watch", "--schemas", folder, "--", process.execPath, EVERYTHING, "stdio"],
+      { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let err = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr?.on("data", (chunk: Buffer) => {
+        err += chunk.toString("utf8");
+        const found = /toolgate proxy: listening on (\S+)/.exec(err)?.[1];
+        if (found !== undefined) resolve(found);
+      });
+      child.once("exit", (code) => reject(new Error(`the proxy exited (${code}): ${err}`)));
+    });
+    const told = [0, 0];
+    for (const i of [0, 1]) {
+      const host = new Client({ name: `toolgate-reload-http-host-${i}`, version: "1" });
+      host.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        told[i] = (told[i] ?? 0) + 1;
+      });
+      await host.connect(new StreamableHTTPClientTransport(new URL(url)));
+      hosts.push(host);
+      expect(textOf(await host.callTool({ name: "echo", arguments: { message: `host ${i}` } }))).toContain(
+        `Echo: host ${i}`,
+      );
+    }
+    const contract = JSON.parse(await readFile(path.join(folder, ECHO), "utf8"));
+    contract.description = "Echoes, as the reloaded contract says";
+    await writeFile(path.join(folder, ECHO), JSON.stringify(contract, null, 2));
+    for (let wait = 0; told.some((n) => n === 0) && wait < 2400; wait++) await new Promise((r) => setTimeout(r, 25));
+    expect(told.every((n) => n > 0)).toBe(true);
+    for (const host of hosts) {
+      const { tools } = await host.listTools();
+      expect(tools.find((tool) => tool.name === "echo")?.description).toBe("Echoes, as the reloaded contract says");
+      expect(textOf(await host.callTool({ name: "echo", arguments: { message: "after" } }))).toContain("Echo: after");
+    }
   }, 120_000);
 });
