@@ -4,6 +4,14 @@
  */
 
 export {
+  type CatalogEntry,
+  CatalogRefusedError,
+  type CatalogWatch,
+  type CatalogWatchOptions,
+  type WatchedCatalog,
+  watchCatalog,
+} from "./catalog-watch.js";
+export {
   codeForThrown,
   FAILURE_CODES,
   FAILURE_MESSAGES,

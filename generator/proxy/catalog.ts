@@ -34,6 +34,11 @@ export interface ProxyCatalog {
   /** Where the compiled adapters are. */
   folder: string;
   /**
+   * The catalog's identity: a hash of every compiled file, the name of its cache folder. Two catalogs compiled from
+   * the same contracts have the same version, on any replica whose folders are laid out alike.
+   */
+  version: string;
+  /**
    * Contracts the generator refused, left out so the proxy serves every other tool: their errors, and the names
    * (contract and server) the proxy hides and refuses by name, even with `--allow-ungated`. Empty when none was.
    */
@@ -180,13 +185,16 @@ export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<Pr
         }).outputText
       : content;
     compiled.set(name.replace(/\.ts$/, ".js"), js);
+    // Each transpile is synchronous: a proxy reloading under traffic answers calls between files.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const hash = createHash("sha256");
   for (const [name, js] of compiled) hash.update(`${name}\0${js}\0`);
   // The compiled files are ES modules whatever the project's own package.json says.
   compiled.set("package.json", '{ "type": "module" }\n');
   const modules = path.join(options.projectRoot, "node_modules");
-  const relative = `${CACHE}/${hash.digest("hex").slice(0, 16)}`;
+  const version = hash.digest("hex").slice(0, 16);
+  const relative = `${CACHE}/${version}`;
   const folder = path.join(modules, ...relative.split("/"));
   for (const [name, js] of compiled) await writeFileInside(modules, `${relative}/${name}`, js);
   await checkCacheFolder(modules, relative, new Set(compiled.keys()));
@@ -222,6 +230,7 @@ export async function loadProxyCatalog(options: ProxyCatalogOptions): Promise<Pr
     names: [...tools.keys()].sort(),
     prefixes: [...new Set(renamed.flatMap((entry) => (entry.prefix === undefined ? [] : [entry.prefix])))].sort(),
     folder,
+    version,
     refused: {
       errors: result.refused?.errors ?? [],
       tools: new Set(result.refused?.tools ?? []),

@@ -21,12 +21,15 @@ import { configFolders, readConfig } from "../cli/config.js";
 import { type Console, parseCommandArgs, UsageError } from "../cli/console.js";
 import { UnsafeOutputError } from "../files.js";
 import type { ProxyCatalog } from "./catalog.js";
+import type { CatalogVersions } from "./catalog-version.js";
+import type { LiveCatalog } from "./reload.js";
 import type { RunningProxy } from "./serve.js";
 import type { ProxyTelemetry } from "./telemetry.js";
 import type { ServerTarget } from "./transports.js";
 
 export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--server PREFIX] [--allow-ungated] [--events FILE] [--otel] [--spill-dir DIR]
                  [--max-message-bytes N] [--listen PORT [--host ADDR]]
+                 [--watch [--reload-redis URL [--reload-key KEY]]]
                  (--url URL [--header "Name: value"]... | [--cwd DIR] -- COMMAND [ARGS...])
       Start the MCP server COMMAND over stdio (or reach it over Streamable HTTP at --url, each --header sent
       with every request) and serve its tools to the host over stdio, each result admitted by its contract
@@ -45,7 +48,12 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [-
       goes on. In a host's configuration, put "npx toolgate proxy --schemas DIR --" before the server's command.
       --listen PORT: serve hosts over Streamable HTTP at http://ADDR:PORT/mcp instead (ADDR default 127.0.0.1;
       PORT 0 picks a free one; the URL is printed on stderr), each host session with a server connection of
-      its own (closed by the host's DELETE, or after 30 minutes with no request open), until SIGINT or SIGTERM.`;
+      its own (closed by the host's DELETE, or after 30 minutes with no request open), until SIGINT or SIGTERM.
+      --watch: reload the catalog when DIR changes: a catalog that verifies replaces the served one (calls under
+      way finish on the old one, the host is told tools/list_changed); one that does not is refused, named on
+      stderr, and the served one kept. --reload-redis URL: the replicas agree on the catalog through the Redis
+      key KEY (default toolgate:catalog): a reload here sets it, and every replica serves that version once its
+      own folder verifies as it.`;
 
 const OPTIONS = {
   schemas: { type: "string" },
@@ -61,6 +69,9 @@ const OPTIONS = {
   header: { type: "string", multiple: true },
   listen: { type: "string" },
   host: { type: "string" },
+  watch: { type: "boolean" },
+  "reload-redis": { type: "string" },
+  "reload-key": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -120,9 +131,10 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   }
   const generated = values.generated === undefined ? undefined : path.resolve(values.generated);
   const schemas = generated === undefined ? path.resolve(values.schemas ?? config.schemas ?? "schemas") : undefined;
+  const load = () => loadProxyCatalog({ schemas, generated, server: values.server, projectRoot: cwd, remotes, roots });
   let catalog: ProxyCatalog;
   try {
-    catalog = await loadProxyCatalog({ schemas, generated, server: values.server, projectRoot: cwd, remotes, roots });
+    catalog = await load();
   } catch (error) {
     if (error instanceof ProxyStaleError) {
       io.err(`toolgate proxy: ${error.message}`);
@@ -149,7 +161,15 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   if (values["allow-ungated"] === true && !allowUngated) {
     io.err("toolgate proxy: --allow-ungated is off: a contract that did not load may be one of the server's tools");
   }
-  const spills = catalog.names.some((name) => catalog.findTool(name)?.adapter.spec.oversize.includes("spill"));
+  const watched =
+    generated === undefined
+      ? [schemas as string, ...remotes.map(([, folder]) => folder), ...(roots ?? [])]
+      : [generated];
+  const reloading = await startReloading(values, catalog, load, watched, io);
+  // Under --watch a reload may bring a contract that spills: the read-back tool is there from the start.
+  const spills =
+    reloading !== undefined ||
+    catalog.names.some((name) => catalog.findTool(name)?.adapter.spec.oversize.includes("spill"));
   const store =
     values["spill-dir"] === undefined
       ? new MemorySpillStore()
@@ -172,8 +192,9 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   const upstream = transports.upstreamFactory(target, maxMessageBytes, (line) => io.err(line));
   // Shared by every host session: a spilled result is still read back only in the session it was spilled in.
   const shared = {
-    findTool: catalog.findTool,
-    refused: catalog.refused.tools,
+    findTool: reloading?.live.findTool ?? catalog.findTool,
+    refused: reloading?.live.refused ?? catalog.refused.tools,
+    toolsChanged: reloading?.live.subscribe,
     allowUngated,
     readBack: spills ? readBack(store) : undefined,
     sink: sinks.length === 0 ? undefined : fanOut(...sinks),
@@ -184,8 +205,70 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   const reached = "url" in target ? target.url.href : JSON.stringify(target.command);
   const gating = `toolgate proxy: gating ${catalog.names.length} tool(s) of ${reached}`;
   const code = listen === undefined ? await serveStdio(open, gating, io) : await serveHttp(open, listen, gating, io);
+  await reloading?.close();
   await new Promise<void>((resolve) => (events === undefined ? resolve() : events.end(resolve)));
   return code;
+}
+
+/**
+ * With `--watch`, the live catalog and its reloader watching `folders` (see `reload.ts`), and with `--reload-redis`
+ * the replicas' version (`catalog-version.ts`); without it, undefined.
+ */
+async function startReloading(
+  values: Values,
+  catalog: ProxyCatalog,
+  load: () => Promise<ProxyCatalog>,
+  folders: readonly string[],
+  io: Console,
+): Promise<{ live: LiveCatalog; close(): Promise<void> } | undefined> {
+  const redis = values["reload-redis"];
+  if (values.watch !== true) {
+    if (redis !== undefined || values["reload-key"] !== undefined) {
+      throw new UsageError("--reload-redis and --reload-key agree on the reloads of --watch: give --watch");
+    }
+    return undefined;
+  }
+  if (values["reload-key"] !== undefined && redis === undefined) {
+    throw new UsageError("--reload-key names the key in --reload-redis: give --reload-redis URL");
+  }
+  const { LiveCatalog, CatalogReloader } = await import("./reload.js");
+  const live = new LiveCatalog(catalog);
+  const log = (line: string) => io.err(line);
+  let versions: CatalogVersions | undefined;
+  const reloader = new CatalogReloader({
+    live,
+    load,
+    folders,
+    log,
+    onChange: async (next) => versions?.publish(next.version),
+  });
+  if (redis !== undefined) {
+    const { connectCatalogVersions } = await import("./catalog-version.js");
+    try {
+      versions = await connectCatalogVersions({
+        url: redis,
+        key: values["reload-key"],
+        serving: catalog.version,
+        follow: (version) => void reloader.follow(version),
+        log,
+      });
+    } catch (error) {
+      const missing = (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND";
+      if (missing)
+        throw new UsageError("--reload-redis needs the redis package (node-redis) installed beside toolgate");
+      // The URL is not repeated: it may carry a password.
+      throw new UsageError(`--reload-redis: ${(error as Error).message}`);
+    }
+  }
+  reloader.start();
+  io.err(`toolgate proxy: watching ${folders.join(", ")} (catalog ${catalog.version})`);
+  return {
+    live,
+    close: async () => {
+      await reloader.close();
+      await versions?.close();
+    },
+  };
 }
 
 /** `--listen PORT` and `--host ADDR`, or undefined when the host is served over stdio. */

@@ -61,7 +61,7 @@ export interface ProxyOptions {
    * Tools whose contract the generator refused: hidden from `tools/list` and refused by name when called, even with
    * `allowUngated` (a refused contract is no permission to pass the tool's answers through ungated).
    */
-  refused?: ReadonlySet<string> | undefined;
+  refused?: Pick<ReadonlySet<string>, "has"> | undefined;
   /** Serve tools without a contract (their text cleaned and bounded) instead of hiding them. */
   allowUngated?: boolean | undefined;
   /** The read-back tool over the store spilled results go to; offered to the host when given. */
@@ -69,6 +69,11 @@ export interface ProxyOptions {
   sink?: EventSink | undefined;
   /** OpenTelemetry spans and metrics of each `tools/call` (`--otel`), by the MCP semantic conventions. */
   telemetry?: ProxyTelemetry | undefined;
+  /**
+   * Subscribes to changes of the gated tools (a reloaded catalog), returning the unsubscribe: the proxy then
+   * declares `tools.listChanged` and tells the host `notifications/tools/list_changed` at each change.
+   */
+  toolsChanged?: ((listener: () => void) => () => void) | undefined;
   /** One line for the proxy's log (stderr): what it hides, and why it stops. */
   log(line: string): void;
 }
@@ -139,6 +144,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   await client.connect(options.upstream);
   const serverCapabilities = client.getServerCapabilities() ?? {};
   const capabilities = proxyCapabilities(serverCapabilities, options.readBack !== undefined);
+  if (options.toolsChanged !== undefined) capabilities.tools = { ...capabilities.tools, listChanged: true };
   // The server's instructions are no contract's, but they say how its tools fit together: passed cleaned and bounded.
   const instructions = hostInstructions(client.getInstructions());
   const server: Server = new Server(serverInfo(client.getServerVersion()), {
@@ -185,6 +191,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   forwardAllowed(server, client, types, capabilities, options.log);
   const running = lifecycle(server, client, inFlight);
   await server.connect(hello.transport);
+  const unsubscribe = options.toolsChanged?.(() => void server.sendToolListChanged().catch(() => undefined));
+  if (unsubscribe !== undefined) void running.closed.then(unsubscribe);
   return running;
 }
 
