@@ -362,6 +362,31 @@ export function measureModelContent<T, V>(outcome: Outcome<T, V>, budget: Contex
   return measureVerdict(toModelContent(outcome as Outcome<unknown, unknown>), budget);
 }
 
+/** Views measured whole by the stage that built them, with the budget they were measured against. */
+const measuredViews = new WeakMap<object, { budget: ContextBudget; measured: Measured }>();
+
+/**
+ * Notes that `view` was measured whole against `budget` (the text view measures a whole text's view to decide it),
+ * so the measure stage takes that measure instead of rendering and measuring the same view again. The view must
+ * not change before the measure stage reads it; the note is read once.
+ */
+export function noteMeasuredView<T, V>(view: Success<T, V>, budget: ContextBudget, measured: Measured): void {
+  if (measured.within) measuredViews.set(view, { budget, measured });
+}
+
+/**
+ * Stage `measure` on the view the view stage made: the note {@link noteMeasuredView} left for it, else
+ * {@link measureModelContent}.
+ */
+export function measureView<T, V>(view: Success<T, V>, budget: ContextBudget): Promise<Measured> {
+  const noted = measuredViews.get(view);
+  if (noted !== undefined) {
+    measuredViews.delete(view);
+    if (noted.budget === budget) return Promise.resolve(noted.measured);
+  }
+  return measureModelContent(view, budget);
+}
+
 /**
  * The `contextUsed` of a view within budget: the measured value, and `exact: false` when that value is a bound on
  * the tokens rather than their count (no tokenizer ran, or a long chunk counted its bytes).
