@@ -11,7 +11,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { type ContextBudget, measureText, type Outcome, toModelContent } from "../../../runtime/index.js";
+import {
+  type ContextBudget,
+  type GateEvent,
+  measureText,
+  type Outcome,
+  toModelContent,
+} from "../../../runtime/index.js";
 import { measureVerdict } from "../../../runtime/stages/measure.js";
 import { utf8Length } from "../../../runtime/text.js";
 import { goodRecord, JSON_TEXT_RESULT, recordTool, STRUCTURED_RESULT, textTool } from "../fixture.js";
@@ -170,4 +176,33 @@ describe("a token budget gets the same verdict whether or not the tokenizer ran"
       });
     }
   }
+});
+
+describe("what a bound is called where it is reported", () => {
+  it("the outcome and its event say when the view's size is a bound, and say nothing when it is a count", async () => {
+    mode.count = false;
+    const events: GateEvent[] = [];
+    const sink = (event: GateEvent) => events.push(event);
+    const context = budgetOf("o200k_base", 200);
+    const tool = textTool({ context, oversize: ["shorten"] });
+    // Within 200 by its bytes: uncounted. About 250 bytes of prose: over 200 in bytes, within it in tokens.
+    const short = await tool.admit("a short note", { sink });
+    const prose = "The committee reviewed the report and found most samples within limits.\n".repeat(3);
+    const long = await tool.admit(prose, { sink });
+    expect(short.ok && long.ok).toBe(true);
+    if (!short.ok || !long.ok) return;
+    expect((short.view as { text: string }).text).toBe("a short note");
+    expect(short.contextUsed).toEqual({
+      unit: "tokens",
+      value: utf8Length(toModelContent(short)),
+      budget: 200,
+      exact: false,
+    });
+    expect(events[0]?.sizes).toMatchObject({ viewSize: short.contextUsed.value, unit: "tokens", exact: false });
+    expect(long.complete).toBe(true);
+    expect(utf8Length(toModelContent(long))).toBeGreaterThan(200);
+    expect(long.contextUsed.exact).toBeUndefined();
+    expect(long.contextUsed.value).toBe((await measureText(toModelContent(long), context)).value);
+    expect(events[1]?.sizes.exact).toBeUndefined();
+  });
 });
