@@ -8,8 +8,13 @@
  * it got would pay (the validator alone is reported too). The contract (bench/contracts/list_issues) keeps 20
  * issues in the view, cuts bodies to 400 characters and budgets the view in bytes.
  *
+ * Small results: `admit` of a 1 KB result by a contract with the default budget (8,000 tokens of o200k_base), as
+ * JSON text, as bytes and as an MCP `CallToolResult`, against a fatal decode of its bytes, `JSON.parse`, the
+ * validator and sha256 of the bytes: what a careful caller that keeps provenance pays for the same result.
+ *
  * Text results: `admit` of a 1 MB text result (result kind `text`, as bytes and as a string) against a fatal
- * `TextDecoder` decode plus sha256 of the same bytes, which is the least a caller that keeps provenance does.
+ * `TextDecoder` decode plus sha256 of the same bytes, which is the least a caller that keeps provenance does. And
+ * the curve from 1 KB to 100 MB under the default token budget (8,000 tokens of o200k_base), against the same.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -76,6 +81,20 @@ export async function loadNoFieldRulesAdapter(work) {
     await loadGenerated(work, "list_issues_plain", (contract) => {
       const { fields: _fields, ...settings } = contract["x-toolgate"];
       return { ...contract, name: "list_issues_plain", "x-toolgate": settings };
+    })
+  ).adapter;
+}
+
+/**
+ * The bench contract with the default context budget (no `context` block: 8,000 tokens of o200k_base), as a contract
+ * that names none, and every one `toolgate import` writes, counts.
+ * @param {string} work a scratch folder
+ */
+export async function loadDefaultBudgetAdapter(work) {
+  return (
+    await loadGenerated(work, "list_issues_tokens", (contract) => {
+      const { context: _context, ...settings } = contract["x-toolgate"];
+      return { ...contract, name: "list_issues_tokens", "x-toolgate": settings };
     })
   ).adapter;
 }
@@ -195,6 +214,66 @@ export async function runGateOverhead(work, { rounds, profile = false }) {
   return rows;
 }
 
+/**
+ * Times `admit` of a 1 KB result under the default token budget on the JSON text, bytes and MCP paths, against a
+ * fatal decode + `JSON.parse` + validator + sha256 of the same bytes, interleaved.
+ * @param {string} work
+ * @param {{ rounds: number }} options
+ */
+export async function runSmallResults(work, { rounds }) {
+  const adapter = await loadDefaultBudgetAdapter(work);
+  const { validateResult } = await loadBenchAdapter(work);
+  const payload = issuesPayload(1024);
+  const bytes = new TextEncoder().encode(payload.text);
+  const value = JSON.parse(payload.text);
+  const mcpResult = { content: [{ type: "text", text: payload.text }], structuredContent: value };
+  for (const raw of [payload.text, bytes, mcpResult]) {
+    const check = await adapter.admit(raw);
+    if (!check.ok || !check.complete) throw new Error("the 1 KB result was not admitted whole");
+  }
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const text = await perCallAsync(() => adapter.admit(payload.text));
+  const fromBytes = await perCallAsync(() => adapter.admit(bytes));
+  const mcp = await perCallAsync(() => adapter.admit(mcpResult));
+  const baseline = perCall(
+    () => validateResult(JSON.parse(decoder.decode(bytes))) && createHash("sha256").update(bytes).digest("hex"),
+  );
+  const timing = await interleave({ text, fromBytes, mcp, baseline }, rounds);
+  const exact = (await adapter.admit(payload.text)).contextUsed.exact;
+  return {
+    bytes: bytes.byteLength,
+    issues: payload.issues,
+    tokenizerSkipped: exact === false,
+    timing,
+    ratios: {
+      text: ratio(timing.text, timing.baseline),
+      bytes: ratio(timing.fromBytes, timing.baseline),
+      mcp: ratio(timing.mcp, timing.baseline),
+    },
+  };
+}
+
+/**
+ * The table rows of {@link runSmallResults}' figures: one per path, each against its target of 3×.
+ * @param {Awaited<ReturnType<typeof runSmallResults>>} small
+ * @param {{ ms: (s: any) => string, x: (ratio: number) => string, kb: (bytes: number) => string }} format
+ */
+export function smallResultRows(small, { ms, x, kb }) {
+  const budget = `8,000-token budget${small.tokenizerSkipped ? ", tokenizer not loaded" : ""}`;
+  return [
+    ["text", "JSON text", small.timing.text],
+    ["bytes", "bytes", small.timing.fromBytes],
+    ["mcp", "MCP CallToolResult", small.timing.mcp],
+  ].map(([path, label, timing]) => [
+    `small result, ${kb(small.bytes)} (${small.issues} issues, ${budget}), ${label}`,
+    `admit ${ms(timing)}`,
+    `fatal decode + JSON.parse + validator + sha256 ${ms(small.timing.baseline)}`,
+    x(small.ratios[path]),
+    "≤ 3×",
+    small.ratios[path] <= 3 ? "met" : "missed",
+  ]);
+}
+
 /** The text result measured, in bytes. */
 export const TEXT_BYTES = 1024 * 1024;
 
@@ -223,6 +302,74 @@ export async function runTextResult(runtime, { rounds }) {
     ratio: ratio(timing.admitBytes, timing.decodeHash),
     stringRatio: ratio(timing.admitString, timing.decodeHash),
   };
+}
+
+/** The sizes of the text curve, in bytes. */
+export const TEXT_CURVE = [
+  ["1 KB", 1024],
+  ["64 KB", 64 * 1024],
+  ["1 MB", 1024 * 1024],
+  ["10 MB", 10 * 1024 * 1024],
+  ["100 MB", 100 * 1024 * 1024],
+];
+
+/**
+ * Times `admit` of text results from 1 KB to 100 MB (as bytes) under the default token budget, each against a fatal
+ * decode + sha256 of the same bytes, interleaved per size; the largest sizes take fewer rounds.
+ * @param {{ defineTool: (spec: any) => any }} runtime the built `@toolgate/runtime`
+ * @param {{ rounds: number, sizes?: typeof TEXT_CURVE }} options
+ */
+export async function runTextCurve(runtime, { rounds, sizes = TEXT_CURVE }) {
+  const largest = Math.max(...sizes.map(([, bytes]) => bytes));
+  const base = textSpec();
+  const adapter = runtime.defineTool({
+    ...base,
+    limits: { ...base.limits, maxBytes: largest * 2 },
+    context: { unit: "tokens", max: 8000, tokenizer: "o200k_base" },
+    result: { ...base.result, text: { ...base.result.text, maxLines: Math.ceil(largest / 16) } },
+  });
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const rows = [];
+  for (const [label, target] of sizes) {
+    let bytes = new TextEncoder().encode(textPayload(target).text);
+    const check = await adapter.admit(bytes);
+    if (!check.ok) throw new Error(`the ${label} text result was not admitted: ${check.error.code}`);
+    const admitBytes = await perCallAsync(() => adapter.admit(bytes));
+    const decodeHash = perCall(() => decoder.decode(bytes).length + createHash("sha256").update(bytes).digest("hex"));
+    const sizeRounds = target >= 10 * 1024 * 1024 ? Math.min(rounds, 5) : rounds;
+    const timing = await interleave({ admitBytes, decodeHash }, sizeRounds);
+    const size = bytes.byteLength;
+    bytes = undefined;
+    rows.push({
+      size: label,
+      bytes: size,
+      complete: check.complete,
+      contextUsed: check.contextUsed,
+      timing,
+      ratio: ratio(timing.admitBytes, timing.decodeHash),
+      msPerMB: timing.admitBytes.median / (size / 1_048_576),
+    });
+  }
+  return rows;
+}
+
+/**
+ * The table rows of {@link runTextCurve}'s figures: the 1 MB point against its target of 1.5×, the others the curve.
+ * @param {Awaited<ReturnType<typeof runTextCurve>>} curve
+ * @param {{ ms: (s: any) => string, x: (ratio: number) => string }} format
+ */
+export function textCurveRows(curve, { ms, x }) {
+  return curve.map((point) => {
+    const targeted = point.size === "1 MB";
+    return [
+      `text result under the 8,000-token budget, ${point.size}${point.complete ? ", whole" : ""}`,
+      `admit(bytes) ${ms(point.timing.admitBytes)}, ${point.msPerMB.toFixed(1)} ms/MB`,
+      `fatal TextDecoder + sha256 ${ms(point.timing.decodeHash)}`,
+      x(point.ratio),
+      targeted ? "≤ 1.5×" : "(curve: linear)",
+      targeted ? (point.ratio <= 1.5 ? "met" : "missed") : "",
+    ];
+  });
 }
 
 /** A text tool's spec, as a generated adapter would define it: a file read, up to 2 MB and 50,000 lines. */

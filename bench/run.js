@@ -3,8 +3,8 @@
  * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
  * every figure to bench/results.json.
  *
- *   node bench/run.js [--only cold,gate,receive,tokens,readback,validators,codegen,report,proxy,usefulness] [--quick]
- *     [--profile]
+ *   node bench/run.js [--only cold,firstcall,gate,small,textcurve,receive,tokens,readback,validators,codegen,report,
+ *     proxy,usefulness] [--quick] [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen (the
  * gate's rows always carry one: where an admit's time goes, by stage, at 64 KB and 1 MB).
@@ -18,7 +18,15 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { runCodegen } from "./codegen.js";
 import { CONTENDERS, prepareColdStart, runColdStart } from "./cold-start.js";
-import { runGateOverhead, runTextResult } from "./gate-overhead.js";
+import { firstCallRows, prepareFirstCall, runFirstCall } from "./first-call.js";
+import {
+  runGateOverhead,
+  runSmallResults,
+  runTextCurve,
+  runTextResult,
+  smallResultRows,
+  textCurveRows,
+} from "./gate-overhead.js";
 import { ratio } from "./lib/stats.js";
 import { runProxyBench } from "./proxy.js";
 import { runReadBack } from "./read-back.js";
@@ -36,7 +44,8 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
   },
 });
-const ALL = ["cold", "gate", "receive", "tokens", "readback", "validators", "codegen", "report", "proxy", "usefulness"];
+const ALL =
+  "cold firstcall gate small textcurve receive tokens readback validators codegen report proxy usefulness".split(" ");
 const selected = new Set(values.only ? values.only.split(",") : ALL);
 const quick = values.quick;
 // Scratch files of this run only: two runs at once (the tree is shared) must not delete each other's files.
@@ -77,6 +86,17 @@ async function section(key, body) {
     tables[key] = [[key, `failed: ${message.replaceAll("|", "/")}`, "", "", "", "failed"]];
     rows.push(...tables[key]);
   }
+}
+
+/** Runs one benchmark whose module makes its own table rows, when selected: its figures and rows under `name`. */
+async function rowsSection(key, name, body) {
+  if (!selected.has(key)) return;
+  await section(name, async () => {
+    const { figures, made } = await body();
+    results.benchmarks[name] = figures;
+    rows.push(...made);
+    tables[name] = made;
+  });
 }
 
 if (selected.has("cold"))
@@ -246,6 +266,12 @@ if (selected.has("cold"))
     tables.coldStart = rows.slice(firstRow);
   });
 
+await rowsSection("firstcall", "firstCall", async () => {
+  say("first call: catalogs of 1, 10 and 100 corpus tools, fresh processes…");
+  const first = await runFirstCall(await prepareFirstCall(WORK), { rounds: quick ? 3 : 15 });
+  return { figures: first, made: firstCallRows(first, { ms, x }) };
+});
+
 if (selected.has("gate"))
   await section("gateOverhead", async () => {
     const firstRow = rows.length;
@@ -318,6 +344,18 @@ if (selected.has("gate"))
     ]);
     tables.gateOverhead = rows.slice(firstRow);
   });
+
+await rowsSection("small", "smallResults", async () => {
+  say("small results…");
+  const small = await runSmallResults(WORK, { rounds: quick ? 3 : 15 });
+  return { figures: small, made: smallResultRows(small, { ms, x, kb }) };
+});
+
+await rowsSection("textcurve", "textCurve", async () => {
+  say("text results from 1 KB to 100 MB under a token budget…");
+  const curve = await runTextCurve(await import("@toolgate/runtime"), { rounds: quick ? 3 : 11 });
+  return { figures: curve, made: textCurveRows(curve, { ms, x }) };
+});
 
 if (selected.has("receive"))
   await section("receiveCeiling", async () => {

@@ -120,8 +120,15 @@ export interface Success<T, V> {
   provenance: Provenance;
   /** How the view was brought within budget, when it had to be. */
   policy?: "summarize" | "spill" | "recall" | "shorten";
-  /** The size of what `toModelContent` renders for this outcome (delimiter included), in the contract's unit. */
-  contextUsed: { unit: "bytes" | "tokens"; value: number; budget: number };
+  /**
+   * The size of what `toModelContent` renders for this outcome (delimiter included), in the contract's unit.
+   * `exact: false` (present only then) says `value` is an upper bound on the tokens, not their count: a view whose
+   * UTF-8 length is within a token budget is not tokenized (a token is at least one byte, so the verdict is the
+   * same), and `value` is that length; or a run of one kind of character longer than 256 code units counted one
+   * token per byte. Tokens are counted, and `exact` absent, when the count could change the outcome; a byte budget
+   * is always exact.
+   */
+  contextUsed: { unit: "bytes" | "tokens"; value: number; budget: number; exact?: false };
   /** Under `summarize`: the user hook's cleaned summary, which the model sees instead of the view. */
   summary?: string;
   /** Under `spill`: where the whole view went (never the validated value: that is `data`); `view` is the preview. */

@@ -14,8 +14,15 @@ import {
 } from "../record/events.js";
 import { Turn } from "../record/turn.js";
 import { TOO_DEEP_INPUT_ISSUE, toInputIssues } from "../stages/issues.js";
-import { isTokenizerUnavailable, measureModelContent } from "../stages/measure.js";
-import type { Failure, Outcome, ToolSpec } from "../types.js";
+import {
+  contextUsedOf,
+  isTokenizerUnavailable,
+  type Measured,
+  measureModelContent,
+  measureText,
+} from "../stages/measure.js";
+import { toModelContent } from "../stages/model-content.js";
+import type { ContextBudget, Failure, Outcome, Success, ToolSpec } from "../types.js";
 import { admitPayload } from "./admit.js";
 import type {
   AdmitContext,
@@ -147,6 +154,35 @@ function thrownFailure<T, V, I>(
   return failure;
 }
 
+/**
+ * Whether a turn sums tokens; asked of what the caller passed as a turn, which may be no `Turn` at all (or one of
+ * another copy of the runtime, so it is asked by its property, not by its class).
+ */
+function turnCountsTokens(turn: unknown): boolean {
+  try {
+    return (turn as { countsTokens?: unknown }).countsTokens === true;
+  } catch {
+    return false;
+  }
+}
+
+/** A failure's note as the turn records it; `undefined` when its tokens cannot be counted. */
+async function measureNote(outcome: Failure, budget: ContextBudget, exactly: boolean): Promise<Measured | undefined> {
+  const measuring = exactly ? measureText(toModelContent(outcome), budget) : measureModelContent(outcome, budget);
+  return measuring.catch(() => undefined);
+}
+
+/**
+ * Replaces a success's bound on its tokens by their count (no verdict changes: the bound was within the budget, and
+ * the count is at most the bound); the bound stays when the tokenizer cannot be loaded.
+ */
+async function countTokens<T, V>(outcome: Success<T, V>, budget: ContextBudget): Promise<void> {
+  const counted = await measureText(toModelContent(outcome as Success<unknown, unknown>), budget).catch(
+    () => undefined,
+  );
+  if (counted?.within === true) outcome.contextUsed = contextUsedOf(counted, budget);
+}
+
 function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T, V, I>): ToolAdapter<T, V, I> {
   const { spec } = gate;
   return {
@@ -170,7 +206,10 @@ function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T,
       if (merged.turn !== undefined) {
         // A failure's note is short, but it is in the context too: measure it the way the contract counts (left
         // unmeasured when the tokenizer cannot be loaded: the outcome is what the call ends in, whatever the note).
-        const note = outcome.ok ? undefined : await measureModelContent(outcome, spec.context).catch(() => undefined);
+        // A turn that sums tokens gets counts, not the byte bounds the gate's verdicts are made on.
+        const exactly = turnCountsTokens(merged.turn) && spec.context.unit === "tokens";
+        const note = outcome.ok ? undefined : await measureNote(outcome, spec.context, exactly);
+        if (outcome.ok && exactly && outcome.contextUsed.exact === false) await countTokens(outcome, spec.context);
         try {
           merged.turn.record(outcome as Outcome<unknown, unknown>, note && { unit: note.unit, value: note.value });
         } catch {

@@ -34,6 +34,8 @@ export interface EventFacts {
   stage: GateStage;
   rawKind: RawKind;
   viewSize?: number | undefined;
+  /** False when `viewSize` is an upper bound on the tokens, not their count (`contextUsed.exact`). */
+  viewSizeExact?: false | undefined;
   policy?: PolicyMix | undefined;
   flags?: GateFlag[] | undefined;
 }
@@ -109,6 +111,7 @@ export class Admission<T, V, I> {
         rawBytes: outcome.provenance.rawBytes,
         maxBytes: spec.limits.maxBytes,
         ...(facts.viewSize === undefined ? {} : { viewSize: facts.viewSize, budget: budget.max, unit: budget.unit }),
+        ...(facts.viewSizeExact === false ? { exact: false as const } : {}),
       },
       correlationId: ctx.correlationId,
       turn: ctx.turn.id,

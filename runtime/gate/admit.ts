@@ -42,7 +42,7 @@ import { spillsIncompleteText } from "../policies/spill.js";
 import { hashArguments } from "../record/provenance.js";
 import { decode, hashPayload } from "../stages/decode.js";
 import { KIND_STAGES } from "../stages/kinds.js";
-import { measureModelContent } from "../stages/measure.js";
+import { measureView } from "../stages/measure.js";
 import { receive } from "../stages/receive/receive.js";
 import { refusalOutcome } from "../stages/receive/refusal.js";
 import { semantic } from "../stages/semantic.js";
@@ -116,7 +116,7 @@ export async function admitPayload<T, V, I>(
   // View (the plan's projection, or the text view fitted to the budget), and measure what the model would read.
   const shown = stages.view(admission, data);
   const success = shown instanceof Promise ? await shown : shown;
-  const measured = await measureModelContent(success, budget);
+  const measured = await measureView(success, budget);
   // Within budget, the admit ends here; but a text view that left lines out goes to a chain that can spill it, so
   // the model can read the lines it was told were left out (`spillsIncompleteText`).
   if (measured.within && !spillsIncompleteText(admission, success)) return finishDirect(admission, success, measured);

@@ -3,7 +3,7 @@
  * strings optionally to shorter excerpts) as a success that stands in for the full view, measured on what the
  * model reads, and finished once it fits.
  */
-import { type Measured, measureModelContent } from "../stages/measure.js";
+import { contextUsedOf, type Measured, measureModelContent } from "../stages/measure.js";
 import { pointerSegment, project } from "../stages/project.js";
 import { isJsonKind } from "../stages/result-kind.js";
 import { continuationOf } from "../stages/view.js";
@@ -119,11 +119,12 @@ export function acceptCandidate<T, V, I>(
 ): Outcome<T, V> {
   const { admission } = over;
   const budget = admission.spec.context;
-  candidate.contextUsed = { unit: budget.unit, value: size.value, budget: budget.max };
+  candidate.contextUsed = contextUsedOf(size, budget);
   return admission.finish(candidate, {
     stage: "policy",
     rawKind: admission.rawKind,
     viewSize: size.value,
+    viewSizeExact: candidate.contextUsed.exact,
     policy: candidate.policy,
     flags,
   });

@@ -8,7 +8,7 @@
  * `drop`, or when every policy passed, the admit ends `direct` with the excerpt, as it would have without the chain.
  */
 import type { Admission } from "../gate/admission.js";
-import type { Measured } from "../stages/measure.js";
+import { contextUsedOf, type Measured } from "../stages/measure.js";
 import type { Outcome, OversizePolicy, Success } from "../types.js";
 import { drop, oversizeFailure } from "./drop.js";
 import { type OverBudget, type Policy, passes } from "./policy.js";
@@ -41,11 +41,12 @@ export function finishDirect<T, V, I>(
   success: Success<T, V>,
   measured: Measured,
 ): Outcome<T, V> {
-  success.contextUsed.value = measured.value;
+  success.contextUsed = contextUsedOf(measured, admission.spec.context);
   return admission.finish(success, {
     stage: "done",
     rawKind: admission.rawKind,
     viewSize: measured.value,
+    viewSizeExact: success.contextUsed.exact,
     policy: "direct",
     flags: admission.flags,
   });

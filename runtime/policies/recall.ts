@@ -78,6 +78,7 @@ export const recall: Policy = async <T, V, I>(over: OverBudget<T, V, I>): Promis
     stage: "policy",
     rawKind,
     viewSize: recalled.contextUsed.value,
+    viewSizeExact: recalled.contextUsed.exact,
     policy: "recall",
     flags: recalled.flags,
   });

@@ -33,7 +33,18 @@ export interface GateEvent {
   stage: GateStage;
   /** What the transport delivered. */
   rawKind: RawKind;
-  sizes: { rawBytes: number; maxBytes: number; viewSize?: number; budget?: number; unit?: "bytes" | "tokens" };
+  /**
+   * The payload's bytes and ceiling; for a view, its size in the budget's unit, and `exact: false` when that size is
+   * an upper bound on the tokens rather than their count (the outcome's `contextUsed.exact`).
+   */
+  sizes: {
+    rawBytes: number;
+    maxBytes: number;
+    viewSize?: number;
+    budget?: number;
+    unit?: "bytes" | "tokens";
+    exact?: false;
+  };
   correlationId?: string | undefined;
   /** The id of the `Turn` the call belongs to (`ctx.turn.id`; a call without one is its own turn). */
   turn?: string | undefined;

@@ -182,6 +182,14 @@ export class Turn {
   }
 
   /**
+   * Whether the turn sums tokens (a token budget or a token window): the gate then counts a result's tokens even
+   * when its UTF-8 length alone showed it within its contract's budget, so the turn adds counts, not bounds.
+   */
+  get countsTokens(): boolean {
+    return this.#budget?.tokens !== undefined || this.#window?.unit === "tokens";
+  }
+
+  /**
    * The re-calls `tool` may make in this turn: its contract's limit, or the turn's cap if lower. Always a whole
    * number of zero or more: a contract limit that is not one counts as 0, and a cap that is not one is no cap.
    */

@@ -37,19 +37,45 @@ export interface LineWindow {
   headShare?: number;
 }
 
-/** The bytes a piece of text costs inside the view's JSON string (its escapes, without the quotes). */
+/**
+ * What each ASCII code unit costs inside the view's JSON string: 1, 2 for `"`, `\\` and the controls JSON writes
+ * as a letter escape (`\\b`, `\\t`, `\\n`, `\\f`, `\\r`), 6 for the other controls and for `&`, `<`, `>` (`\\u00XX`).
+ */
+const ASCII_COST = new Uint8Array(128);
+for (let unit = 0; unit < 128; unit++) {
+  const char = String.fromCharCode(unit);
+  ASCII_COST[unit] = markupSafeJson(char).length - 2;
+}
+
+/**
+ * The bytes a piece of text costs inside the view's JSON string (its escapes, without the quotes): exactly the
+ * UTF-8 length of `markupSafeJson(text)` less its quotes, counted code unit by code unit without writing it (the
+ * text view sums it over every line of a text that may be megabytes long).
+ */
 export function viewCost(text: string): number {
-  const json = markupSafeJson(text);
-  // markupSafeJson leaves non-ASCII characters as they are: count their UTF-8 bytes.
-  let bytes = json.length - 2;
-  for (let i = 1; i < json.length - 1; i++) {
-    const unit = json.charCodeAt(i);
-    if (unit < 0x80) continue;
-    if (unit < 0x800) bytes += 1;
-    else if (unit >= 0xd800 && unit <= 0xdbff) {
-      bytes += 2; // a pair is 2 units and 4 bytes
-      i++;
-    } else bytes += 2;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += ASCII_COST[unit] as number;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdfff) {
+      const next = text.charCodeAt(i + 1);
+      if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4; // a pair: 2 units, 4 bytes
+        i++;
+      } else bytes += 6; // a lone surrogate, which JSON.stringify writes as \uDXXX
+    } else if (
+      unit === 0x2028 ||
+      unit === 0x2029 ||
+      unit === 0xfe60 ||
+      unit === 0xfe64 ||
+      unit === 0xfe65 ||
+      unit === 0xff06 ||
+      unit === 0xff1c ||
+      unit === 0xff1e
+    ) {
+      bytes += 6; // the markup lookalikes and the two separators, escaped by markupSafeJson
+    } else bytes += 3;
   }
   return bytes;
 }

@@ -31,7 +31,7 @@
  * plain text.
  */
 import { utf8Length } from "../text.js";
-import type { ContextBudget, Outcome } from "../types.js";
+import type { ContextBudget, Outcome, Success } from "../types.js";
 import { toModelContent } from "./model-content.js";
 
 /** The tokenizers a contract can name. */
@@ -301,13 +301,19 @@ export function loadTokenizer(name: TokenizerName = DEFAULT_TOKENIZER): Promise<
 
 /**
  * A size in the budget's unit. `exact` is false when counting stopped past the limit (the value is then a floor,
- * `limit + 1`) or when a long chunk counted its UTF-8 length (the value is then above the tokenizer's count).
+ * `limit + 1`), when a long chunk counted its UTF-8 length, or when no tokenizer ran (`bound`) (the value is then
+ * above the tokenizer's count).
  */
 export interface Measured {
   unit: "bytes" | "tokens";
   value: number;
   exact: boolean;
   within: boolean;
+  /**
+   * `"bytes"` when a token budget was decided without the tokenizer: the text's UTF-8 length was within the limit,
+   * and a token is at least one byte, so `value` is that length, a bound on the count.
+   */
+  bound?: "bytes";
 }
 
 /**
@@ -329,9 +335,68 @@ export async function measureText(text: string, budget: ContextBudget, limit = b
 }
 
 /**
+ * Whether `text` is within `limit`, measured no further than the verdict needs. The same verdict as
+ * {@link measureText}, but a token budget is decided without the tokenizer whenever the text's UTF-8 length is within
+ * the limit: every token of a byte-pair tokenizer covers at least one byte, so the count is at most that length
+ * (the bounded count too: a long chunk counts one token per byte). The value is then that length and `bound` says
+ * so. Only a text longer than the limit in bytes loads and runs the tokenizer, so a process whose results all fit
+ * never imports it.
+ */
+export function measureVerdict(text: string, budget: ContextBudget, limit = budget.max): Promise<Measured> {
+  // UTF-8 takes at least one byte per UTF-16 code unit: a longer text is past the bound without being read.
+  if (budget.unit === "tokens" && text.length <= limit) {
+    const bytes = utf8Length(text);
+    if (bytes <= limit) {
+      return Promise.resolve({ unit: "tokens", value: bytes, exact: false, within: true, bound: "bytes" });
+    }
+  }
+  return measureText(text, budget, limit);
+}
+
+/**
  * Stage `measure`: an outcome measured on exactly what the model reads of it (`toModelContent`), so the budget
- * holds for what enters the context, delimiter and escapes included.
+ * holds for what enters the context, delimiter and escapes included. Decided by {@link measureVerdict}: a rendered
+ * view whose UTF-8 length is within a token budget is not tokenized.
  */
 export function measureModelContent<T, V>(outcome: Outcome<T, V>, budget: ContextBudget): Promise<Measured> {
-  return measureText(toModelContent(outcome as Outcome<unknown, unknown>), budget);
+  return measureVerdict(toModelContent(outcome as Outcome<unknown, unknown>), budget);
+}
+
+/** Views measured whole by the stage that built them, with the budget they were measured against. */
+const measuredViews = new WeakMap<object, { budget: ContextBudget; measured: Measured }>();
+
+/**
+ * Notes that `view` was measured whole against `budget` (the text view measures a whole text's view to decide it),
+ * so the measure stage takes that measure instead of rendering and measuring the same view again. The view must
+ * not change before the measure stage reads it; the note is read once.
+ */
+export function noteMeasuredView<T, V>(view: Success<T, V>, budget: ContextBudget, measured: Measured): void {
+  if (measured.within) measuredViews.set(view, { budget, measured });
+}
+
+/**
+ * Stage `measure` on the view the view stage made: the note {@link noteMeasuredView} left for it, else
+ * {@link measureModelContent}.
+ */
+export function measureView<T, V>(view: Success<T, V>, budget: ContextBudget): Promise<Measured> {
+  const noted = measuredViews.get(view);
+  if (noted !== undefined) {
+    measuredViews.delete(view);
+    if (noted.budget === budget) return Promise.resolve(noted.measured);
+  }
+  return measureModelContent(view, budget);
+}
+
+/**
+ * The `contextUsed` of a view within budget: the measured value, and `exact: false` when that value is a bound on
+ * the tokens rather than their count (no tokenizer ran, or a long chunk counted its bytes).
+ */
+export function contextUsedOf(measured: Measured, budget: ContextBudget): Success<unknown, unknown>["contextUsed"] {
+  const used: Success<unknown, unknown>["contextUsed"] = {
+    unit: budget.unit,
+    value: measured.value,
+    budget: budget.max,
+  };
+  if (measured.unit === "tokens" && !measured.exact) used.exact = false;
+  return used;
 }

@@ -23,6 +23,8 @@ export const MARKUP_LIKE = "&<>\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E";
 
 /** What {@link markupSafeJson} escapes: {@link MARKUP_LIKE} and the two separators JavaScript once took for line ends. */
 const MARKUP_UNSAFE = /[&<>\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E\u2028\u2029]/g;
+/** {@link MARKUP_UNSAFE} without its global flag, to find whether there is any (no `lastIndex` to reset). */
+const MARKUP_FOUND = /[&<>\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E\u2028\u2029]/;
 
 /** JSON with every character that could start or end markup escaped (see the module comment). */
 export function markupSafeJson(value: unknown): string {
@@ -31,6 +33,8 @@ export function markupSafeJson(value: unknown): string {
 
 /** JSON text already written, with every character that could start or end markup escaped, as {@link markupSafeJson}. */
 export function markupSafeText(json: string): string {
+  // Most text holds none: one test, and the text is returned as it is, with no replacement pass.
+  if (!MARKUP_FOUND.test(json)) return json;
   return json.replace(MARKUP_UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 

@@ -18,7 +18,7 @@ import type { Admission } from "../gate/admission.js";
 import { boundText, cleanText, utf8Length } from "../text.js";
 import type { ContentPart, ContextBudget, Omission, Success, TextView } from "../types.js";
 import { cleanedLines, type LineExcerpt, lineExcerpt, type TextLines, viewCost } from "./line-excerpt.js";
-import { MAX_TOKEN_UNITS, measureText } from "./measure.js";
+import { MAX_TOKEN_UNITS, measureText, measureVerdict, noteMeasuredView } from "./measure.js";
 import { toModelContent } from "./model-content.js";
 
 /** Longest link URI shown, in code points. */
@@ -197,8 +197,12 @@ export async function textView<T, V, I>(
   const wholeCost = viewCostOf(cleaned);
   if (wholeCost(reach - plain) <= reach - plain) {
     const candidate = render({ text: cleaned.whole(), lines });
-    const measured = await measureText(toModelContent(candidate as Success<unknown, unknown>), budget);
-    if (measured.within) return candidate;
+    const measured = await measureVerdict(toModelContent(candidate as Success<unknown, unknown>), budget);
+    if (measured.within) {
+      // The measure stage would render and measure this very view again: it takes this measure instead.
+      noteMeasuredView(candidate, budget, measured);
+      return candidate;
+    }
   }
 
   // The widest count of a cut first line's left-out characters: the source's length bounds it.

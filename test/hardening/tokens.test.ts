@@ -5,6 +5,9 @@
  * than 256 code units counts as its UTF-8 length. What a user relies on: the verdict is never "within" when the
  * tokenizer's exact count is over, text without such runs is counted exactly, and no text blocks the process.
  */
+
+// The generated adapters run the built runtime: the turn they record in is of that copy.
+import { Turn } from "@toolgate/runtime";
 import fc from "fast-check";
 import * as cl100k from "gpt-tokenizer/encoding/cl100k_base";
 import * as o200k from "gpt-tokenizer/encoding/o200k_base";
@@ -354,14 +357,40 @@ describe("through the gate: admit of a hostile payload under a plausible contrac
   });
 
   it("ordinary text within the budget is admitted, its context used the tokenizer's own count", async () => {
-    const text = "The committee reviewed the report and found most samples within limits. ".repeat(40);
+    // About 15 KB: more bytes than the budget has tokens, so only a count can say it fits.
+    const text = "The committee reviewed the report and found most samples within limits. ".repeat(200);
     const outcome = await adapter.admit(JSON.stringify({ text }));
     expect(outcome.ok).toBe(true);
     if (!outcome.ok) return;
+    expect(outcome.complete).toBe(true);
     expect(outcome.contextUsed).toEqual({
       unit: "tokens",
       value: exactCount("o200k_base", toModelContent(outcome)),
       budget: 8_000,
     });
+  });
+
+  it("text within the budget by its bytes is admitted uncounted, its context used the byte bound", async () => {
+    const text = "The committee reviewed the report and found most samples within limits. ".repeat(40);
+    const outcome = await adapter.admit(JSON.stringify({ text }));
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.complete).toBe(true);
+    expect((outcome.view as { text: string }).text).toBe(text);
+    const content = toModelContent(outcome);
+    const bytes = new TextEncoder().encode(content).byteLength;
+    expect(outcome.contextUsed).toEqual({ unit: "tokens", value: bytes, budget: 8_000, exact: false });
+    expect(exactCount("o200k_base", content)).toBeLessThan(bytes);
+    // A turn that sums tokens gets the count, so its sums are counts too.
+    const turn = new Turn({ budget: { tokens: 100_000 } });
+    // The adapter's type names the source's Turn; the object is the built runtime's, which the adapter runs.
+    const ctx = { turn } as unknown as Parameters<AnyAdapter["admit"]>[1];
+    const counted = await adapter.admit(JSON.stringify({ text }), ctx);
+    expect(counted.ok && counted.contextUsed).toEqual({
+      unit: "tokens",
+      value: exactCount("o200k_base", content),
+      budget: 8_000,
+    });
+    expect(turn.report().contextUsed.tokens).toBe(exactCount("o200k_base", content));
   });
 });

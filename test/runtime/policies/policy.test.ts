@@ -375,10 +375,14 @@ describe("token budgets", () => {
 
   it("cl100k_base counts differently from o200k_base on the same view", async () => {
     const payload = JSON.stringify(goodRecord({ title: "Überprüfung der Quartalsberichte für das Geschäftsjahr" }));
-    const o200k = await recordTool({ context: { unit: "tokens", max: 500, tokenizer: "o200k_base" } }).admit(payload);
-    const cl100k = await recordTool({ context: { unit: "tokens", max: 500, tokenizer: "cl100k_base" } }).admit(payload);
+    // A budget below the view's bytes (about 220) and above its tokens: only a count can admit it, so both count.
+    const o200k = await recordTool({ context: { unit: "tokens", max: 150, tokenizer: "o200k_base" } }).admit(payload);
+    const cl100k = await recordTool({ context: { unit: "tokens", max: 150, tokenizer: "cl100k_base" } }).admit(payload);
     expect(o200k.ok && cl100k.ok).toBe(true);
     if (!o200k.ok || !cl100k.ok) return;
+    expect(new TextEncoder().encode(toModelContent(o200k)).byteLength).toBeGreaterThan(150);
+    expect(o200k.contextUsed.exact).toBeUndefined();
+    expect(cl100k.contextUsed.exact).toBeUndefined();
     expect(o200k.contextUsed.value).not.toBe(cl100k.contextUsed.value);
   });
 });

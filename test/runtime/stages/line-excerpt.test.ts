@@ -88,9 +88,21 @@ describe("lineExcerpt", () => {
 
   it("counts exactly the UTF-8 bytes of the text as the model content writes it", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" })), (t) => {
-        expect(viewCost(t)).toBe(Buffer.byteLength(markupSafeJson(t)) - 2);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: "binary" }),
+          fc.string({ unit: "grapheme" }),
+          // Every character the count treats apart: escapes, markup and its lookalikes, separators, surrogates.
+          fc.string({
+            unit: fc.constantFrom(
+              ...'a"\\\b\t\n\f\r\u0000\u001f\u007f&<>é\u07ff\u0800東\u2028\u2029\ufe60\ufe64\ufe65\uff06\uff1c\uff1e\ud800\udc00\uffff🧪',
+            ),
+          }),
+        ),
+        (t) => {
+          expect(viewCost(t)).toBe(Buffer.byteLength(markupSafeJson(t)) - 2);
+        },
+      ),
       { numRuns: 2_000 },
     );
   });

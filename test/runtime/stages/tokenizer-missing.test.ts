@@ -1,8 +1,10 @@
 /**
  * gpt-tokenizer is an optional peer of the runtime: a contract that counts its budget in tokens needs it where the
- * adapters run. Where it is not installed, every call of such a tool ends in a typed `transport_error` whose
+ * adapters run, for every view larger in UTF-8 bytes than its budget in tokens (a smaller one is within the budget
+ * uncounted). Where it is not installed, every call that needs a count ends in a typed `transport_error` whose
  * `detail.reason` names the cause (`tokenizer_unavailable`, not retryable), the call's turn records it as failed, and
- * `admit` still never rejects, also when a turn measures a failure's note. Checked with the built runtime copied into a project that has no gpt-tokenizer,
+ * `admit` still never rejects, also when a turn measures a failure's note; a view within the budget by its bytes is
+ * admitted whole. Checked with the built runtime copied into a project that has no gpt-tokenizer,
  * in a process of its own, so the package really cannot be resolved.
  */
 import { execFile } from "node:child_process";
@@ -40,14 +42,20 @@ const summary = (outcome) => ({
 const turn = new Turn();
 turn.expect("read_note", "c1");
 turn.expect("read_note", "c2");
+turn.expect("read_note", "c3");
+// 1,200 bytes of prose: about 250 tokens, over the budget of 200 only by a count.
+const long = "The committee reviewed the report and found most samples within limits.\\n".repeat(16);
 const results = [
-  summary(await adapter.admit("a short note")),
-  summary(await adapter.admit("a short note", { turn, correlationId: "c1" })),
-  // A failure before anything is measured; the turn then measures its note, which needs the tokenizer too.
+  summary(await adapter.admit(long)),
+  summary(await adapter.admit(long, { turn, correlationId: "c1" })),
+  // A failure before anything is measured; the turn then measures its note, within the budget by its bytes.
   summary(await adapter.admit("half a pair \\ud800", { turn, correlationId: "c2" })),
 ];
+// Within the budget by its bytes: no count is needed, so the note reaches the model whole without the tokenizer.
+const short = await adapter.admit("a short note", { turn, correlationId: "c3" });
+const fits = { ok: short.ok, text: short.ok ? short.view.text : undefined, contextUsed: short.ok ? short.contextUsed : undefined };
 const statuses = turn.report().contributions.map((entry) => [entry.correlationId, entry.status, entry.reason]);
-console.log(JSON.stringify({ results, statuses }));
+console.log(JSON.stringify({ results, fits, statuses }));
 `;
 
 describe("a contract counting tokens where gpt-tokenizer is not installed", () => {
@@ -66,7 +74,7 @@ describe("a contract counting tokens where gpt-tokenizer is not installed", () =
 
   it("ends each call in a typed transport_error naming the missing tokenizer, and never rejects", async () => {
     const { stdout } = await run(process.execPath, ["main.js"], { cwd: project });
-    const { results, statuses } = JSON.parse(stdout);
+    const { results, fits, statuses } = JSON.parse(stdout);
     const [plain, inTurn, failure] = results;
     const unavailable = {
       ok: false,
@@ -79,10 +87,15 @@ describe("a contract counting tokens where gpt-tokenizer is not installed", () =
     expect(inTurn).toEqual(unavailable);
     // The failure stands as the call's outcome; only its note in the turn goes unmeasured.
     expect(failure).toMatchObject({ ok: false, code: "invalid_encoding" });
-    // The turn knows of both calls as failed, not as results that never arrived.
+    expect(fits.ok).toBe(true);
+    expect(fits.text).toBe("a short note");
+    expect(fits.contextUsed).toMatchObject({ unit: "tokens", budget: 200, exact: false });
+    expect(fits.contextUsed.value).toBeLessThanOrEqual(200);
+    // The turn knows of both failed calls as failed, not as results that never arrived, and of the note it read.
     expect(statuses).toEqual([
       ["c1", "failed", "transport_error"],
       ["c2", "failed", "invalid_encoding"],
+      ["c3", "complete", null],
     ]);
   });
 });
