@@ -113,6 +113,50 @@ export interface HashedText {
   replacement: boolean;
 }
 
+/** A sha256 of UTF-8 text fed as strings, measured as it goes (see {@link startTextHash}). */
+export interface RunningTextHash {
+  /** Encodes `text` and feeds its bytes. A surrogate pair split between two calls is two U+FFFD. */
+  add(text: string): void;
+  /** The length, digest and U+FFFD finding of everything fed; the hash cannot be fed afterwards. */
+  done(): HashedText;
+}
+
+/**
+ * A sha256 to feed text to piece by piece, synchronously, where the host has `node:crypto` and `node:buffer`
+ * (else `undefined`): each string is encoded with `encodeInto` into scratch space reused between calls (a long one
+ * in pieces of {@link PIECE_UNITS}), so no buffer is allocated in proportion to the text. Each `add` encodes and
+ * hashes before it returns, so running hashes of concurrent admits never see each other's bytes in the scratch.
+ */
+export function startTextHash(): RunningTextHash | undefined {
+  if (nodeHashing === undefined || nodeBytes === undefined) return undefined;
+  const { Buffer } = nodeBytes;
+  const hash = nodeHashing.createHash("sha256");
+  scratch ??= new Uint8Array(PIECE_UNITS * 3);
+  const room = scratch;
+  let byteLength = 0;
+  let replacement = false;
+  return {
+    add(text) {
+      const length = text.length;
+      for (let start = 0; start < length; ) {
+        let end = start + PIECE_UNITS;
+        if (end >= length) end = length;
+        else {
+          // A piece never ends between the halves of a surrogate pair, which would encode as two U+FFFD.
+          const last = text.charCodeAt(end - 1);
+          if (last >= 0xd800 && last <= 0xdbff) end--;
+        }
+        const { written } = encoder.encodeInto(start === 0 && end === length ? text : text.slice(start, end), room);
+        hash.update(room.subarray(0, written));
+        if (!replacement) replacement = Buffer.from(room.buffer, 0, written).indexOf(REPLACEMENT_BYTES) >= 0;
+        byteLength += written;
+        start = end;
+      }
+    },
+    done: () => ({ byteLength, sha256: hash.digest("hex"), replacement }),
+  };
+}
+
 /**
  * The UTF-8 length and sha256 of a string, synchronously where the host has `node:crypto` and `node:buffer`, else
  * `undefined`. The text is encoded with `encodeInto`, piece by piece, into scratch space reused between calls, so
@@ -120,28 +164,10 @@ export interface HashedText {
  * returning, so concurrent admits never share the scratch.
  */
 export function hashTextNow(text: string): HashedText | undefined {
-  if (nodeHashing === undefined || nodeBytes === undefined) return undefined;
-  const hash = nodeHashing.createHash("sha256");
-  const length = text.length;
-  let byteLength = 0;
-  let replacement = false;
-  scratch ??= new Uint8Array(PIECE_UNITS * 3);
-  for (let start = 0; start < length; ) {
-    let end = start + PIECE_UNITS;
-    if (end >= length) end = length;
-    else {
-      // A piece never ends between the halves of a surrogate pair, which would encode as two U+FFFD.
-      const last = text.charCodeAt(end - 1);
-      if (last >= 0xd800 && last <= 0xdbff) end--;
-    }
-    const { written } = encoder.encodeInto(start === 0 && end === length ? text : text.slice(start, end), scratch);
-    const bytes = scratch.subarray(0, written);
-    hash.update(bytes);
-    if (!replacement) replacement = nodeBytes.Buffer.from(scratch.buffer, 0, written).indexOf(REPLACEMENT_BYTES) >= 0;
-    byteLength += written;
-    start = end;
-  }
-  return { byteLength, sha256: hash.digest("hex"), replacement };
+  const running = startTextHash();
+  if (running === undefined) return undefined;
+  running.add(text);
+  return running.done();
 }
 
 /**
