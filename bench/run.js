@@ -3,7 +3,7 @@
  * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
  * every figure to bench/results.json.
  *
- *   node bench/run.js [--only cold,gate,receive,tokens,readback,validators,codegen,report,proxy,usefulness] [--quick]
+ *   node bench/run.js [--only cold,gate,curve,receive,tokens,readback,validators,codegen,report,proxy,usefulness] [--quick]
  *     [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen (the
@@ -16,6 +16,7 @@ import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { curveRows, runAdmitCurve, runAdmitMemory } from "./admit-curve.js";
 import { runCodegen } from "./codegen.js";
 import { CONTENDERS, prepareColdStart, runColdStart } from "./cold-start.js";
 import { runGateOverhead, runTextResult } from "./gate-overhead.js";
@@ -36,7 +37,19 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
   },
 });
-const ALL = ["cold", "gate", "receive", "tokens", "readback", "validators", "codegen", "report", "proxy", "usefulness"];
+const ALL = [
+  "cold",
+  "gate",
+  "curve",
+  "receive",
+  "tokens",
+  "readback",
+  "validators",
+  "codegen",
+  "report",
+  "proxy",
+  "usefulness",
+];
 const selected = new Set(values.only ? values.only.split(",") : ALL);
 const quick = values.quick;
 // Scratch files of this run only: two runs at once (the tree is shared) must not delete each other's files.
@@ -317,6 +330,16 @@ if (selected.has("gate"))
       text.ratio <= 1.5 ? "met" : "missed",
     ]);
     tables.gateOverhead = rows.slice(firstRow);
+  });
+
+if (selected.has("curve"))
+  await section("admitCurve", async () => {
+    say("admit cost per MB, 1 KB to 100 MB, and the memory of a 100 MB MCP result…");
+    const points = await runAdmitCurve(WORK, await import("@toolgate/runtime"), { quick });
+    const memory = quick ? undefined : await runAdmitMemory(WORK, { rounds: 3 });
+    results.benchmarks.admitCurve = { points, memory };
+    tables.admitCurve = curveRows(points, memory);
+    rows.push(...tables.admitCurve);
   });
 
 if (selected.has("receive"))
