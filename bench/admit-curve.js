@@ -142,7 +142,8 @@ export async function runAdmitMemory(work, { rounds }) {
 
 /**
  * The table rows of a curve and a memory run: one row per path with its ms per MB at every size, the ratio to its
- * baseline at every size, and the MCP path's targets (1.5× at 10 MB, linear, memory within 1.5× of `JSON.parse`).
+ * baseline at every size, and the MCP path's targets (1.5× at 10 MB; linear: its cost per MB from 1 MB to 100 MB
+ * growing at most 1.25× as much as its baseline's; memory within 1.5× of `JSON.parse`).
  * @param {Awaited<ReturnType<typeof runAdmitCurve>>} points
  * @param {Awaited<ReturnType<typeof runAdmitMemory>> | undefined} memory
  */
@@ -150,15 +151,12 @@ export function curveRows(points, memory) {
   const rows = [];
   const at = (key) => points.map((p) => `${p.size} ${p.msPerMb[key].toFixed(1)}`).join(", ");
   const ratios = (key) => points.map((p) => `${p.ratios[key].toFixed(2)}×`).join(" / ");
-  const flatness = (key) => {
-    // Linear in size: the cost per MB at the largest size over that at 1 MB (below it, fixed costs dominate).
+  const linear = (key) => {
+    // The cost per MB at the largest size over that at 1 MB (below it, fixed costs dominate).
     const one = points.find((p) => p.size === "1 MB");
     const last = points.at(-1);
-    return one === undefined || last === one ? undefined : last.msPerMb[key] / one.msPerMb[key];
-  };
-  const linear = (key) => {
-    const flat = flatness(key);
-    return flat === undefined ? "" : `; ${points.at(-1).size} per MB over 1 MB's ${flat.toFixed(2)}×`;
+    if (one === undefined || last === one) return "";
+    return `; ${last.size} per MB over 1 MB's ${(last.msPerMb[key] / one.msPerMb[key]).toFixed(2)}×`;
   };
   const sizes = points.map((p) => p.size).join(" / ");
   for (const [key, base, baseLabel, label] of [
@@ -187,16 +185,23 @@ export function curveRows(points, memory) {
       "≤ 1.5×",
       ten.ratios.mcp <= 1.5 ? "met" : "missed",
     ]);
-  const flat = flatness("admitMcp");
-  if (flat !== undefined && points.at(-1).size === "100 MB")
+  const one = points.find((p) => p.size === "1 MB");
+  const last = points.at(-1);
+  if (one !== undefined && last.size === "100 MB") {
+    // Linear: from 1 MB to 100 MB the admit's cost per MB grows no more than its baseline's, taken in the same run
+    // (on a shared machine both slow down at 100 MB, so the admit's own growth alone would read the load).
+    const admitGrowth = last.msPerMb.admitMcp / one.msPerMb.admitMcp;
+    const baseGrowth = last.msPerMb.stringifyValidate / one.msPerMb.stringifyValidate;
+    const relative = admitGrowth / baseGrowth;
     rows.push([
       "MCP path linear in size, 1 MB to 100 MB",
-      `admit ${points.at(-1).msPerMb.admitMcp.toFixed(1)} ms/MB at 100 MB, ${points.find((p) => p.size === "1 MB").msPerMb.admitMcp.toFixed(1)} at 1 MB`,
-      `JSON.stringify + validator: ${(points.at(-1).msPerMb.stringifyValidate / points.find((p) => p.size === "1 MB").msPerMb.stringifyValidate).toFixed(2)}×`,
-      `${flat.toFixed(2)}×`,
-      "≤ 1.25× (linear)",
-      flat <= 1.25 ? "met" : "missed",
+      `admit ${one.msPerMb.admitMcp.toFixed(1)} → ${last.msPerMb.admitMcp.toFixed(1)} ms/MB (${admitGrowth.toFixed(2)}×)`,
+      `JSON.stringify + validator ${one.msPerMb.stringifyValidate.toFixed(1)} → ${last.msPerMb.stringifyValidate.toFixed(1)} ms/MB (${baseGrowth.toFixed(2)}×)`,
+      `${relative.toFixed(2)}×`,
+      "≤ 1.25× the baseline's growth",
+      relative <= 1.25 ? "met" : "missed",
     ]);
+  }
   if (memory !== undefined) {
     const mib = (summary) => `${(summary.median / MB).toFixed(0)} MiB`;
     rows.push([
