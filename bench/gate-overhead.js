@@ -85,6 +85,31 @@ export async function loadNoFieldRulesAdapter(work) {
   ).adapter;
 }
 
+/** The receive ceiling of {@link loadUnboundedAdapter}'s contract: room for a 100 MB result. */
+export const UNBOUNDED_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The bench contract with room for results up to {@link UNBOUNDED_BYTES}: no bound on the number of issues (a
+ * bound that large would allow results past any ceiling, which the generator refuses), a 256 MiB ceiling, the same
+ * view and field rules; for the curve from 1 KB to 100 MB (admit-curve.js).
+ * @param {string} work a scratch folder
+ * @returns {Promise<{ adapter: any, validateResult: (value: unknown) => boolean, file: string }>}
+ */
+export async function loadUnboundedAdapter(work) {
+  const tool = "list_issues_large";
+  const loaded = await loadGenerated(work, tool, (contract) => {
+    const output = contract.outputSchema;
+    const { maxItems: _maxItems, ...issues } = output.properties.issues;
+    return {
+      ...contract,
+      name: tool,
+      outputSchema: { ...output, properties: { ...output.properties, issues } },
+      "x-toolgate": { ...contract["x-toolgate"], receive: { maxBytes: UNBOUNDED_BYTES } },
+    };
+  });
+  return { ...loaded, file: path.join(work, "gate", tool, "adapter.js") };
+}
+
 /**
  * The bench contract with the default context budget (no `context` block: 8,000 tokens of o200k_base), as a contract
  * that names none, and every one `toolgate import` writes, counts.
@@ -372,8 +397,11 @@ export function textCurveRows(curve, { ms, x }) {
   });
 }
 
-/** A text tool's spec, as a generated adapter would define it: a file read, up to 2 MB and 50,000 lines. */
-function textSpec() {
+/**
+ * A text tool's spec, as a generated adapter would define it: a file read, by default up to 2 MB and 50,000 lines.
+ * @param {{ maxBytes: number, maxLines: number }} [bounds]
+ */
+export function textSpec(bounds = { maxBytes: 2 * 1024 * 1024, maxLines: 50_000 }) {
   return {
     name: "read_log",
     contract: { version: "1", sha256: "b".repeat(64), file: "bench/read_log.tool.json" },
@@ -381,7 +409,7 @@ function textSpec() {
     buildView: () => {
       throw new Error("the gate's own view serves text results");
     },
-    limits: { maxBytes: 2 * 1024 * 1024, maxDepth: 1 },
+    limits: { maxBytes: bounds.maxBytes, maxDepth: 1 },
     context: { unit: "bytes", max: 32 * 1024 },
     oversize: ["drop"],
     recallLimit: 1,
@@ -393,7 +421,7 @@ function textSpec() {
     mcp: {},
     result: {
       kind: "text",
-      text: { maxLines: 50_000, headShare: 0.67 },
+      text: { maxLines: bounds.maxLines, headShare: 0.67 },
       content: { maxBlocks: 8, text: { maxCount: 6 } },
     },
   };

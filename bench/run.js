@@ -3,8 +3,8 @@
  * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
  * every figure to bench/results.json.
  *
- *   node bench/run.js [--only cold,firstcall,gate,small,textcurve,receive,tokens,readback,validators,codegen,report,
- *     proxy,usefulness] [--quick] [--profile]
+ *   node bench/run.js [--only cold,firstcall,gate,small,curve,textcurve,receive,tokens,readback,validators,codegen,
+ *     report,proxy,usefulness] [--quick] [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen (the
  * gate's rows always carry one: where an admit's time goes, by stage, at 64 KB and 1 MB).
@@ -16,6 +16,7 @@ import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { curveRows, runAdmitCurve, runAdmitMemory } from "./admit-curve.js";
 import { runCodegen } from "./codegen.js";
 import { CONTENDERS, prepareColdStart, runColdStart } from "./cold-start.js";
 import { firstCallRows, prepareFirstCall, runFirstCall } from "./first-call.js";
@@ -45,7 +46,9 @@ const { values } = parseArgs({
   },
 });
 const ALL =
-  "cold firstcall gate small textcurve receive tokens readback validators codegen report proxy usefulness".split(" ");
+  "cold firstcall gate small curve textcurve receive tokens readback validators codegen report proxy usefulness".split(
+    " ",
+  );
 const selected = new Set(values.only ? values.only.split(",") : ALL);
 const quick = values.quick;
 // Scratch files of this run only: two runs at once (the tree is shared) must not delete each other's files.
@@ -356,6 +359,16 @@ await rowsSection("textcurve", "textCurve", async () => {
   const curve = await runTextCurve(await import("@toolgate/runtime"), { rounds: quick ? 3 : 11 });
   return { figures: curve, made: textCurveRows(curve, { ms, x }) };
 });
+
+if (selected.has("curve"))
+  await section("admitCurve", async () => {
+    say("admit cost per MB, 1 KB to 100 MB, and the memory of a 100 MB MCP result…");
+    const points = await runAdmitCurve(WORK, await import("@toolgate/runtime"), { quick });
+    const memory = quick ? undefined : await runAdmitMemory(WORK, { rounds: 3 });
+    results.benchmarks.admitCurve = { points, memory };
+    tables.admitCurve = curveRows(points, memory);
+    rows.push(...tables.admitCurve);
+  });
 
 if (selected.has("receive"))
   await section("receiveCeiling", async () => {

@@ -91,9 +91,15 @@ const nodeBytes = hostBuiltin<NodeBytes>("node:buffer");
 /** U+FFFD REPLACEMENT CHARACTER in UTF-8: what an encoder writes for a lone surrogate. */
 const REPLACEMENT_BYTES = new Uint8Array([0xef, 0xbf, 0xbd]);
 
-/** Scratch space for encoding text to hash it; kept between calls up to this many bytes. */
-const SCRATCH_LIMIT = 4 * 1024 * 1024;
-let scratch = new Uint8Array(0);
+/**
+ * UTF-16 units of text encoded and hashed at a time. A text of up to this many units is encoded whole; a larger
+ * one piece by piece through the same buffer, so hashing a 100 MB result allocates nothing in proportion to it (a
+ * whole encoding would be another copy of the payload at the moment memory peaks). Slicing costs more than it
+ * saves on a text that fits at once.
+ */
+const PIECE_UNITS = 1024 * 1024;
+/** Room for one piece, kept between calls: each UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair is 4). */
+let scratch: Uint8Array | undefined;
 
 /** The UTF-8 encoding of a string, measured and hashed. */
 export interface HashedText {
@@ -107,30 +113,61 @@ export interface HashedText {
   replacement: boolean;
 }
 
+/** A sha256 of UTF-8 text fed as strings, measured as it goes (see {@link startTextHash}). */
+export interface RunningTextHash {
+  /** Encodes `text` and feeds its bytes. A surrogate pair split between two calls is two U+FFFD. */
+  add(text: string): void;
+  /** The length, digest and U+FFFD finding of everything fed; the hash cannot be fed afterwards. */
+  done(): HashedText;
+}
+
+/**
+ * A sha256 to feed text to piece by piece, synchronously, where the host has `node:crypto` and `node:buffer`
+ * (else `undefined`): each string is encoded with `encodeInto` into scratch space reused between calls (a long one
+ * in pieces of {@link PIECE_UNITS}), so no buffer is allocated in proportion to the text. Each `add` encodes and
+ * hashes before it returns, so running hashes of concurrent admits never see each other's bytes in the scratch.
+ */
+export function startTextHash(): RunningTextHash | undefined {
+  if (nodeHashing === undefined || nodeBytes === undefined) return undefined;
+  const { Buffer } = nodeBytes;
+  const hash = nodeHashing.createHash("sha256");
+  scratch ??= new Uint8Array(PIECE_UNITS * 3);
+  const room = scratch;
+  let byteLength = 0;
+  let replacement = false;
+  return {
+    add(text) {
+      const length = text.length;
+      for (let start = 0; start < length; ) {
+        let end = start + PIECE_UNITS;
+        if (end >= length) end = length;
+        else {
+          // A piece never ends between the halves of a surrogate pair, which would encode as two U+FFFD.
+          const last = text.charCodeAt(end - 1);
+          if (last >= 0xd800 && last <= 0xdbff) end--;
+        }
+        const { written } = encoder.encodeInto(start === 0 && end === length ? text : text.slice(start, end), room);
+        hash.update(room.subarray(0, written));
+        if (!replacement) replacement = Buffer.from(room.buffer, 0, written).indexOf(REPLACEMENT_BYTES) >= 0;
+        byteLength += written;
+        start = end;
+      }
+    },
+    done: () => ({ byteLength, sha256: hash.digest("hex"), replacement }),
+  };
+}
+
 /**
  * The UTF-8 length and sha256 of a string, synchronously where the host has `node:crypto` and `node:buffer`, else
- * `undefined`. The text is encoded with `encodeInto` into scratch space reused between calls, so the length and the
- * bytes come from one pass and no buffer is allocated per payload; all of it happens before returning, so
- * concurrent admits never share the scratch.
+ * `undefined`. The text is encoded with `encodeInto`, piece by piece, into scratch space reused between calls, so
+ * the length and the bytes come from one pass and no buffer is allocated per payload; all of it happens before
+ * returning, so concurrent admits never share the scratch.
  */
 export function hashTextNow(text: string): HashedText | undefined {
-  if (nodeHashing === undefined || nodeBytes === undefined) return undefined;
-  // Each UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair, 2 units, is 4). Past the scratch limit the exact
-  // length is counted first, so a large text never needs a buffer three times its size.
-  let needed = text.length * 3;
-  if (needed > SCRATCH_LIMIT) needed = nodeBytes.Buffer.byteLength(text, "utf8");
-  let target = scratch;
-  if (needed > target.byteLength) {
-    target = new Uint8Array(needed);
-    if (needed <= SCRATCH_LIMIT) scratch = target;
-  }
-  const { written } = encoder.encodeInto(text, target);
-  const bytes = target.subarray(0, written);
-  return {
-    byteLength: written,
-    sha256: nodeHashing.createHash("sha256").update(bytes).digest("hex"),
-    replacement: nodeBytes.Buffer.from(target.buffer, 0, written).indexOf(REPLACEMENT_BYTES) >= 0,
-  };
+  const running = startTextHash();
+  if (running === undefined) return undefined;
+  running.add(text);
+  return running.done();
 }
 
 /**

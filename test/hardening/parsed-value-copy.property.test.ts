@@ -13,8 +13,12 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { JsonSchema } from "../../generator/schema/shapes.js";
 import type { Outcome } from "../../runtime/index.js";
+import { canonicalJson } from "../../runtime/json-text.js";
+import { hashTextNow } from "../../runtime/record/provenance.js";
+import { receiveCallToolResult } from "../../runtime/stages/receive/mcp-result.js";
 import { receiveParsedValue, receiveWrittenValue } from "../../runtime/stages/receive/parsed-value.js";
 import type { ReceiveLimits } from "../../runtime/stages/receive/received.js";
+import { DEFAULT_CONTENT_RULES, DEFAULT_TEXT_RULE } from "../../runtime/stages/result-kind.js";
 import { mutatedValue, valueArbitrary } from "./payloads.js";
 import { type AnyAdapter, adaptersOf, generateInto, REPO } from "./scratch.js";
 
@@ -71,8 +75,15 @@ function comparable(outcome: Outcome<unknown, unknown>): string {
   return JSON.stringify(named);
 }
 
+/** An MCP result read as structured content, with the default rules for the blocks beside it. */
+const STRUCTURED = {
+  kind: "structured" as const,
+  content: DEFAULT_CONTENT_RULES.structured,
+  text: DEFAULT_TEXT_RULE,
+};
+
 /** Counts how often the copy was taken, so a run that never takes it fails instead of passing unexamined. */
-const taken = { copied: 0, written: 0 };
+const taken = { copied: 0, written: 0, pieced: 0 };
 
 /** Receives `value` both ways and checks they agree; returns whether the copy was taken. */
 function receiveBothWays(make: () => unknown, limits: ReceiveLimits): void {
@@ -89,6 +100,19 @@ function receiveBothWays(make: () => unknown, limits: ReceiveLimits): void {
     taken.written++;
     expect(fast).toEqual(careful);
   }
+  // The same copy with its text written in pieces and never joined (what a result of 8 Mi units or more takes):
+  // the same hash and length, the same data, the same refusal; a text block equal to the text is found equal.
+  const texts = careful.ok ? [careful.text, `${careful.text} `, ""] : [];
+  const pieced = receiveParsedValue("mcp_structured", make(), { ...limits, piecesFrom: 0 }, texts);
+  if (pieced.ok && pieced.parsed !== undefined) {
+    taken.pieced++;
+    expect(careful.ok).toBe(true);
+    if (!careful.ok) return;
+    expect(pieced.text).toBe("");
+    expect(pieced.hashed).toEqual(careful.hashed);
+    expect(pieced.parsed.pieces?.same).toEqual([true, false, careful.text === ""]);
+    expect(sameJson(pieced.parsed.value, JSON.parse(careful.text))).toBe(true);
+  } else expect(pieced).toEqual(careful);
 }
 
 /** Objects made at once by `make`, since fast-check must not hold a proxy or a getter it would trip over. */
@@ -150,6 +174,77 @@ describe("the copy of a value that arrived parsed", () => {
     // Both paths were exercised: most generated values are copied, and the mutations reach the writer.
     expect(taken.copied).toBeGreaterThan(taken.written);
     expect(taken.written).toBeGreaterThan(0);
+    expect(taken.pieced).toBeGreaterThan(0);
+  });
+
+  it("reads an MCP result the same with the text in pieces: hash, data, parts and a text block's mismatch flag", () => {
+    for (const { adapter, schema } of subjects) {
+      // Structured results, under the default block rules; a text block beside the value is what is compared.
+      const limits = { ...adapter.spec.limits, result: STRUCTURED };
+      const values = valueArbitrary(schema).chain((value) =>
+        fc.oneof(
+          fc.constant(value),
+          mutatedValue(value).map((mutated) => mutated.value),
+        ),
+      );
+      // Beside the value: its own JSON, the same value indented or with keys sorted, another value, or prose.
+      const besides = (value: unknown) => [
+        JSON.stringify(value) ?? "null",
+        JSON.stringify(value, null, 2) ?? "null",
+        JSON.stringify(JSON.parse(canonicalJson(value))),
+        JSON.stringify({ other: value }),
+        "Found the results below.",
+      ];
+      fc.assert(
+        fc.property(values, fc.integer({ min: 0, max: 4 }), fc.boolean(), (value, pick, both) => {
+          let texts: string[];
+          try {
+            const all = besides(value);
+            texts = both ? [all[4] as string, all[pick] as string] : [all[pick] as string];
+          } catch {
+            texts = ["not JSON"];
+          }
+          const content = texts.map((text) => ({ type: "text", text }));
+          const result = { content, structuredContent: value };
+          const whole = receiveCallToolResult(result, content, limits);
+          const pieced = receiveCallToolResult(result, content, { ...limits, piecesFrom: 0 });
+          if (!whole.ok || whole.text === undefined || whole.parsed === undefined) {
+            expect(pieced).toEqual(whole);
+            return;
+          }
+          expect(pieced.ok).toBe(true);
+          if (!pieced.ok || pieced.text === undefined || pieced.parsed === undefined) return;
+          expect(pieced.flags).toEqual(whole.flags);
+          expect(pieced.hashed).toEqual(whole.hashed);
+          expect(pieced.parts).toEqual(whole.parts);
+          expect(sameJson(pieced.parsed.value, whole.parsed.value)).toBe(true);
+        }),
+        { numRuns: 100 },
+      );
+    }
+  });
+
+  it("hashes a large structured result in pieces, the same as its whole text, and keeps no text", () => {
+    // Past 8 Mi units of JSON, the default: a result the size of what servers page through.
+    const row = (i: number) => ({ id: i, name: `row ${i} Grüße 東京 😀`, tags: ["a", "b"], note: "x".repeat(200) });
+    const value = { total: 50_000, rows: Array.from({ length: 50_000 }, (_, i) => row(i)), next: "c2Vl" };
+    const text = JSON.stringify(value);
+    expect(text.length).toBeGreaterThan(12 * 1024 * 1024);
+    const limits = { maxDepth: 8, maxBytes: 64 * 1024 * 1024, result: STRUCTURED };
+    const content = [{ type: "text", text }];
+    const received = receiveCallToolResult({ content, structuredContent: value }, content, limits);
+    expect(received.ok).toBe(true);
+    if (!received.ok || received.text === undefined) return;
+    // Not kept: compared as a boolean, so a failure does not print 12 MB.
+    expect(received.text === "").toBe(true);
+    expect(received.parsed?.pieces?.same).toEqual([true]);
+    expect(received.flags).toEqual([]);
+    expect(received.hashed).toEqual(hashTextNow(text));
+    expect(received.parsed?.value).toEqual(value);
+    // A text block with one value changed is flagged, as for a whole text.
+    const changed = [{ type: "text", text: text.replace('"total":50000', '"total":50001') }];
+    const flagged = receiveCallToolResult({ content: changed, structuredContent: value }, changed, limits);
+    expect(flagged.ok && flagged.flags).toEqual(["mcp_text_mismatch"]);
   });
 
   it("receives what the careful writer receives, on any value and on hostile shapes, near every bound", () => {

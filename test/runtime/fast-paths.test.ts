@@ -175,6 +175,30 @@ describe("hashing a payload", () => {
     }
   });
 
+  it("hashTextNow hashes a text past one piece exactly, whatever falls on a piece's edge", () => {
+    // A text longer than 2^20 units is encoded and hashed piece by piece: a surrogate pair on the edge must stay one
+    // character (4 bytes, not two U+FFFD), a lone surrogate there must still be one U+FFFD, and U+FFFD bytes in a
+    // later piece must still be found.
+    const edge = 1024 * 1024;
+    const pairOnEdge = `${"a".repeat(edge - 1)}😀${"b".repeat(edge)}`;
+    const loneOnEdge = `${"a".repeat(edge - 1)}\uD800${"b".repeat(edge)}`;
+    const lowOnEdge = `${"a".repeat(edge)}\uDC00${"東".repeat(edge)}`;
+    const replacementLate = `${"é".repeat(edge + 5)}\uFFFD`;
+    for (const [text, replacement] of [
+      [pairOnEdge, false],
+      [loneOnEdge, true],
+      [lowOnEdge, true],
+      [replacementLate, true],
+      [`${"x".repeat(3 * edge)}`, false],
+    ] as const) {
+      expect(hashTextNow(text)).toEqual({
+        byteLength: Buffer.byteLength(text, "utf8"),
+        sha256: sha256Of(text),
+        replacement,
+      });
+    }
+  });
+
   it("the Web Crypto fallback and the synchronous path give the same digest", async () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ maxLength: 300 }), async (bytes) => {

@@ -91,20 +91,24 @@ function textOf(content: readonly unknown[], maxUnits: number): BlockText {
  * Whether a text block beside structured content says something else: only a text that parses as JSON (within the
  * ceiling) and is not the same value does. Prose beside structured content is what servers are asked to send (a
  * summary for clients that read no structure) and is not flagged; neither is a text over the ceiling, which the gate
- * does not parse.
+ * does not parse. `structured` is the structured content's JSON text, or, for a large copy whose text was not kept,
+ * the copy and whether the text block is exactly its text.
  */
-function textContradicts(text: string, structuredJson: string, limits: ReceiveLimits): boolean {
+function textContradicts(
+  text: string,
+  structured: string | { value: unknown; same: boolean },
+  limits: ReceiveLimits,
+): boolean {
   // Cheapest first: servers usually send `JSON.stringify` of the same value, sometimes indented; only text with
   // keys in another order needs the canonical (sorted) comparison.
-  if (text === structuredJson || text.length > limits.maxBytes) return false;
+  const same = typeof structured === "string" ? text === structured : structured.same;
+  if (same || text.length > limits.maxBytes) return false;
   const parsed = parseJsonText(text, limits.maxDepth);
   if (!parsed.ok) return false;
-  if (JSON.stringify(parsed.value) === structuredJson) return false;
+  if (typeof structured === "string" && JSON.stringify(parsed.value) === structured) return false;
   try {
-    return (
-      canonicalJson(parsed.value, limits.maxDepth + 1) !==
-      canonicalJson(JSON.parse(structuredJson), limits.maxDepth + 1)
-    );
+    const value = typeof structured === "string" ? JSON.parse(structured) : structured.value;
+    return canonicalJson(parsed.value, limits.maxDepth + 1) !== canonicalJson(value, limits.maxDepth + 1);
   } catch {
     return true;
   }
@@ -182,10 +186,14 @@ export function receiveCallToolResult(
       if (structured === undefined) {
         return refused(rawKind, "schema_mismatch", "validate", 0, { reason: "no_structured_content" });
       }
-      const serialised = receiveParsedValue(rawKind, structured, limits);
+      const texts = splitParts(parts).texts;
+      const serialised = receiveParsedValue(rawKind, structured, limits, texts);
       if (!serialised.ok) return serialised;
-      for (const part of parts) {
-        if (part.type === "text" && textContradicts(part.text, serialised.text, limits)) {
+      const { text, parsed } = serialised;
+      for (let i = 0; i < texts.length; i++) {
+        const reference =
+          parsed?.pieces === undefined ? text : { value: parsed.value, same: parsed.pieces.same[i] === true };
+        if (textContradicts(texts[i] as string, reference, limits)) {
           serialised.flags.push("mcp_text_mismatch");
           break;
         }

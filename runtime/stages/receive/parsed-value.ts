@@ -3,10 +3,11 @@
  * its JSON text itself, and from then on it is received like any text payload.
  */
 import { parsedValueJson } from "../../json-text.js";
-import { hashTextNow } from "../../record/provenance.js";
+import { hashTextNow, startTextHash } from "../../record/provenance.js";
+import { writeJsonPieces } from "./json-pieces.js";
 import { type NotReceived, type RawKind, type ReceivedText, type ReceiveLimits, refused } from "./received.js";
 import { overCeiling } from "./string.js";
-import { copyParsedValue } from "./value-copy.js";
+import { copyParsedValue, wholeText } from "./value-copy.js";
 
 const PARSED_RESULT = Symbol.for("toolgate.parsedResult");
 
@@ -42,9 +43,31 @@ export function isParsedResult(raw: object): raw is ParsedResult {
  * The same rules as for text: a lone surrogate (in a string or a key) is `invalid_encoding`, a number past
  * 2^53 − 1 `invalid_json` (`unsafe_integer`), too deep `schema_mismatch`.
  */
-export function receiveParsedValue(kind: RawKind, value: unknown, limits: ReceiveLimits): ReceivedText | NotReceived {
-  const copy = copyParsedValue(value, limits.maxDepth, limits.maxBytes);
-  if (copy !== undefined && overCeiling(copy.text, limits.maxBytes) === undefined) {
+export function receiveParsedValue(
+  kind: RawKind,
+  value: unknown,
+  limits: ReceiveLimits,
+  beside: readonly string[] = [],
+): ReceivedText | NotReceived {
+  const copy = copyParsedValue(value, limits.maxDepth, limits.maxBytes, limits.piecesFrom);
+  if (copy !== undefined && copy.text === undefined) {
+    // A large copy: its text is written and hashed in pieces, never joined (see json-pieces.ts), where the host
+    // hashes synchronously; elsewhere it is written whole, as for a small copy.
+    const hash = startTextHash();
+    const written = hash === undefined ? undefined : writeJsonPieces(copy.value, limits.maxBytes, beside, hash);
+    if (written !== undefined) {
+      return {
+        ok: true,
+        kind,
+        text: "",
+        hashed: written.hashed,
+        flags: [],
+        parsed: { value: copy.value, pieces: { same: written.same } },
+      };
+    }
+    if (hash === undefined) copy.text = wholeText(copy.value, limits.maxBytes);
+  }
+  if (copy?.text !== undefined && overCeiling(copy.text, limits.maxBytes) === undefined) {
     return {
       ok: true,
       kind,

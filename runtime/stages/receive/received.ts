@@ -51,6 +51,7 @@ export interface ReceivedBytes extends ReceivedPayload {
  * hash them (`hashed`); elsewhere the gate encodes them to hash.
  */
 export interface ReceivedText extends ReceivedPayload {
+  /** The payload's text; empty for a large copy whose text was hashed in pieces and never joined (`parsed.pieces`). */
   text: string;
   hashed: HashedText | undefined;
   bytes?: undefined;
@@ -65,6 +66,11 @@ export interface ReceivedText extends ReceivedPayload {
 /** A value the gate copied and checked itself: plain JSON data, equal to `JSON.parse` of its text. */
 export interface ParsedCopy {
   value: unknown;
+  /**
+   * Present when the text was written in pieces and not kept (a large copy, see `writeJsonPieces`): for each text
+   * the receive stage asked about (an MCP result's text blocks), whether it is exactly that text.
+   */
+  pieces?: { same: boolean[] } | undefined;
 }
 
 /** Why nothing usable was received. Carries codes and numbers only, never payload text. */
@@ -90,6 +96,11 @@ export interface NotReceived {
 export interface ReceiveLimits {
   maxBytes: number;
   maxDepth: number;
+  /**
+   * UTF-16 units of JSON text from which a value that arrived parsed has its text written in pieces and not kept
+   * (default `PIECES_FROM`, 8 Mi); tests lower it to reach that path with small values.
+   */
+  piecesFrom?: number | undefined;
   /**
    * The result kind and its block rules: how an MCP `CallToolResult` is read. Absent, the first text block is the
    * JSON of the result, under the default rules (`DEFAULT_RESULT`).

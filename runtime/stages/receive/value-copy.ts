@@ -15,9 +15,19 @@
 export interface ValueCopy {
   /** Plain JSON data, equal to `JSON.parse(text)`: fresh objects and arrays the caller holds no reference to. */
   value: unknown;
-  /** The copy's JSON text, the same text the careful writer writes for the value. */
-  text: string;
+  /**
+   * The copy's JSON text, the same text the careful writer writes for the value; `undefined` for a copy of at
+   * least `piecesFrom` units of text, which the caller writes in pieces (`writeJsonPieces`) or whole
+   * ({@link wholeText}).
+   */
+  text: string | undefined;
 }
+
+/**
+ * Units of JSON text (a lower bound, counted while copying) from which a copy's text is left to be written in
+ * pieces: below it, one native `JSON.stringify` is cheapest.
+ */
+export const PIECES_FROM = 8 * 1024 * 1024;
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -25,7 +35,7 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const GIVE_UP = Symbol("give up");
 
 /** An escape `JSON.stringify` writes for half a surrogate pair (it writes any other character as it is). */
-const SURROGATE_ESCAPE = /\\u[dD][89abcdefABCDEF]/;
+export const SURROGATE_ESCAPE = /\\u[dD][89abcdefABCDEF]/;
 
 /** The containers still to copy: each source with its fresh copy and its depth (the outermost container is 1). */
 interface Pending {
@@ -161,7 +171,7 @@ function prototypesPlain(): boolean {
 }
 
 /** {@link copyParsedValue} without its guard against the value's own code throwing. */
-function copyUnguarded(value: unknown, maxDepth: number, maxBytes: number): ValueCopy | undefined {
+function copyUnguarded(value: unknown, maxDepth: number, maxBytes: number, piecesFrom: number): ValueCopy | undefined {
   if (!prototypesPlain()) return undefined;
   // The value sits in a holder of the copy's own, at depth 0, so the outermost container is at depth 1.
   const holder: unknown[] = [];
@@ -184,21 +194,37 @@ function copyUnguarded(value: unknown, maxDepth: number, maxBytes: number): Valu
     if (bytes < 0) return undefined;
   }
   const copy = holder[0];
+  if (bytes >= piecesFrom) return { value: copy, text: undefined };
+  const text = wholeText(copy, maxBytes);
+  return text === undefined ? undefined : { value: copy, text };
+}
+
+/**
+ * The JSON text of a copy written whole, or `undefined` when the copy cannot vouch for it: longer than `maxBytes`
+ * units, or holding half a surrogate pair.
+ */
+export function wholeText(copy: unknown, maxBytes: number): string | undefined {
   const text = JSON.stringify(copy);
   if (text.length > maxBytes) return undefined;
   // `JSON.stringify` writes half a surrogate pair as an escape; a text without `\u` has none in any string or key.
   if (text.indexOf("\\u") >= 0 && SURROGATE_ESCAPE.test(text)) return undefined;
-  return { value: copy, text };
+  return text;
 }
 
 /**
  * A private copy of a value that arrived already parsed, with its JSON text, or `undefined` when the careful
  * writer must decide (see the module's comment). Within `maxDepth` levels and `maxBytes` UTF-16 units of text (the
- * caller still checks the ceiling in bytes). Iterative: any depth is safe to ask about.
+ * caller still checks the ceiling in bytes). A copy whose text is at least `piecesFrom` units long comes without it
+ * (see {@link ValueCopy}). Iterative: any depth is safe to ask about.
  */
-export function copyParsedValue(value: unknown, maxDepth: number, maxBytes: number): ValueCopy | undefined {
+export function copyParsedValue(
+  value: unknown,
+  maxDepth: number,
+  maxBytes: number,
+  piecesFrom = PIECES_FROM,
+): ValueCopy | undefined {
   try {
-    return copyUnguarded(value, maxDepth, maxBytes);
+    return copyUnguarded(value, maxDepth, maxBytes, piecesFrom);
   } catch {
     // A getter or a proxy trap threw: the writer refuses the value as it always has.
     return undefined;
