@@ -3,7 +3,7 @@
  * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
  * every figure to bench/results.json.
  *
- *   node bench/run.js [--only cold,gate,receive,tokens,readback,validators,codegen,report,proxy,usefulness] [--quick]
+ *   node bench/run.js [--only cold,warm,gate,receive,tokens,readback,validators,codegen,report,proxy,usefulness] [--quick]
  *     [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen (the
@@ -28,6 +28,7 @@ import { runTokenBudget } from "./token-budget.js";
 import { runUsefulness } from "./usefulness.js";
 import { prepareSizeVariants } from "./validator-size.js";
 import { runValidatorWorst } from "./validator-worst.js";
+import { prepareWarmValidation, runWarmValidation } from "./warm-validation.js";
 
 const { values } = parseArgs({
   options: {
@@ -36,7 +37,19 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
   },
 });
-const ALL = ["cold", "gate", "receive", "tokens", "readback", "validators", "codegen", "report", "proxy", "usefulness"];
+const ALL = [
+  "cold",
+  "warm",
+  "gate",
+  "receive",
+  "tokens",
+  "readback",
+  "validators",
+  "codegen",
+  "report",
+  "proxy",
+  "usefulness",
+];
 const selected = new Set(values.only ? values.only.split(",") : ALL);
 const quick = values.quick;
 // Scratch files of this run only: two runs at once (the tree is shared) must not delete each other's files.
@@ -244,6 +257,35 @@ if (selected.has("cold"))
       ]);
     }
     tables.coldStart = rows.slice(firstRow);
+  });
+
+if (selected.has("warm"))
+  await section("warmValidation", async () => {
+    const firstRow = rows.length;
+    say("warm validation: each listed schema, the generated validator against run-time Ajv…");
+    const prepared = await prepareWarmValidation(WORK);
+    const measured = await runWarmValidation(prepared, { rounds: quick ? 5 : 21 });
+    results.benchmarks.warmValidation = { left: prepared.left, schemas: measured };
+    const us = (s) => `${s.median.toFixed(3)} µs ±${Math.round(s.spread * 50)}%`;
+    for (const m of measured) {
+      const title = `warm validation, ${m.label}, formats ${m.formats === "assert" ? "asserted" : "annotated"}`;
+      if (m.left !== undefined) {
+        rows.push([title, `left out: ${m.left}`, "", "", "≥ 1×", "missed"]);
+        continue;
+      }
+      rows.push([
+        `${title} (${m.samples} samples)`,
+        `toolgate ${us(m.toolgate)}`,
+        `run-time Ajv, same format mode ${us(m.ajv)}`,
+        x(m.ratio),
+        "≥ 1× (no slower)",
+        m.ratio >= 1 ? "met" : "missed",
+      ]);
+    }
+    for (const left of prepared.left) {
+      rows.push([`warm validation, ${left.file}, formats ${left.formats}`, `refused: ${left.reason}`, "", "", "", ""]);
+    }
+    tables.warmValidation = rows.slice(firstRow);
   });
 
 if (selected.has("gate"))
