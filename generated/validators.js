@@ -24,7 +24,8 @@ const pattern5 = new RegExp("^tn_[0-9a-z]{8,24}$", "u");
 const pattern6 = new RegExp("^usr_[0-9A-Za-z]{12}$", "u");
 const pattern7 = new RegExp("^[a-z][a-z0-9-]{0,31}$", "u");
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -404,7 +405,8 @@ const schema32 = {"type":"object","properties":{"name":{"type":"string","minLeng
 const func0 = Object.prototype.hasOwnProperty;
 const func71 = codePointLength;
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -756,7 +758,8 @@ const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type
 const func0 = Object.prototype.hasOwnProperty;
 const func70 = codePointLength;
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -939,7 +942,8 @@ const func0 = Object.prototype.hasOwnProperty;
 
 const func54 = codePointLength;
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate11(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -1049,7 +1053,8 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate13(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -1137,7 +1142,8 @@ validate13.errors = vErrors;
 return errors === 0;
 }
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate10(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -1245,7 +1251,8 @@ const func67 = codePointLength;
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9/_.-]*$", "u");
 const pattern5 = new RegExp("^[A-Za-z0-9_=-]+$", "u");
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){

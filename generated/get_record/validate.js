@@ -15,7 +15,8 @@ const func0 = Object.prototype.hasOwnProperty;
 const func65 = codePointLength;
 const pattern4 = new RegExp("^rec_[0-9A-Za-z]{16}$", "u");
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){

@@ -16,7 +16,10 @@
  *   passes the instance path of the value it checks, `instancePath + "/items/" + i0`, built for every array item
  *   and property even when nothing fails. Each such call passes nothing instead, so the callee reports its errors
  *   from the value it was given; only when it fails does {@link RELOCATE_FUNCTION} put the caller's path in front
- *   of each error's. Paths only ever join as `prefix + rest`, so every error ends with the path it had.
+ *   of each error's. Paths only ever join as `prefix + rest`, so every error ends with the path it had. When no
+ *   code reads the rest of the context (`rootData`, `parentData`, `dynamicAnchors`: Ajv's `$data` and dynamic
+ *   references, neither of which a module without them uses), each function takes the context whole and reads its
+ *   instance path alone, so a call builds no object for its parameters' defaults.
  */
 import { ts } from "ts-morph";
 
@@ -69,6 +72,7 @@ export function withFastPaths(code: string): { code: string; relocates: boolean 
   const functions = declaredFunctions(file);
   const anchors = readsDynamicAnchors(file);
   const edits: Edit[] = [];
+  const pathless = new Set<ts.Node>();
   let relocates = false;
   const visit = (node: ts.Node): void => {
     if (ts.isBinaryExpression(node)) {
@@ -85,6 +89,7 @@ export function withFastPaths(code: string): { code: string; relocates: boolean 
       const edit = pathlessCall(node, functions, anchors, file);
       if (edit !== undefined) {
         edits.push(edit);
+        pathless.add(node);
         relocates = true;
         return;
       }
@@ -92,7 +97,57 @@ export function withFastPaths(code: string): { code: string; relocates: boolean 
     node.forEachChild(visit);
   };
   visit(file);
+  if (!readsContext(file, pathless)) edits.push(...file.statements.flatMap((s) => contextParameter(s, file)));
   return { code: applyEdits(code, edits), relocates };
+}
+
+/** What a function of the module may take from its context besides the instance path. */
+const CONTEXT_VALUES = new Set(CALL_CONTEXT.slice(1));
+
+/**
+ * Whether any code but a parameter list, or a call that now passes no context, names a context value (`rootData`,
+ * `parentData`, …): a call that still passes them on, or a keyword that reads them.
+ */
+function readsContext(file: ts.SourceFile, pathless: ReadonlySet<ts.Node>): boolean {
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found || pathless.has(node) || ts.isParameter(node)) return;
+    if (ts.isIdentifier(node) && CONTEXT_VALUES.has(node.text)) {
+      found = true;
+      return;
+    }
+    node.forEachChild(visit);
+  };
+  visit(file);
+  return found;
+}
+
+/**
+ * For a function of the module that reads only the instance path of its context, the edits that take the context
+ * whole and read that one property, instead of Ajv's destructuring (`{instancePath="", parentData, …}={}`), which
+ * builds an object and reads five properties of it on every call; none for any other statement.
+ */
+function contextParameter(statement: ts.Statement, file: ts.SourceFile): Edit[] {
+  if (!ts.isFunctionDeclaration(statement) || statement.body === undefined || statement.parameters.length !== 2) {
+    return [];
+  }
+  const context = statement.parameters[1] as ts.ParameterDeclaration;
+  if (!ts.isObjectBindingPattern(context.name)) return [];
+  for (const element of context.name.elements) {
+    if (!ts.isIdentifier(element.name) || element.propertyName !== undefined || element.dotDotDotToken) return [];
+    if (!CALL_CONTEXT.includes(element.name.text)) return [];
+  }
+  const path = context.name.elements.find((e) => ts.isIdentifier(e.name) && e.name.text === "instancePath");
+  if (path?.initializer?.getText(file) !== '""') return [];
+  const bodyStart = statement.body.getStart(file) + 1;
+  return [
+    { start: context.getStart(file), end: context.getEnd(), text: "context" },
+    {
+      start: bodyStart,
+      end: bodyStart,
+      text: '\nconst instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;',
+    },
+  ];
 }
 
 /** The code with each edit made; edits that overlap are a fault of this module, not of the schema. */

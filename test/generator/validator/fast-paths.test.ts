@@ -136,6 +136,19 @@ describe("fast paths keep Ajv's verdicts and errors", () => {
     expect(outcome(generated, value)).toEqual(outcome(reference, value));
   });
 
+  it("still reports under an instance path a caller passes, as Ajv's validate functions do", async () => {
+    const { generated, reference } = await pair(nested(), "2020-12");
+    const value = JSON.parse('{"list":[{"name":"n","constructor":"c","inner":[{"id":7}]}]}');
+    const call = (validate: GeneratedValidator) => {
+      const valid = (validate as (data: unknown, context: { instancePath: string }) => boolean)(value, {
+        instancePath: "/result",
+      });
+      return { valid, errors: validate.errors };
+    };
+    expect(call(generated)).toEqual(call(reference));
+    expect(call(generated).errors).toMatchObject([{ instancePath: "/result/list/0/inner/0/id" }]);
+  });
+
   it("passes an ordinary result whole, with no errors (positive control)", async () => {
     const { generated } = await pair(nested(), "2020-12");
     const parsed = JSON.parse(
@@ -195,6 +208,8 @@ describe("the rewritten code", () => {
     expect(text).not.toContain("Object.keys(");
     expect(text).toMatch(/for\(const key\d+ in data\d*\)/);
     expect(text).not.toContain("{instancePath:");
+    // Nor does any function build its context's defaults: it reads the instance path alone.
+    expect(text).not.toContain('{instancePath=""');
     expect(text).toMatch(/\|\| atPath\(validate\d+, instancePath\+"\/list\/" \+ i\d+\)/);
   });
 
