@@ -3,8 +3,8 @@
  * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
  * every figure to bench/results.json.
  *
- *   node bench/run.js [--only cold,firstcall,gate,small,curve,textcurve,receive,tokens,readback,validators,codegen,
- *     report,proxy,usefulness] [--quick] [--profile]
+ *   node bench/run.js [--only cold,warm,firstcall,gate,small,curve,textcurve,receive,tokens,readback,validators,
+ *     codegen,report,proxy,usefulness] [--quick] [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen (the
  * gate's rows always carry one: where an admit's time goes, by stage, at 64 KB and 1 MB).
@@ -37,6 +37,7 @@ import { runTokenBudget } from "./token-budget.js";
 import { runUsefulness } from "./usefulness.js";
 import { prepareSizeVariants } from "./validator-size.js";
 import { runValidatorWorst } from "./validator-worst.js";
+import { prepareWarmValidation, runWarmValidation } from "./warm-validation.js";
 
 const { values } = parseArgs({
   options: {
@@ -46,7 +47,7 @@ const { values } = parseArgs({
   },
 });
 const ALL =
-  "cold firstcall gate small curve textcurve receive tokens readback validators codegen report proxy usefulness".split(
+  "cold warm firstcall gate small curve textcurve receive tokens readback validators codegen report proxy usefulness".split(
     " ",
   );
 const selected = new Set(values.only ? values.only.split(",") : ALL);
@@ -274,6 +275,35 @@ await rowsSection("firstcall", "firstCall", async () => {
   const first = await runFirstCall(await prepareFirstCall(WORK), { rounds: quick ? 3 : 15 });
   return { figures: first, made: firstCallRows(first, { ms, x }) };
 });
+
+if (selected.has("warm"))
+  await section("warmValidation", async () => {
+    const firstRow = rows.length;
+    say("warm validation: each listed schema, the generated validator against run-time Ajv…");
+    const prepared = await prepareWarmValidation(WORK);
+    const measured = await runWarmValidation(prepared, { rounds: quick ? 5 : 21 });
+    results.benchmarks.warmValidation = { left: prepared.left, schemas: measured };
+    const us = (s) => `${s.median.toFixed(3)} µs ±${Math.round(s.spread * 50)}%`;
+    for (const m of measured) {
+      const title = `warm validation, ${m.label}, formats ${m.formats === "assert" ? "asserted" : "annotated"}`;
+      if (m.left !== undefined) {
+        rows.push([title, `left out: ${m.left}`, "", "", "≥ 1×", "missed"]);
+        continue;
+      }
+      rows.push([
+        `${title} (${m.samples} samples)`,
+        `toolgate ${us(m.toolgate)}`,
+        `run-time Ajv, same format mode ${us(m.ajv)}`,
+        x(m.ratio),
+        "≥ 1× (no slower)",
+        m.ratio >= 1 ? "met" : "missed",
+      ]);
+    }
+    for (const left of prepared.left) {
+      rows.push([`warm validation, ${left.file}, formats ${left.formats}`, `refused: ${left.reason}`, "", "", "", ""]);
+    }
+    tables.warmValidation = rows.slice(firstRow);
+  });
 
 if (selected.has("gate"))
   await section("gateOverhead", async () => {

@@ -7,6 +7,12 @@ validate.errors = [{instancePath, schemaPath, keyword, params}];
 return false;
 }
 
+/** Puts the instance path of a call in front of each error the callee reported, and fails. */
+function atPath(validate, instancePath) {
+if (instancePath !== "") for (const error of validate.errors) error.instancePath = instancePath + error.instancePath;
+return false;
+}
+
 export const getRecordValidator = (() => {
 const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"recordId":{"$ref":"#/$defs/recordId"},"status":{"enum":["active","suspended","closed","pending_review"]},"summary":{"type":"string","maxLength":500,"description":"Free text written by the account team."},"owner":{"$ref":"#/$defs/owner"},"tags":{"type":"array","maxItems":16,"uniqueItems":true,"items":{"type":"string","pattern":"^[a-z][a-z0-9-]{0,31}$"}},"related":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/recordId"}},"createdAt":{"type":"string","format":"date-time","maxLength":40},"updatedAt":{"type":"string","format":"date-time","maxLength":40},"internalNotes":{"type":"string","maxLength":2000,"description":"Staff-only notes: never shown to the model."},"nextCursor":{"type":"string","minLength":1,"maxLength":128,"description":"Opaque cursor for the activity history."}},"required":["recordId","status","summary","owner","createdAt"],"additionalProperties":false,"$defs":{"recordId":{"type":"string","pattern":"^rec_[0-9A-Za-z]{16}$","maxLength":20},"owner":{"$comment":"The caller's tenant is compared with tenantId by a semantic hook at run time: a record of another tenant is refused.","type":"object","properties":{"tenantId":{"type":"string","pattern":"^tn_[0-9a-z]{8,24}$"},"userId":{"type":"string","pattern":"^usr_[0-9A-Za-z]{12}$"},"displayName":{"type":"string","maxLength":120}},"required":["tenantId","userId"],"additionalProperties":false}}};
 
@@ -18,25 +24,27 @@ const pattern5 = new RegExp("^tn_[0-9a-z]{8,24}$", "u");
 const pattern6 = new RegExp("^usr_[0-9A-Za-z]{12}$", "u");
 const pattern7 = new RegExp("^[a-z][a-z0-9-]{0,31}$", "u");
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((data.recordId === undefined) || (!(func0.call(data, "recordId")))) && (missing0 = "recordId")) || (((data.status === undefined) || (!(func0.call(data, "status")))) && (missing0 = "status"))) || (((data.summary === undefined) || (!(func0.call(data, "summary")))) && (missing0 = "summary"))) || (((data.owner === undefined) || (!(func0.call(data, "owner")))) && (missing0 = "owner"))) || (((data.createdAt === undefined) || (!(func0.call(data, "createdAt")))) && (missing0 = "createdAt"))){
+if(((((((data.recordId === undefined)) && (missing0 = "recordId")) || (((data.status === undefined)) && (missing0 = "status"))) || (((data.summary === undefined)) && (missing0 = "summary"))) || (((data.owner === undefined)) && (missing0 = "owner"))) || (((data.createdAt === undefined)) && (missing0 = "createdAt"))){
 return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
-for(const key0 of Object.keys(data)){
+for(const key0 in data){
+if(!func0.call(data, key0)) continue;
 if(!(func0.call(schema31.properties, key0))){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 if(_errs1 === errors){
-if(data.recordId !== undefined && func0.call(data, "recordId")){
+if(data.recordId !== undefined){
 let data0 = data.recordId;
 const _errs2 = errors;
 const _errs3 = errors;
@@ -61,7 +69,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.status !== undefined && func0.call(data, "status")){
+if(data.status !== undefined){
 let data1 = data.status;
 const _errs5 = errors;
 if(!((((data1 === "active") || (data1 === "suspended")) || (data1 === "closed")) || (data1 === "pending_review"))){
@@ -73,7 +81,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.summary !== undefined && func0.call(data, "summary")){
+if(data.summary !== undefined){
 let data2 = data.summary;
 const _errs6 = errors;
 if(errors === _errs6){
@@ -92,26 +100,27 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.owner !== undefined && func0.call(data, "owner")){
+if(data.owner !== undefined){
 let data3 = data.owner;
 const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
-if((((data3.tenantId === undefined) || (!(func0.call(data3, "tenantId")))) && (missing1 = "tenantId")) || (((data3.userId === undefined) || (!(func0.call(data3, "userId")))) && (missing1 = "userId"))){
+if((((data3.tenantId === undefined)) && (missing1 = "tenantId")) || (((data3.userId === undefined)) && (missing1 = "userId"))){
 return fail(validate20, instancePath+"/owner", "#/$defs/owner/required", "required", {missingProperty: missing1});
 }
 else {
 const _errs12 = errors;
-for(const key1 of Object.keys(data3)){
+for(const key1 in data3){
+if(!func0.call(data3, key1)) continue;
 if(!(((key1 === "tenantId") || (key1 === "userId")) || (key1 === "displayName"))){
 return fail(validate20, instancePath+"/owner", "#/$defs/owner/additionalProperties", "additionalProperties", {additionalProperty: key1});
 break;
 }
 }
 if(_errs12 === errors){
-if(data3.tenantId !== undefined && func0.call(data3, "tenantId")){
+if(data3.tenantId !== undefined){
 let data4 = data3.tenantId;
 const _errs13 = errors;
 if(errors === _errs13){
@@ -130,7 +139,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data3.userId !== undefined && func0.call(data3, "userId")){
+if(data3.userId !== undefined){
 let data5 = data3.userId;
 const _errs15 = errors;
 if(errors === _errs15){
@@ -149,7 +158,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data3.displayName !== undefined && func0.call(data3, "displayName")){
+if(data3.displayName !== undefined){
 let data6 = data3.displayName;
 const _errs17 = errors;
 if(errors === _errs17){
@@ -182,7 +191,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.tags !== undefined && func0.call(data, "tags")){
+if(data.tags !== undefined){
 let data7 = data.tags;
 const _errs19 = errors;
 if(errors === _errs19){
@@ -236,7 +245,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.related !== undefined && func0.call(data, "related")){
+if(data.related !== undefined){
 let data9 = data.related;
 const _errs23 = errors;
 if(errors === _errs23){
@@ -283,7 +292,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.createdAt !== undefined && func0.call(data, "createdAt")){
+if(data.createdAt !== undefined){
 let data11 = data.createdAt;
 const _errs28 = errors;
 if(errors === _errs28){
@@ -304,7 +313,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.updatedAt !== undefined && func0.call(data, "updatedAt")){
+if(data.updatedAt !== undefined){
 let data12 = data.updatedAt;
 const _errs30 = errors;
 if(errors === _errs30){
@@ -325,7 +334,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.internalNotes !== undefined && func0.call(data, "internalNotes")){
+if(data.internalNotes !== undefined){
 let data13 = data.internalNotes;
 const _errs32 = errors;
 if(errors === _errs32){
@@ -344,7 +353,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nextCursor !== undefined && func0.call(data, "nextCursor")){
+if(data.nextCursor !== undefined){
 let data14 = data.nextCursor;
 const _errs34 = errors;
 if(errors === _errs34){
@@ -396,25 +405,27 @@ const schema32 = {"type":"object","properties":{"name":{"type":"string","minLeng
 const func0 = Object.prototype.hasOwnProperty;
 const func71 = codePointLength;
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((data.columns === undefined) || (!(func0.call(data, "columns")))) && (missing0 = "columns")) || (((data.rows === undefined) || (!(func0.call(data, "rows")))) && (missing0 = "rows"))) || (((data.rowCount === undefined) || (!(func0.call(data, "rowCount")))) && (missing0 = "rowCount"))) || (((data.truncated === undefined) || (!(func0.call(data, "truncated")))) && (missing0 = "truncated"))){
+if((((((data.columns === undefined)) && (missing0 = "columns")) || (((data.rows === undefined)) && (missing0 = "rows"))) || (((data.rowCount === undefined)) && (missing0 = "rowCount"))) || (((data.truncated === undefined)) && (missing0 = "truncated"))){
 return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
-for(const key0 of Object.keys(data)){
+for(const key0 in data){
+if(!func0.call(data, key0)) continue;
 if(!(((((key0 === "columns") || (key0 === "rows")) || (key0 === "rowCount")) || (key0 === "truncated")) || (key0 === "elapsedMs"))){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 if(_errs1 === errors){
-if(data.columns !== undefined && func0.call(data, "columns")){
+if(data.columns !== undefined){
 let data0 = data.columns;
 const _errs2 = errors;
 if(errors === _errs2){
@@ -436,19 +447,20 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
-if((((data1.name === undefined) || (!(func0.call(data1, "name")))) && (missing1 = "name")) || (((data1.type === undefined) || (!(func0.call(data1, "type")))) && (missing1 = "type"))){
+if((((data1.name === undefined)) && (missing1 = "name")) || (((data1.type === undefined)) && (missing1 = "type"))){
 return fail(validate20, instancePath+"/columns/" + i0, "#/$defs/column/required", "required", {missingProperty: missing1});
 }
 else {
 const _errs7 = errors;
-for(const key1 of Object.keys(data1)){
+for(const key1 in data1){
+if(!func0.call(data1, key1)) continue;
 if(!(((key1 === "name") || (key1 === "type")) || (key1 === "nullable"))){
 return fail(validate20, instancePath+"/columns/" + i0, "#/$defs/column/additionalProperties", "additionalProperties", {additionalProperty: key1});
 break;
 }
 }
 if(_errs7 === errors){
-if(data1.name !== undefined && func0.call(data1, "name")){
+if(data1.name !== undefined){
 let data2 = data1.name;
 const _errs8 = errors;
 if(errors === _errs8){
@@ -472,7 +484,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data1.type !== undefined && func0.call(data1, "type")){
+if(data1.type !== undefined){
 let data3 = data1.type;
 const _errs10 = errors;
 if(!((((((((data3 === "text") || (data3 === "integer")) || (data3 === "numeric")) || (data3 === "boolean")) || (data3 === "date")) || (data3 === "timestamp")) || (data3 === "uuid")) || (data3 === "json"))){
@@ -484,7 +496,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data1.nullable !== undefined && func0.call(data1, "nullable")){
+if(data1.nullable !== undefined){
 const _errs11 = errors;
 if(typeof data1.nullable !== "boolean"){
 return fail(validate20, instancePath+"/columns/" + i0+"/nullable", "#/$defs/column/properties/nullable/type", "type", {type: "boolean"});
@@ -521,7 +533,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.rows !== undefined && func0.call(data, "rows")){
+if(data.rows !== undefined){
 let data5 = data.rows;
 const _errs13 = errors;
 if(errors === _errs13){
@@ -671,7 +683,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.rowCount !== undefined && func0.call(data, "rowCount")){
+if(data.rowCount !== undefined){
 let data8 = data.rowCount;
 const _errs28 = errors;
 if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
@@ -695,7 +707,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.truncated !== undefined && func0.call(data, "truncated")){
+if(data.truncated !== undefined){
 const _errs30 = errors;
 if(typeof data.truncated !== "boolean"){
 return fail(validate20, instancePath+"/truncated", "#/properties/truncated/type", "type", {type: "boolean"});
@@ -706,7 +718,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.elapsedMs !== undefined && func0.call(data, "elapsedMs")){
+if(data.elapsedMs !== undefined){
 let data10 = data.elapsedMs;
 const _errs32 = errors;
 if(errors === _errs32){
@@ -746,25 +758,27 @@ const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type
 const func0 = Object.prototype.hasOwnProperty;
 const func70 = codePointLength;
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((((data.path === undefined) || (!(func0.call(data, "path")))) && (missing0 = "path")) || (((data.mimeType === undefined) || (!(func0.call(data, "mimeType")))) && (missing0 = "mimeType"))) || (((data.sizeBytes === undefined) || (!(func0.call(data, "sizeBytes")))) && (missing0 = "sizeBytes"))) || (((data.page === undefined) || (!(func0.call(data, "page")))) && (missing0 = "page"))) || (((data.totalPages === undefined) || (!(func0.call(data, "totalPages")))) && (missing0 = "totalPages"))) || (((data.content === undefined) || (!(func0.call(data, "content")))) && (missing0 = "content"))){
+if((((((((data.path === undefined)) && (missing0 = "path")) || (((data.mimeType === undefined)) && (missing0 = "mimeType"))) || (((data.sizeBytes === undefined)) && (missing0 = "sizeBytes"))) || (((data.page === undefined)) && (missing0 = "page"))) || (((data.totalPages === undefined)) && (missing0 = "totalPages"))) || (((data.content === undefined)) && (missing0 = "content"))){
 return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
-for(const key0 of Object.keys(data)){
+for(const key0 in data){
+if(!func0.call(data, key0)) continue;
 if(!(((((((key0 === "path") || (key0 === "mimeType")) || (key0 === "sizeBytes")) || (key0 === "page")) || (key0 === "totalPages")) || (key0 === "content")) || (key0 === "modifiedAt"))){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 if(_errs1 === errors){
-if(data.path !== undefined && func0.call(data, "path")){
+if(data.path !== undefined){
 let data0 = data.path;
 const _errs2 = errors;
 if(errors === _errs2){
@@ -788,7 +802,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.mimeType !== undefined && func0.call(data, "mimeType")){
+if(data.mimeType !== undefined){
 let data1 = data.mimeType;
 const _errs4 = errors;
 if(!((((((((data1 === "text/plain") || (data1 === "text/markdown")) || (data1 === "text/csv")) || (data1 === "text/html")) || (data1 === "application/json")) || (data1 === "application/yaml")) || (data1 === "text/x-python")) || (data1 === "text/x-typescript"))){
@@ -800,7 +814,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.sizeBytes !== undefined && func0.call(data, "sizeBytes")){
+if(data.sizeBytes !== undefined){
 let data2 = data.sizeBytes;
 const _errs5 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
@@ -824,7 +838,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.page !== undefined && func0.call(data, "page")){
+if(data.page !== undefined){
 let data3 = data.page;
 const _errs7 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
@@ -848,7 +862,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.totalPages !== undefined && func0.call(data, "totalPages")){
+if(data.totalPages !== undefined){
 let data4 = data.totalPages;
 const _errs9 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
@@ -872,7 +886,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.content !== undefined && func0.call(data, "content")){
+if(data.content !== undefined){
 const _errs11 = errors;
 if(typeof data.content !== "string"){
 return fail(validate20, instancePath+"/content", "#/properties/content/type", "type", {type: "string"});
@@ -883,7 +897,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.modifiedAt !== undefined && func0.call(data, "modifiedAt")){
+if(data.modifiedAt !== undefined){
 let data6 = data.modifiedAt;
 const _errs13 = errors;
 if(errors === _errs13){
@@ -928,25 +942,27 @@ const func0 = Object.prototype.hasOwnProperty;
 
 const func54 = codePointLength;
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate11(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.name === undefined) || (!(func0.call(data, "name")))) && (missing0 = "name")) || (((data.entityType === undefined) || (!(func0.call(data, "entityType")))) && (missing0 = "entityType"))) || (((data.observations === undefined) || (!(func0.call(data, "observations")))) && (missing0 = "observations"))){
+if(((((data.name === undefined)) && (missing0 = "name")) || (((data.entityType === undefined)) && (missing0 = "entityType"))) || (((data.observations === undefined)) && (missing0 = "observations"))){
 return fail(validate11, instancePath, "#/properties/entities/items/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
-for(const key0 of Object.keys(data)){
+for(const key0 in data){
+if(!func0.call(data, key0)) continue;
 if(!(((key0 === "name") || (key0 === "entityType")) || (key0 === "observations"))){
 return fail(validate11, instancePath, "#/properties/entities/items/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 if(_errs1 === errors){
-if(data.name !== undefined && func0.call(data, "name")){
+if(data.name !== undefined){
 let data0 = data.name;
 const _errs2 = errors;
 if(errors === _errs2){
@@ -965,7 +981,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.entityType !== undefined && func0.call(data, "entityType")){
+if(data.entityType !== undefined){
 let data1 = data.entityType;
 const _errs4 = errors;
 if(errors === _errs4){
@@ -984,7 +1000,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.observations !== undefined && func0.call(data, "observations")){
+if(data.observations !== undefined){
 let data2 = data.observations;
 const _errs6 = errors;
 if(errors === _errs6){
@@ -1037,25 +1053,27 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate13(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.from === undefined) || (!(func0.call(data, "from")))) && (missing0 = "from")) || (((data.to === undefined) || (!(func0.call(data, "to")))) && (missing0 = "to"))) || (((data.relationType === undefined) || (!(func0.call(data, "relationType")))) && (missing0 = "relationType"))){
+if(((((data.from === undefined)) && (missing0 = "from")) || (((data.to === undefined)) && (missing0 = "to"))) || (((data.relationType === undefined)) && (missing0 = "relationType"))){
 return fail(validate13, instancePath, "#/properties/relations/items/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
-for(const key0 of Object.keys(data)){
+for(const key0 in data){
+if(!func0.call(data, key0)) continue;
 if(!(((key0 === "from") || (key0 === "to")) || (key0 === "relationType"))){
 return fail(validate13, instancePath, "#/properties/relations/items/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 if(_errs1 === errors){
-if(data.from !== undefined && func0.call(data, "from")){
+if(data.from !== undefined){
 let data0 = data.from;
 const _errs2 = errors;
 if(errors === _errs2){
@@ -1074,7 +1092,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.to !== undefined && func0.call(data, "to")){
+if(data.to !== undefined){
 let data1 = data.to;
 const _errs4 = errors;
 if(errors === _errs4){
@@ -1093,7 +1111,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.relationType !== undefined && func0.call(data, "relationType")){
+if(data.relationType !== undefined){
 let data2 = data.relationType;
 const _errs6 = errors;
 if(errors === _errs6){
@@ -1124,25 +1142,27 @@ validate13.errors = vErrors;
 return errors === 0;
 }
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate10(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.entities === undefined) || (!(func0.call(data, "entities")))) && (missing0 = "entities")) || (((data.relations === undefined) || (!(func0.call(data, "relations")))) && (missing0 = "relations"))){
+if((((data.entities === undefined)) && (missing0 = "entities")) || (((data.relations === undefined)) && (missing0 = "relations"))){
 return fail(validate10, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
-for(const key0 of Object.keys(data)){
+for(const key0 in data){
+if(!func0.call(data, key0)) continue;
 if(!((key0 === "entities") || (key0 === "relations"))){
 return fail(validate10, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 if(_errs1 === errors){
-if(data.entities !== undefined && func0.call(data, "entities")){
+if(data.entities !== undefined){
 let data0 = data.entities;
 const _errs2 = errors;
 if(errors === _errs2){
@@ -1155,7 +1175,7 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate11(data0[i0], {instancePath:instancePath+"/entities/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+if(!((validate11(data0[i0]) || atPath(validate11, instancePath+"/entities/" + i0)))){
 vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
@@ -1176,7 +1196,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.relations !== undefined && func0.call(data, "relations")){
+if(data.relations !== undefined){
 let data2 = data.relations;
 const _errs5 = errors;
 if(errors === _errs5){
@@ -1189,7 +1209,7 @@ var valid2 = true;
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
 const _errs7 = errors;
-if(!(validate13(data2[i1], {instancePath:instancePath+"/relations/" + i1,parentData:data2,parentDataProperty:i1,rootData}))){
+if(!((validate13(data2[i1]) || atPath(validate13, instancePath+"/relations/" + i1)))){
 vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
@@ -1231,25 +1251,27 @@ const func67 = codePointLength;
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9/_.-]*$", "u");
 const pattern5 = new RegExp("^[A-Za-z0-9_=-]+$", "u");
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.query === undefined) || (!(func0.call(data, "query")))) && (missing0 = "query")) || (((data.total === undefined) || (!(func0.call(data, "total")))) && (missing0 = "total"))) || (((data.hits === undefined) || (!(func0.call(data, "hits")))) && (missing0 = "hits"))){
+if(((((data.query === undefined)) && (missing0 = "query")) || (((data.total === undefined)) && (missing0 = "total"))) || (((data.hits === undefined)) && (missing0 = "hits"))){
 return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
-for(const key0 of Object.keys(data)){
+for(const key0 in data){
+if(!func0.call(data, key0)) continue;
 if(!((((key0 === "query") || (key0 === "total")) || (key0 === "hits")) || (key0 === "nextCursor"))){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 if(_errs1 === errors){
-if(data.query !== undefined && func0.call(data, "query")){
+if(data.query !== undefined){
 let data0 = data.query;
 const _errs2 = errors;
 if(errors === _errs2){
@@ -1268,7 +1290,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.total !== undefined && func0.call(data, "total")){
+if(data.total !== undefined){
 let data1 = data.total;
 const _errs4 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
@@ -1287,7 +1309,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.hits !== undefined && func0.call(data, "hits")){
+if(data.hits !== undefined){
 let data2 = data.hits;
 const _errs6 = errors;
 if(errors === _errs6){
@@ -1305,19 +1327,20 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
-if(((((((data3.id === undefined) || (!(func0.call(data3, "id")))) && (missing1 = "id")) || (((data3.title === undefined) || (!(func0.call(data3, "title")))) && (missing1 = "title"))) || (((data3.url === undefined) || (!(func0.call(data3, "url")))) && (missing1 = "url"))) || (((data3.snippet === undefined) || (!(func0.call(data3, "snippet")))) && (missing1 = "snippet"))) || (((data3.score === undefined) || (!(func0.call(data3, "score")))) && (missing1 = "score"))){
+if(((((((data3.id === undefined)) && (missing1 = "id")) || (((data3.title === undefined)) && (missing1 = "title"))) || (((data3.url === undefined)) && (missing1 = "url"))) || (((data3.snippet === undefined)) && (missing1 = "snippet"))) || (((data3.score === undefined)) && (missing1 = "score"))){
 return fail(validate20, instancePath+"/hits/" + i0, "#/$defs/hit/required", "required", {missingProperty: missing1});
 }
 else {
 const _errs11 = errors;
-for(const key1 of Object.keys(data3)){
+for(const key1 in data3){
+if(!func0.call(data3, key1)) continue;
 if(!(((((key1 === "id") || (key1 === "title")) || (key1 === "url")) || (key1 === "snippet")) || (key1 === "score"))){
 return fail(validate20, instancePath+"/hits/" + i0, "#/$defs/hit/additionalProperties", "additionalProperties", {additionalProperty: key1});
 break;
 }
 }
 if(_errs11 === errors){
-if(data3.id !== undefined && func0.call(data3, "id")){
+if(data3.id !== undefined){
 let data4 = data3.id;
 const _errs12 = errors;
 if(errors === _errs12){
@@ -1346,7 +1369,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data3.title !== undefined && func0.call(data3, "title")){
+if(data3.title !== undefined){
 let data5 = data3.title;
 const _errs14 = errors;
 if(errors === _errs14){
@@ -1365,7 +1388,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data3.url !== undefined && func0.call(data3, "url")){
+if(data3.url !== undefined){
 let data6 = data3.url;
 const _errs16 = errors;
 if(errors === _errs16){
@@ -1386,7 +1409,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data3.snippet !== undefined && func0.call(data3, "snippet")){
+if(data3.snippet !== undefined){
 let data7 = data3.snippet;
 const _errs18 = errors;
 if(errors === _errs18){
@@ -1405,7 +1428,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data3.score !== undefined && func0.call(data3, "score")){
+if(data3.score !== undefined){
 let data8 = data3.score;
 const _errs20 = errors;
 if(errors === _errs20){
@@ -1456,7 +1479,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nextCursor !== undefined && func0.call(data, "nextCursor")){
+if(data.nextCursor !== undefined){
 let data9 = data.nextCursor;
 const _errs22 = errors;
 if(errors === _errs22){

@@ -15,25 +15,27 @@ const func0 = Object.prototype.hasOwnProperty;
 const func65 = codePointLength;
 const pattern4 = new RegExp("^rec_[0-9A-Za-z]{16}$", "u");
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.recordId === undefined) || (!(func0.call(data, "recordId")))) && (missing0 = "recordId")){
+if(((data.recordId === undefined)) && (missing0 = "recordId")){
 return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
-for(const key0 of Object.keys(data)){
+for(const key0 in data){
+if(!func0.call(data, key0)) continue;
 if(!((key0 === "recordId") || (key0 === "historyCursor"))){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 if(_errs1 === errors){
-if(data.recordId !== undefined && func0.call(data, "recordId")){
+if(data.recordId !== undefined){
 let data0 = data.recordId;
 const _errs2 = errors;
 const _errs3 = errors;
@@ -58,7 +60,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.historyCursor !== undefined && func0.call(data, "historyCursor")){
+if(data.historyCursor !== undefined){
 let data1 = data.historyCursor;
 const _errs5 = errors;
 if(errors === _errs5){

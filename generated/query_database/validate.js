@@ -13,25 +13,27 @@ export const validateInput = (() => {
 const func0 = Object.prototype.hasOwnProperty;
 const func65 = codePointLength;
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.sql === undefined) || (!(func0.call(data, "sql")))) && (missing0 = "sql")){
+if(((data.sql === undefined)) && (missing0 = "sql")){
 return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
-for(const key0 of Object.keys(data)){
+for(const key0 in data){
+if(!func0.call(data, key0)) continue;
 if(!(((key0 === "sql") || (key0 === "params")) || (key0 === "maxRows"))){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 if(_errs1 === errors){
-if(data.sql !== undefined && func0.call(data, "sql")){
+if(data.sql !== undefined){
 let data0 = data.sql;
 const _errs2 = errors;
 if(errors === _errs2){
@@ -55,7 +57,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.params !== undefined && func0.call(data, "params")){
+if(data.params !== undefined){
 let data1 = data.params;
 const _errs4 = errors;
 if(errors === _errs4){
@@ -183,7 +185,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.maxRows !== undefined && func0.call(data, "maxRows")){
+if(data.maxRows !== undefined){
 let data3 = data.maxRows;
 const _errs16 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){

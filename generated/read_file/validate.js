@@ -13,25 +13,27 @@ export const validateInput = (() => {
 const func0 = Object.prototype.hasOwnProperty;
 const func65 = codePointLength;
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.path === undefined) || (!(func0.call(data, "path")))) && (missing0 = "path")){
+if(((data.path === undefined)) && (missing0 = "path")){
 return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
-for(const key0 of Object.keys(data)){
+for(const key0 in data){
+if(!func0.call(data, key0)) continue;
 if(!((key0 === "path") || (key0 === "page"))){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 if(_errs1 === errors){
-if(data.path !== undefined && func0.call(data, "path")){
+if(data.path !== undefined){
 let data0 = data.path;
 const _errs2 = errors;
 if(errors === _errs2){
@@ -55,7 +57,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.page !== undefined && func0.call(data, "page")){
+if(data.page !== undefined){
 let data1 = data.page;
 const _errs4 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){

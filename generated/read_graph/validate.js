@@ -9,7 +9,8 @@ return false;
 export const validateInput = (() => {
 
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate10(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){

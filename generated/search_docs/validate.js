@@ -13,25 +13,27 @@ const schema31 = {"type":"object","properties":{"query":{"type":"string","minLen
 const func0 = Object.prototype.hasOwnProperty;
 const func65 = codePointLength;
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, context){
+const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.query === undefined) || (!(func0.call(data, "query")))) && (missing0 = "query")){
+if(((data.query === undefined)) && (missing0 = "query")){
 return fail(validate20, instancePath, "#/required", "required", {missingProperty: missing0});
 }
 else {
 const _errs1 = errors;
-for(const key0 of Object.keys(data)){
+for(const key0 in data){
+if(!func0.call(data, key0)) continue;
 if(!((((key0 === "query") || (key0 === "section")) || (key0 === "limit")) || (key0 === "cursor"))){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
 if(_errs1 === errors){
-if(data.query !== undefined && func0.call(data, "query")){
+if(data.query !== undefined){
 let data0 = data.query;
 const _errs2 = errors;
 if(errors === _errs2){
@@ -55,7 +57,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.section !== undefined && func0.call(data, "section")){
+if(data.section !== undefined){
 let data1 = data.section;
 const _errs4 = errors;
 if(!((((data1 === "guides") || (data1 === "reference")) || (data1 === "api")) || (data1 === "changelog"))){
@@ -67,7 +69,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.limit !== undefined && func0.call(data, "limit")){
+if(data.limit !== undefined){
 let data2 = data.limit;
 const _errs5 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
@@ -91,7 +93,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.cursor !== undefined && func0.call(data, "cursor")){
+if(data.cursor !== undefined){
 let data3 = data.cursor;
 const _errs7 = errors;
 if(errors === _errs7){

@@ -11,6 +11,7 @@
 import { ts } from "ts-morph";
 import { RESERVED_WORDS } from "../model/names.js";
 import { FAIL_FUNCTION, FAIL_NAME, withSharedFailures } from "./error-returns.js";
+import { RELOCATE_FUNCTION, RELOCATE_NAME, withFastPaths } from "./fast-paths.js";
 
 /** The entry every generated validator imports its helpers from: no other part of the runtime comes with it. */
 export const VALIDATORS_MODULE = "@toolgate/runtime/validators";
@@ -55,7 +56,7 @@ export function assertExportName(name: string): void {
   if (taken !== undefined) {
     throw new TypeError(`validator export name ${JSON.stringify(name)} is taken by an import from ${taken.module}`);
   }
-  if (name === FAIL_NAME) {
+  if (name === FAIL_NAME || name === RELOCATE_NAME) {
     throw new TypeError(`validator export name ${JSON.stringify(name)} is taken by the module's error function`);
   }
 }
@@ -97,6 +98,7 @@ export function assembleModule(validators: readonly StandaloneValidator[]): stri
   const imports = new Map<string, Set<string>>();
   const sections: string[] = [];
   let failures = false;
+  let relocates = false;
   for (const { exportName, code } of validators) {
     const exported = EXPORT_LINE.exec(code);
     if (exported === null || exported[1] !== exportName) {
@@ -117,11 +119,14 @@ export function assembleModule(validators: readonly StandaloneValidator[]): stri
         return replacement.name;
       })
       .trim();
-    const shared = withSharedFailures(withoutUnusedSchemas(body));
+    const fast = withFastPaths(withoutUnusedSchemas(body));
+    relocates ||= fast.relocates;
+    const shared = withSharedFailures(fast.code);
     failures ||= shared.calls;
     sections.push(`export const ${exportName} = (() => {\n${shared.code}\nreturn ${functionName};\n})();\n`);
   }
-  return ownPrototypeKeys(importLines(imports) + (failures ? `${FAIL_FUNCTION}\n` : "") + sections.join("\n"));
+  const helpers = (failures ? `${FAIL_FUNCTION}\n` : "") + (relocates ? `${RELOCATE_FUNCTION}\n` : "");
+  return ownPrototypeKeys(importLines(imports) + helpers + sections.join("\n"));
 }
 
 /** One sorted import line per run-time entry, entries in name order (the same input gives the same bytes). */
