@@ -6,23 +6,35 @@
  * copy no run has seen, as in CI; both answer from the record the lock carries, the first also reading the note this
  * machine keeps of the code that last checked the folder. With `profile`, one more run under `--cpu-prof` says where
  * the time goes, by package.
+ *
+ * The scale curve: the same corpus schemas repeated to 10, 100 and 1,000 contracts (`scaleContracts`: copy n of a
+ * contract is the same schema under the tool name `<name>_copy<n>` and its description with ` (copy n)` added), each
+ * generated and checked by the CLI in a fresh process. Beside each wall time, the CPU time of the process (user +
+ * system, from `process.cpuUsage()` at its exit): on a shared machine the wall time counts the other processes'
+ * turns too, and the CPU time says what the run itself costs.
  */
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { cp, mkdir, rm } from "node:fs/promises";
+import { cp, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { everySchemaContracts, generateContracts } from "./lib/corpus.js";
-import { interleave } from "./lib/stats.js";
+import { interleave, summarize } from "./lib/stats.js";
 
 const run = promisify(execFile);
 const CLI = path.resolve("bin", "toolgate.js");
+/** Loaded before the CLI: reports the process's CPU time on stderr as it exits. */
+const CPU_PROBE = `data:text/javascript,${encodeURIComponent(
+  'process.on("exit", () => process.stderr.write("\\ncpu-us " + Object.values(process.cpuUsage()).reduce((a, b) => a + b) + "\\n"));',
+)}`;
+/** How many contracts the scale curve generates. */
+export const SCALE_COUNTS = [10, 100, 1000];
 
 /**
  * @param {string} work
- * @param {{ rounds: number, profile: boolean }} options
+ * @param {{ rounds: number, profile: boolean, scaleRounds?: number }} options
  */
-export async function runCodegen(work, { rounds, profile }) {
+export async function runCodegen(work, { rounds, profile, scaleRounds = rounds }) {
   const root = path.join(work, "codegen");
   // Contracts the generator refuses are left out here, so the timed runs generate everything they are given.
   const prepared = await generateContracts(root, everySchemaContracts());
@@ -66,14 +78,92 @@ export async function runCodegen(work, { rounds, profile }) {
     },
     rounds,
   );
+  // The scale curve repeats the contracts the generator accepted.
+  const accepted = new Set(prepared.generated.map((g) => g.file));
+  const base = everySchemaContracts().filter((c) => accepted.has(c.file));
+  const scale = scaleRounds > 0 ? await runScale(root, base, scaleRounds) : undefined;
   const result = {
     contracts: prepared.generated.length,
+    scale,
     staleAnswers,
     refused: prepared.refused,
     timing,
     profile: profile ? await profileRun(prepared, root) : undefined,
   };
   return result;
+}
+
+/**
+ * `count` contracts from the corpus ones: the first `count` when there are enough, else every one again under
+ * distinct names and descriptions (see the file's comment), so each copy is a tool of its own.
+ * @param {Array<{ file: string, contract: Record<string, any> }>} base
+ * @param {number} count
+ */
+export function scaleContracts(base, count) {
+  const contracts = [];
+  for (let i = 0; contracts.length < count; i++) {
+    const { file, contract } = base[i % base.length];
+    const copy = Math.floor(i / base.length);
+    if (copy === 0) {
+      contracts.push({ file, contract });
+      continue;
+    }
+    contracts.push({
+      file: file.replace(/\.tool\.json$/, `_copy${copy}.tool.json`),
+      contract: {
+        ...contract,
+        name: `${contract.name}_copy${copy}`,
+        description: `${contract.description} (copy ${copy})`,
+      },
+    });
+  }
+  return contracts;
+}
+
+/**
+ * The scale curve: for each of {@link SCALE_COUNTS}, `generate` into a new folder and `generate --check` of an
+ * up-to-date one, interleaved, in fresh processes; wall and CPU time of each.
+ * @param {string} root
+ * @param {Array<{ file: string, contract: Record<string, any> }>} base the corpus contracts the generator accepts
+ * @param {number} rounds
+ */
+export async function runScale(root, base, rounds) {
+  const curve = {};
+  for (const count of SCALE_COUNTS) {
+    const dir = path.join(root, `scale-${count}`);
+    const schemas = path.join(dir, "schemas");
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(schemas, { recursive: true });
+    for (const { file, contract } of scaleContracts(base, count)) {
+      await writeFile(path.join(schemas, file), JSON.stringify(contract, null, 2));
+    }
+    const written = path.join(dir, "generated");
+    const cpu = { generate: [], check: [] };
+    const timed = async (key, args) => {
+      const start = performance.now();
+      const { stderr } = await run(process.execPath, ["--import", CPU_PROBE, CLI, ...args], { maxBuffer: 64 << 20 });
+      const elapsed = performance.now() - start;
+      cpu[key].push(Number(/cpu-us (\d+)/.exec(stderr)?.[1] ?? Number.NaN) / 1000);
+      return elapsed;
+    };
+    // The folder the checks read, written and checked once, so each check finds it as the last run left it.
+    await run(process.execPath, [CLI, "generate", "--schemas", schemas, "--out", written], { maxBuffer: 64 << 20 });
+    await run(process.execPath, [CLI, "generate", "--check", "--schemas", schemas, "--out", written]);
+    const fresh = path.join(dir, "fresh");
+    const timing = await interleave(
+      {
+        generate: async () => {
+          await rm(fresh, { recursive: true, force: true });
+          return timed("generate", ["generate", "--schemas", schemas, "--out", fresh]);
+        },
+        check: () => timed("check", ["generate", "--check", "--schemas", schemas, "--out", written]),
+      },
+      rounds,
+    );
+    curve[count] = { timing, cpu: { generate: summarize(cpu.generate), check: summarize(cpu.check) } };
+    await rm(dir, { recursive: true, force: true });
+  }
+  return curve;
 }
 
 /** Self time of one `generate` run, grouped by package (or by folder of dist/), largest first. */

@@ -8,10 +8,27 @@
  * - A write lands in a temporary file beside its target, created exclusively (`wx`), and is then renamed over the
  *   target: a rename replaces a link rather than following it. Every folder from the output folder down is checked
  *   with `lstat` first, so a link anywhere below it is refused before anything is written.
+ *
+ * The calls are the file system's synchronous ones, behind the same promise-returning functions: a run reads and
+ * writes thousands of small files one after the other (1,000 contracts make 5,000 files), and a round trip through
+ * the thread pool per call cost several times the call itself (a `--check` of 5,000 files: 7.5–9.9 s of reads
+ * against 1.0–1.8 s, one run on a loaded machine).
  */
 import { randomBytes } from "node:crypto";
-import { constants, type Stats } from "node:fs";
-import { lstat, mkdir, open, realpath, rename, rm, writeFile } from "node:fs/promises";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  writeFileSync,
+} from "node:fs";
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 
 /**
@@ -40,10 +57,19 @@ export async function readBoundedFile(
   limit: number = MAX_INPUT_BYTES,
   options: { noFollow?: boolean } = {},
 ): Promise<Buffer> {
+  return readBoundedFileSync(file, limit, options);
+}
+
+/** {@link readBoundedFile}, without the promise: for a caller that reads many files in a row. */
+export function readBoundedFileSync(
+  file: string,
+  limit: number = MAX_INPUT_BYTES,
+  options: { noFollow?: boolean } = {},
+): Buffer {
   const flags = constants.O_RDONLY | constants.O_NONBLOCK | (options.noFollow ? constants.O_NOFOLLOW : 0);
-  const handle = await open(file, flags);
+  const fd = openSync(file, flags);
   try {
-    const stats = await handle.stat();
+    const stats = fstatSync(fd);
     if (!stats.isFile()) throw new InputFileError(`not a regular file (${fileKind(stats)})`);
     if (stats.size > limit) throw new InputFileError(`${stats.size} bytes, more than the ${limit} a file may hold`);
     // The size may grow while reading (or read as 0 for a file like /proc/self/environ): read up to limit + 1.
@@ -56,12 +82,12 @@ export async function readBoundedFile(
         buffer.copy(grown, 0, 0, filled);
         buffer = grown;
       }
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
+      const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, null);
       if (bytesRead === 0) return buffer.subarray(0, filled);
       filled += bytesRead;
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -110,12 +136,12 @@ export class UnsafeOutputError extends Error {
 
 /** What `lstat` says of a path (a link itself, not its target), or undefined when nothing is there. */
 export async function lstatIfAny(file: string): Promise<Stats | undefined> {
-  try {
-    return await lstat(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  return lstatIfAnySync(file);
+}
+
+function lstatIfAnySync(file: string): Stats | undefined {
+  // Nothing there is an answer, not an error: no exception is made for it (a fresh output folder asks 5,000 times).
+  return lstatSync(file, { throwIfNoEntry: false });
 }
 
 /**
@@ -124,6 +150,11 @@ export async function lstatIfAny(file: string): Promise<Stats | undefined> {
  * @throws {UnsafeOutputError} naming the first link (or non-folder) found
  */
 export async function checkWritablePath(root: string, relative: string): Promise<void> {
+  checkWritablePathSync(root, relative);
+}
+
+/** {@link checkWritablePath}, without the promise. */
+export function checkWritablePathSync(root: string, relative: string): void {
   const parts = relative.split("/").filter((part) => part !== "");
   if (parts.some((part) => part === "." || part === "..")) {
     throw new UnsafeOutputError(`${relative}: a generated path may not hold "." or ".." segments`);
@@ -131,7 +162,7 @@ export async function checkWritablePath(root: string, relative: string): Promise
   let current = root;
   for (let i = -1; i < parts.length; i++) {
     if (i >= 0) current = path.join(current, parts[i] as string);
-    const stats = await lstatIfAny(current);
+    const stats = lstatIfAnySync(current);
     if (stats === undefined) return;
     const last = i === parts.length - 1;
     if (stats.isSymbolicLink()) {
@@ -148,33 +179,49 @@ export async function checkWritablePath(root: string, relative: string): Promise
 }
 
 /**
+ * What makes a temporary file's name this process's own: a random tag drawn once, and a count. The file is created
+ * exclusively, so a name someone else took fails the write rather than sharing a file.
+ */
+const TEMPORARY_TAG = randomBytes(6).toString("hex");
+let temporaries = 0;
+
+/**
  * Write `content` to `relative` below `root` without following a link: the path is checked with
  * {@link checkWritablePath}, missing folders below the root are made one at a time (and checked again), and the content goes to a
  * temporary file in the target's folder, created exclusively, then renamed over the target.
  */
 export async function writeFileInside(root: string, relative: string, content: string | Uint8Array): Promise<void> {
+  writeFileInsideSync(root, relative, content);
+}
+
+/** {@link writeFileInside}, without the promise: for a caller that writes many files in a row. */
+export function writeFileInsideSync(root: string, relative: string, content: string | Uint8Array): void {
   // The root is the folder the user named: made when missing, then checked like everything below it.
-  await mkdir(root, { recursive: true });
-  await checkWritablePath(root, relative);
+  mkdirSync(root, { recursive: true });
+  checkWritablePathSync(root, relative);
   const parts = relative.split("/").filter((part) => part !== "");
   let folder = root;
   for (const part of parts.slice(0, -1)) {
     folder = path.join(folder, part);
-    try {
-      await mkdir(folder);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    let stats = lstatIfAnySync(folder);
+    if (stats === undefined) {
+      try {
+        mkdirSync(folder);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      stats = lstatSync(folder);
     }
     // A folder swapped for a link between the check and now is caught here, before anything is written in it.
-    if (!(await lstat(folder)).isDirectory()) throw new UnsafeOutputError(`${folder} is not a folder (a link?)`);
+    if (!stats.isDirectory()) throw new UnsafeOutputError(`${folder} is not a folder (a link?)`);
   }
   const target = path.join(folder, parts.at(-1) as string);
-  const temporary = path.join(folder, `.${parts.at(-1)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const temporary = path.join(folder, `.${parts.at(-1)}.${process.pid}.${TEMPORARY_TAG}${++temporaries}.tmp`);
   try {
-    await writeFile(temporary, content, { flag: "wx", mode: 0o666 });
-    await rename(temporary, target);
+    writeFileSync(temporary, content, { flag: "wx", mode: 0o666 });
+    renameSync(temporary, target);
   } catch (error) {
-    await rm(temporary, { force: true });
+    rmSync(temporary, { force: true });
     throw error;
   }
 }

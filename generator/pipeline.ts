@@ -175,9 +175,13 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
 
   const files: EmittedFiles = new Map();
   const emitted: ToolModel[] = [];
-  for (const tool of tools) {
+  // Every tool's emit starts at once, so their types are formatted in one pass (`types/print.ts`); their files and
+  // errors are taken in tool order, as if each tool were emitted to the end before the next.
+  const emits = tools.map((tool) => settle(emitTool(tool, version)));
+  for (const [i, tool] of tools.entries()) {
     try {
-      for (const [name, content] of await emitTool(tool, version)) files.set(name, content);
+      for (const [name, content] of unwrap(await (emits[i] as Promise<Settled<EmittedFiles>>)))
+        files.set(name, content);
       emitted.push(tool);
     } catch (error) {
       collect(error);

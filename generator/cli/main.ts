@@ -16,22 +16,29 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { ContractError } from "../contract/errors.js";
-import { DIFF_HELP, runDiff } from "../diff/command.js";
 import { compareOutput, generatedFiles, writeOutput } from "../emit/write.js";
 import { terminalText, UnsafeOutputError } from "../files.js";
 import { generatorChangedSince, rememberRun } from "../lock/freshness.js";
 import { recordedFresh } from "../lock/record.js";
-import { runImport } from "../mcp/import.js";
 import { toolgateVersion } from "../package.js";
 import type { ToolSummary } from "../pipeline.js";
-import { PROXY_HELP, runProxy } from "../proxy/command.js";
-import { REPORT_HELP, runReport } from "../report/command.js";
 import { configFolders, readConfig } from "./config.js";
 import { type Console, parseCommandArgs, reportUsage, stdio, terminalConsole, UsageError } from "./console.js";
-import { INIT_HELP, runInit } from "./init.js";
 import { tokenizerWarning } from "./tokenizer-check.js";
 
-const HELP = `toolgate: typed, precompiled, bounded adapters for AI tool results
+/**
+ * The whole help text. The other commands' parts load with their commands: a `generate --check` that finds its
+ * output up to date loads none of them (the validator compiler and the TypeScript parser among them, about a
+ * second of a start).
+ */
+async function helpText(): Promise<string> {
+  const [{ DIFF_HELP }, { INIT_HELP }, { REPORT_HELP }, { PROXY_HELP }] = await Promise.all([
+    import("../diff/command.js"),
+    import("./init.js"),
+    import("../report/command.js"),
+    import("../proxy/command.js"),
+  ]);
+  return `toolgate: typed, precompiled, bounded adapters for AI tool results
 
 Usage:
   toolgate generate [--schemas DIR] [--out DIR] [--check] [--verbose]
@@ -67,6 +74,7 @@ Defaults may be set in toolgate.config.json in the working directory:
 Exit codes: 0 all is well, 1 contract errors or stale output (--check), 2 usage error or an output folder
 with a symbolic link in it (toolgate never writes through a link).
 `;
+}
 
 /** Where output goes (re-exported for callers of {@link main}). */
 export type { Console };
@@ -92,12 +100,12 @@ export async function main(argv: readonly string[], console: Console = stdio): P
 
 async function run(argv: readonly string[], io: Console): Promise<number> {
   // `import` has options of its own (--stdio, --force), so it parses its own arguments.
-  if (argv[0] === "import") return runImport(argv.slice(1), io);
+  if (argv[0] === "import") return (await import("../mcp/import.js")).runImport(argv.slice(1), io);
   // So does `diff` (--base, --head, --format, --fail-on).
-  if (argv[0] === "diff") return runDiff(argv.slice(1), io);
-  if (argv[0] === "init") return runInit(argv.slice(1), io);
-  if (argv[0] === "report") return runReport(argv.slice(1), io);
-  if (argv[0] === "proxy") return runProxy(argv.slice(1), io);
+  if (argv[0] === "diff") return (await import("../diff/command.js")).runDiff(argv.slice(1), io);
+  if (argv[0] === "init") return (await import("./init.js")).runInit(argv.slice(1), io);
+  if (argv[0] === "report") return (await import("../report/command.js")).runReport(argv.slice(1), io);
+  if (argv[0] === "proxy") return (await import("../proxy/command.js")).runProxy(argv.slice(1), io);
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(argv);
@@ -106,7 +114,7 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    io.out(HELP);
+    io.out(await helpText());
     return 0;
   }
   if (values.version) {

@@ -10,8 +10,9 @@
  */
 import { createHash } from "node:crypto";
 import { readdir, realpath } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import { isInside, readBoundedText, readFailure, realFolder } from "../files.js";
 import { packageFile } from "../package.js";
 import { isSchemaObject } from "../schema/guards.js";
@@ -236,7 +237,11 @@ let validateSettings: ReturnType<Ajv2020["compile"]> | undefined;
 /** Check an `x-toolgate` block against its published schema; the first error names its pointer. */
 function checkSettings(settings: unknown, file: string): void {
   if (validateSettings === undefined) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true, ownProperties: true });
+    // Loaded at the first contract, not with this module: a `--check` answered by the lock's record reads no contract.
+    const { Ajv2020: Compiler } = createRequire(import.meta.url)(
+      "ajv/dist/2020.js",
+    ) as typeof import("ajv/dist/2020.js");
+    const ajv = new Compiler({ allErrors: true, strict: true, ownProperties: true });
     validateSettings = ajv.compile(JSON.parse(packageFile("schemas/x-toolgate.schema.json")));
   }
   if (validateSettings(settings)) return;

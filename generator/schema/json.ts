@@ -20,9 +20,10 @@ function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== "object") return value;
   const record = value as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(record).sort())
-    if (record[key] !== undefined) defineOwn(out, key, sortKeys(record[key]));
+  // No prototype, so every key (`__proto__` too) is an own property by plain assignment: the lock of 1,000 tools has
+  // 100,000 keys, and defining each one took a tenth of a `--check`.
+  const out: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(record).sort()) if (record[key] !== undefined) out[key] = sortKeys(record[key]);
   return out;
 }
 

@@ -129,12 +129,59 @@ export async function printUnits(units: readonly Unit[], keys: KeyPlaceholders):
     printed.push(code);
   }
   if (printed.length === 0) return "";
-  const formatted = await format(printed.join("\n"), PRINTER_OPTIONS as Options);
+  const formatted = await formatTogether(printed.join("\n"));
   // The placeholders come out in unit order: prettier never reorders declarations.
   let next = 0;
   const named = formatted.replace(header, (_, kind: string) => `export ${kind} ${(units[next++] as Unit).name}`);
   if (next !== units.length) throw new Error(`emitTypes: expected ${units.length} declarations, got ${next}`);
   return keys.restore(named);
+}
+
+/** The name of the declarations that mark where one caller's text ends in a batch: one no unit is printed under. */
+const BATCH_SEPARATOR = "ToolgateTypesBatch";
+const SEPARATOR_LINE = new RegExp(`^export type ${BATCH_SEPARATOR}\\d+ = 0;\n`, "m");
+
+/** Texts waiting for the next formatter pass, each with its caller. */
+let waiting: Array<{ text: string; resolve: (code: string) => void; reject: (error: unknown) => void }> = [];
+
+/**
+ * `text` formatted with the printer's formatter and options, in one pass with every other text asked for meanwhile.
+ * A run emits the types of each tool on its own, and prettier's set-up (options, plugins) costs about as much as
+ * formatting a tool's few declarations; the tools' types are emitted side by side, so one pass formats all of them.
+ * The texts are joined with a one-line declaration between them and cut apart at those lines: prettier formats
+ * top-level declarations independently (see {@link printUnits}), so each part is the text formatting it alone gives.
+ */
+function formatTogether(text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    // After the pending promise jobs: every emit running beside this one reaches its formatting first.
+    if (waiting.length === 0) setImmediate(formatWaiting);
+    waiting.push({ text, resolve, reject });
+  });
+}
+
+async function formatWaiting(): Promise<void> {
+  const batch = waiting;
+  waiting = [];
+  let parts: string[] | undefined;
+  if (batch.length > 1) {
+    const joined = batch.map(({ text }, i) => (i === 0 ? text : `${separatorDeclaration(i)}\n${text}`));
+    try {
+      const cut = (await format(joined.join("\n"), PRINTER_OPTIONS as Options)).split(SEPARATOR_LINE);
+      // Each part but the last ends with the blank line before its separator.
+      if (cut.length === batch.length) parts = cut.map((part, i) => (i < cut.length - 1 ? part.slice(0, -1) : part));
+    } catch {
+      // One text the formatter refuses: format each alone, so the error reaches the caller whose text it is.
+    }
+  }
+  for (const [i, { text, resolve, reject }] of batch.entries()) {
+    const part = parts?.[i];
+    if (part !== undefined) resolve(part);
+    else format(text, PRINTER_OPTIONS as Options).then(resolve, reject);
+  }
+}
+
+function separatorDeclaration(index: number): string {
+  return `export type ${BATCH_SEPARATOR}${index} = 0;`;
 }
 
 /** Named types a node refers to without an object or array in between (where TypeScript needs no deferral). */

@@ -2,11 +2,14 @@
  * What `toolgate generate --check` prints: the stale, missing and extra files and the verdict, nothing else (a
  * contract's warnings were already shown by generate); `--verbose` adds each tool and its warnings back.
  */
+import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../generator/cli/main.js";
+import { ensureBuilt } from "../../build.js";
 
 async function toolgate(...argv: string[]) {
   const out: string[] = [];
@@ -84,4 +87,61 @@ describe("generate --check", () => {
       "1 contract error: nothing written.",
     ]);
   });
+});
+
+describe("generate --check answered by the lock's record", () => {
+  const CLI = path.resolve(import.meta.dirname, "../../../bin/toolgate.js");
+  /**
+   * Prints, as the process exits, the generator's compilers (Ajv, TypeScript, prettier) whose code was loaded (the
+   * lock's record reads their package.json files for their versions, which loads none of their code).
+   */
+  const PROBE = `data:text/javascript,${encodeURIComponent(
+    `import { createRequire } from "node:module";
+process.on("exit", () => {
+  const loaded = Object.keys(createRequire(process.argv[1]).cache).filter((f) => /node_modules\\/(ajv|ts-morph|@ts-morph|prettier|json-schema-to-typescript)\\/.*\\.[cm]?js$/.test(f));
+  process.stderr.write("compilers: " + JSON.stringify([...new Set(loaded.map((f) => /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(f)[1]))].sort()) + "\\n");
+});`,
+  )}`;
+  const run = promisify(execFile);
+  const cli = async (...argv: string[]) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, ["--import", PROBE, CLI, ...argv]);
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
+      return { code, stdout, stderr };
+    }
+  };
+  const compilers = (stderr: string) => JSON.parse(/compilers: (.*)/.exec(stderr)?.[1] ?? "null") as string[] | null;
+  let root: string;
+  beforeAll(async () => {
+    await ensureBuilt();
+    root = await mkdtemp(path.join(tmpdir(), "toolgate-check-record-"));
+    await mkdir(path.join(root, "schemas"));
+    await writeFile(path.join(root, "schemas", "search.tool.json"), JSON.stringify(search("Search.")));
+  }, 180_000);
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("loads none of the compilers when the folder is up to date, and all of them when it is not", async () => {
+    const folders = ["--schemas", path.join(root, "schemas"), "--out", path.join(root, "generated")];
+    const generated = await cli("generate", ...folders);
+    expect(generated.code).toBe(0);
+    // The probe sees them: generate itself loads every compiler.
+    expect(compilers(generated.stderr)).toEqual(
+      expect.arrayContaining(["ajv", "json-schema-to-typescript", "ts-morph"]),
+    );
+
+    const fresh = await cli("generate", "--check", ...folders);
+    expect(fresh.code).toBe(0);
+    expect(fresh.stdout).toMatch(/is up to date \(as its lock records/);
+    expect(compilers(fresh.stderr)).toEqual([]);
+
+    await writeFile(path.join(root, "schemas", "search.tool.json"), JSON.stringify(search("Search, reworded.")));
+    const stale = await cli("generate", "--check", ...folders);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/stale\s+\S*search\/adapter\.ts/);
+    expect(compilers(stale.stderr)).toEqual(expect.arrayContaining(["ajv", "ts-morph"]));
+  }, 180_000);
 });

@@ -535,6 +535,12 @@ describe("emitTypes golden", () => {
     }
   });
 
+  it("gives every golden output when all of them are emitted at once (formatted in one pass)", async () => {
+    // Emitted side by side, as a run emits its tools: each caller still gets exactly its own declarations.
+    const together = await Promise.all(table.map(([, row]) => emitTypes(requestsOf(row))));
+    expect(together).toEqual(table.map(([, row]) => row.want));
+  });
+
   it("an already dereferenced schema (a cyclic object graph) still gives a named recursive type", async () => {
     const tree: Record<string, unknown> = { type: "object", additionalProperties: false };
     tree.properties = { children: { type: "array", items: tree } };
