@@ -24,7 +24,7 @@ import type { ProxyCatalog } from "./catalog.js";
 import type { RunningProxy } from "./serve.js";
 import type { ServerTarget } from "./transports.js";
 
-export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--allow-ungated] [--events FILE] [--otel] [--spill-dir DIR]
+export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--allow-ungated] [--observe] [--events FILE] [--otel] [--spill-dir DIR]
                  [--max-message-bytes N] [--listen PORT [--host ADDR]]
                  (--url URL [--header "Name: value"]... | [--cwd DIR] -- COMMAND [ARGS...])
       Start the MCP server COMMAND over stdio (or reach it over Streamable HTTP at --url, each --header sent
@@ -41,12 +41,17 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [-
       goes on. In a host's configuration, put "npx toolgate proxy --schemas DIR --" before the server's command.
       --listen PORT: serve hosts over Streamable HTTP at http://ADDR:PORT/mcp instead (ADDR default 127.0.0.1;
       PORT 0 picks a free one; the URL is printed on stderr), each host session with a server connection of
-      its own (closed by the host's DELETE, or after 30 minutes with no request open), until SIGINT or SIGTERM.`;
+      its own (closed by the host's DELETE, or after 30 minutes with no request open), until SIGINT or SIGTERM.
+      --observe: gate nothing, measure everything. Each call is admitted as above and its event (marked
+      mode "observe") records what enforcement would have done, but the host receives the server's answer
+      and tool list as the server sent them: observe mode protects nothing. A contract can ask for it alone
+      with x-toolgate.mode "observe"; without --observe, every other contract enforces.`;
 
 const OPTIONS = {
   schemas: { type: "string" },
   generated: { type: "string" },
   "allow-ungated": { type: "boolean" },
+  observe: { type: "boolean" },
   events: { type: "string" },
   otel: { type: "boolean" },
   "spill-dir": { type: "string" },
@@ -158,13 +163,14 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
     findTool: catalog.findTool,
     refused: catalog.refused.tools,
     allowUngated,
+    observe: values.observe === true,
     readBack: spills ? readBack(store) : undefined,
     sink: sinks.length === 0 ? undefined : fanOut(...sinks),
     log: (line: string) => io.err(line),
   };
   const open = (host: Transport) => startProxy({ ...shared, upstream: upstream(), host });
   const reached = "url" in target ? target.url.href : JSON.stringify(target.command);
-  const gating = `toolgate proxy: gating ${catalog.names.length} tool(s) of ${reached}`;
+  const gating = `toolgate proxy: ${values.observe === true ? "observing (gating nothing)" : "gating"} ${catalog.names.length} tool(s) of ${reached}`;
   const code = listen === undefined ? await serveStdio(open, gating, io) : await serveHttp(open, listen, gating, io);
   await new Promise<void>((resolve) => (events === undefined ? resolve() : events.end(resolve)));
   return code;
