@@ -21,6 +21,7 @@ import {
   type GateOptions,
   gateCall,
   readBackCall,
+  reportsFailure,
   type ToolCallInfo,
   thrownByTool,
 } from "./gate-call.js";
@@ -191,7 +192,7 @@ function gatedMessage(
     artifact: noteOutcome(outcome),
     tool_call_id: toolCall.id ?? "",
     name: toolCall.name,
-    status: outcome.ok ? "success" : "error",
+    status: reportsFailure(outcome) ? "error" : "success",
   });
 }
 

@@ -17,7 +17,7 @@ import type { ToolCatalog } from "../gate/context.js";
 import type { ReadBackOutcome } from "../read-back/index.js";
 import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
 import type { Outcome } from "../types.js";
-import { adaptersFor, findAdapter, type GateOptions, gateCall, readBackCall } from "./gate-call.js";
+import { adaptersFor, findAdapter, type GateOptions, gateCall, readBackCall, reportsFailure } from "./gate-call.js";
 import { mcpClientCallFailure } from "./mcp-client-failure.js";
 
 /** An MCP tool definition as `tools/list` gives it (the SDK's `Tool`), as far as the gate reads it. */
@@ -156,7 +156,7 @@ export function gateClient<C extends McpClientLike>(
       definition === undefined ? callOptions : { ...callOptions, toolDefinition: withoutOutputSchema(definition) };
     const raw = client.callTool({ ...params, name }, sent).catch(mcpClientCallFailure);
     const gated = await gateCall(adapter, raw, call, options);
-    return { gate: "admitted", outcome: gated.outcome, content: gated.parts, isError: !gated.outcome.ok };
+    return { gate: "admitted", outcome: gated.outcome, content: gated.parts, isError: reportsFailure(gated.outcome) };
   };
 
   return { client, listTools, callTool };
