@@ -128,9 +128,10 @@ export class Admission<T, V, I> {
       // Only a call that did re-call (not one whose recall was refused for repeated arguments) says so.
       ...((ctx.recalls?.made ?? 0) > 0 ? { recall: true, recalls: ctx.recalls?.made } : {}),
       ...(this.summarize === undefined ? {} : { summarize: this.summarize }),
-      ...(this.observing === undefined ? {} : { mode: "observe" as const }),
     };
     const { observing } = this;
+    // Set only in observe mode, so an enforced admit builds its event as before.
+    if (observing !== undefined) event.mode = "observe";
     if (observing?.original !== undefined) {
       // The outcome stays what enforcement would give; the caller hands on the original instead (`Observation`).
       const original = observing.original.value;

@@ -260,6 +260,23 @@ describe("where the mode comes from", () => {
     ]);
   });
 
+  it("a hostile raw value is refused as in enforce mode, and observing it never throws", async () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error("trap");
+        },
+        getPrototypeOf() {
+          throw new Error("trap");
+        },
+      },
+    );
+    const { outcome, events } = await admitCollecting(recordTool(OVERRIDES), hostile, { mode: "observe" });
+    expect(verdict(outcome)).toEqual({ code: "transport_error" });
+    expect(oneEvent(events)).toMatchObject({ mode: "observe", code: "transport_error" });
+  });
+
   it("a transport that failed has nothing to let through: the failure, in either mode", async () => {
     const { outcome, events } = await admitCollecting(recordTool(OVERRIDES), Promise.reject(new Error("down")), {
       mode: "observe",
