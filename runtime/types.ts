@@ -98,6 +98,8 @@ export interface Failure {
   provenance: Provenance;
   /** The cleaned, bounded tool error text the model reads: set only for `tool_error`, unless the contract opts out. */
   modelMessage?: string;
+  /** In observe mode: the original result the caller hands on instead; this failure is what enforcement would give. */
+  observed?: Observation | undefined;
 }
 
 /** A complete, valid result with its bounded model-facing view. */
@@ -141,6 +143,41 @@ export interface Success<T, V> {
    * media on; the view describes them.
    */
   parts?: ContentPart[];
+  /** In observe mode: the original result the caller hands on instead; this success is what enforcement would give. */
+  observed?: Observation | undefined;
+}
+
+/**
+ * How the gate acts on its decision: `enforce` (the default) hands the caller the outcome, `observe` runs every stage
+ * the same way, records the outcome enforcement would give, and hands the caller the original result untouched.
+ * Observe mode protects nothing: it is for measuring a contract on real traffic before enforcing it.
+ */
+export type GateMode = "enforce" | "observe";
+
+/**
+ * What observe mode lets through: the result as the transport delivered it (what a promise settled to), for the
+ * caller to hand on as if no gate ran. By what was delivered:
+ * - a string, bytes (any typed array, `ArrayBuffer`, `DataView`), a `parsedResult(value)`, an MCP `CallToolResult`,
+ *   or anything the gate refuses to classify: the very value, the same object (the gate reads it and changes nothing);
+ * - a fetch `Response`: the same object with its body unread, when it has `clone()` (the gate reads a clone);
+ * - a web `ReadableStream`: one branch of its `tee()`, which yields every byte of the stream (the gate reads the
+ *   other branch, and stops reading it at the ceiling without cancelling the caller's);
+ * - an async iterable (a Node `Readable`, an async generator): an async iterable of the same chunks, in order: those
+ *   the gate read are kept and replayed, the rest are pulled from the source as the caller reads them.
+ * A stream, a response body or an iterable can be read once: what the gate read of it is held in memory (at most the
+ * receive ceiling and a chunk) until the caller reads it. A transport that failed (a rejection, an `Error`, a
+ * `transportFailure`) delivered no result: there is nothing to let through, and the outcome is its failure.
+ */
+export interface Observation {
+  mode: "observe";
+  /** The original result, as listed above. */
+  original: unknown;
+  /**
+   * The original's text, whole, when the gate holds it (a string; bytes as UTF-8; a parsed value as JSON; an MCP
+   * result's text blocks joined by newlines; a stream or response the gate read to its end): what
+   * `toModelContent` and `toModelParts` render for the model in place of the gate's view.
+   */
+  text?: string | undefined;
 }
 
 /** Where a spilled result can be read back. The handle is opaque: never a path, URL or command. */
@@ -353,4 +390,9 @@ export interface ToolSpec<T, V, I = unknown> {
    * with `toolgate import --prefix`, model-facing name `<prefix>_<tool>`): call `spec.mcp.name ?? spec.name`.
    */
   mcp: { name?: string | undefined };
+  /**
+   * `observe` when the contract says so (`x-toolgate.mode`); absent, the gate enforces. A call's `mode` (and the
+   * proxy's `--observe`) overrides it.
+   */
+  mode?: GateMode | undefined;
 }

@@ -28,6 +28,8 @@ function specData(tool: ToolModel): Record<string, Literal> {
     result: resultData(tool),
     // The server's own name only where it is not the tool's.
     mcp: tool.serverName === undefined ? {} : { name: tool.serverName },
+    // Written only for a contract in observe mode: enforcement is the runtime's default.
+    ...(tool.mode === "observe" ? { mode: tool.mode } : {}),
   };
 }
 

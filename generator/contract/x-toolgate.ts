@@ -33,6 +33,11 @@ export interface XToolgate {
   refineInput?: Record<string, Record<string, unknown>>;
   /** The name the MCP server knows the tool by, when the contract's `name` differs (`import --prefix`). */
   mcp?: { name?: string };
+  /**
+   * `observe`: the gate runs every stage and records what it would have done, and the caller gets the original
+   * result untouched (it protects nothing); `enforce`, the default, gates. A call's `mode` overrides it.
+   */
+  mode?: "enforce" | "observe";
 }
 
 /**
@@ -140,6 +145,7 @@ export interface AppliedSettings {
   refineInput: Record<string, Record<string, unknown>>;
   /** `name` stays absent when not declared: the server's name is then the contract's. */
   mcp: { name: string | undefined };
+  mode: "enforce" | "observe";
 }
 
 /**
@@ -185,6 +191,8 @@ export function applyDefaults(settings: XToolgate, hasOutputSchema = true): Appl
     refine: settings.refine ?? {},
     refineInput: settings.refineInput ?? {},
     mcp: { name: settings.mcp?.name },
+    // Enforcement unless a contract says otherwise: observe mode lets every result through.
+    mode: settings.mode ?? "enforce",
   };
 }
 

@@ -72,6 +72,7 @@ const SETTING_NAMES: Record<string, string> = {
   fields: "field kind",
   toolError: "tool error exposure",
   result: "result kind",
+  mode: "gate mode",
 };
 
 /** Every change between two snapshots, tools in name order, each tool's changes most severe class first. */
@@ -338,7 +339,9 @@ function diffSettings(before: unknown, after: unknown, pointer: string, add: Add
   const tokens = pointer.split("/").slice(2).map(unescapePointerToken);
   const top = tokens[0] ?? "";
   const name = Object.hasOwn(SETTING_NAMES, top) ? (SETTING_NAMES[top] as string) : top;
-  const exposes = pointer === "/x-toolgate/toolError/expose" && after === true;
+  const exposes =
+    (pointer === "/x-toolgate/toolError/expose" && after === true) ||
+    (pointer === "/x-toolgate/mode" && after === "observe");
   add(
     withValues(
       {
@@ -347,7 +350,9 @@ function diffSettings(before: unknown, after: unknown, pointer: string, add: Add
         area: "settings",
         pointer,
         summary: exposes
-          ? "tool errors newly shown to the model"
+          ? top === "mode"
+            ? "observe mode: every result reaches the model ungated"
+            : "tool errors newly shown to the model"
           : `${name} changed: ${tokens.slice(1).join(" ") || top}`,
       },
       before,

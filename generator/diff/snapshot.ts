@@ -142,6 +142,7 @@ export function effectiveSettings(
     retry: settings.retry,
     fields: settings.fields,
     toolError: settings.toolError,
+    mode: settings.mode,
     result: {
       kind: settings.result.kind,
       text: settings.result.text ?? null,

@@ -26,6 +26,7 @@ type SpecSettings = Pick<
   | "fields"
   | "exposeToolError"
   | "pageArgument"
+  | "mode"
 >;
 
 /** One tool, ready for the templates. */
@@ -138,5 +139,6 @@ export function modelTool(
     toolErrorChars: settings.toolError.maxChars,
     view: { plan, continuation: settings.view.continuation, maxStringChars: settings.view.maxStringChars },
     serverName: settings.mcp.name === contract.name ? undefined : settings.mcp.name,
+    mode: settings.mode,
   };
 }

@@ -27,8 +27,8 @@ import type { RunningProxy } from "./serve.js";
 import type { ProxyTelemetry } from "./telemetry.js";
 import type { ServerTarget } from "./transports.js";
 
-export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--server PREFIX] [--allow-ungated] [--events FILE] [--otel] [--spill-dir DIR]
-                 [--max-message-bytes N] [--listen PORT [--host ADDR]]
+export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--server PREFIX] [--allow-ungated] [--observe]
+                 [--events FILE] [--otel] [--spill-dir DIR] [--max-message-bytes N] [--listen PORT [--host ADDR]]
                  [--watch [--reload-redis URL [--reload-key KEY]]]
                  (--url URL [--header "Name: value"]... | [--cwd DIR] -- COMMAND [ARGS...])
       Start the MCP server COMMAND over stdio (or reach it over Streamable HTTP at --url, each --header sent
@@ -38,8 +38,8 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [-
       view, whose schema replaces the tool's output schema in tools/list; or a typed failure.
       --server PREFIX: the prefix the server's tools were imported under (toolgate import --prefix), so its
       read_file is gated under PREFIX_read_file's contract and no other server's (without it, a prefixed
-      contract is found only by its own name). A tool without a contract is hidden (said on stderr), or with --allow-ungated served with its text
-      cleaned, bounded and delimited. Spilled results are read back with read_tool_result (kept in memory,
+      contract is found only by its own name). A tool without a contract is hidden (said on stderr), or with
+      --allow-ungated served with its text cleaned, bounded and delimited. Spilled results are read back with read_tool_result (kept in memory,
       or in --spill-dir). --events appends one JSON line per gated call (what toolgate report reads), and
       --otel records each as OpenTelemetry metrics and span events (@opentelemetry/api, with the SDK the
       process registers, e.g. through NODE_OPTIONS=--import), and each tools/call as spans and duration
@@ -53,13 +53,18 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [-
       way finish on the old one, the host is told tools/list_changed); one that does not is refused, named on
       stderr, and the served one kept. --reload-redis URL: the replicas agree on the catalog through the Redis
       key KEY (default toolgate:catalog): a reload here sets it, and every replica serves that version once its
-      own folder verifies as it.`;
+      own folder verifies as it.
+      --observe: gate nothing, measure everything. Each call is admitted as above and its event (marked
+      mode "observe") records what enforcement would have done, but the host receives the server's answer
+      and tool list as the server sent them: observe mode protects nothing. A contract can ask for it alone
+      with x-toolgate.mode "observe"; without --observe, every other contract enforces.`;
 
 const OPTIONS = {
   schemas: { type: "string" },
   generated: { type: "string" },
   server: { type: "string" },
   "allow-ungated": { type: "boolean" },
+  observe: { type: "boolean" },
   events: { type: "string" },
   otel: { type: "boolean" },
   "spill-dir": { type: "string" },
@@ -196,6 +201,7 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
     refused: reloading?.live.refused ?? catalog.refused.tools,
     toolsChanged: reloading?.live.subscribe,
     allowUngated,
+    observe: values.observe === true,
     readBack: spills ? readBack(store) : undefined,
     sink: sinks.length === 0 ? undefined : fanOut(...sinks),
     telemetry,
@@ -203,7 +209,7 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   };
   const open = (host: Transport) => startProxy({ ...shared, upstream: upstream(), host });
   const reached = "url" in target ? target.url.href : JSON.stringify(target.command);
-  const gating = `toolgate proxy: gating ${catalog.names.length} tool(s) of ${reached}`;
+  const gating = `toolgate proxy: ${values.observe === true ? "observing (gating nothing)" : "gating"} ${catalog.names.length} tool(s) of ${reached}`;
   const code = listen === undefined ? await serveStdio(open, gating, io) : await serveHttp(open, listen, gating, io);
   await reloading?.close();
   await new Promise<void>((resolve) => (events === undefined ? resolve() : events.end(resolve)));

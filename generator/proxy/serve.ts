@@ -64,6 +64,12 @@ export interface ProxyOptions {
   refused?: Pick<ReadonlySet<string>, "has"> | undefined;
   /** Serve tools without a contract (their text cleaned and bounded) instead of hiding them. */
   allowUngated?: boolean | undefined;
+  /**
+   * Observe mode for every call (`--observe`): each result is admitted and its event records what enforcement
+   * would have done, and the host gets the server's answer and listing as the server sent them. Without it, a
+   * contract's own `x-toolgate.mode` decides.
+   */
+  observe?: boolean | undefined;
   /** The read-back tool over the store spilled results go to; offered to the host when given. */
   readBack?: ReadBack | undefined;
   sink?: EventSink | undefined;
@@ -213,8 +219,10 @@ function listTools(session: Session, serverHasTools: boolean) {
           hidden.add(tool.name);
           options.log(`toolgate proxy: hiding ${JSON.stringify(tool.name)}: its contract is refused`);
         }
-      } else if (gated !== undefined) tools.push(contractTool(tool.name, gated));
-      else if (options.allowUngated) tools.push(ungatedTool(tool));
+      } else if (gated !== undefined) {
+        // Observed, the host gets the server's answers as they are: it is told of the tool as the server tells it.
+        tools.push(observing(options, gated) ? tool : contractTool(tool.name, gated));
+      } else if (options.allowUngated) tools.push(ungatedTool(tool));
       else if (!hidden.has(tool.name)) {
         hidden.add(tool.name);
         options.log(`toolgate proxy: hiding ${JSON.stringify(tool.name)}: no contract (--allow-ungated serves it)`);
@@ -305,7 +313,8 @@ async function callTool(
   }
   // Arguments the contract's input schema refuses never reach the server.
   const input = tool.adapter.checkInput(args ?? {});
-  if (!input.ok) return inputRefusal(name, input.issues);
+  // Observed, the arguments reach the server as the host sent them: observe mode refuses nothing.
+  if (!input.ok && !observing(options, tool)) return inputRefusal(name, input.issues);
   // The server's answer as it sent it (a loose schema: the gate, not the SDK, judges its content).
   const sent = client.request(call(), types.ResultSchema, { ...forward, timeout: tool.adapter.spec.limits.timeoutMs });
   trace?.watchUpstream(sent);
@@ -345,10 +354,11 @@ async function admitted(
     sink: options.sink,
     ...(reader === undefined ? {} : reader.context),
     signal,
+    ...(options.observe === true ? { mode: "observe" as const } : {}),
   });
   trace?.end(outcome);
   const answer = hostResult(outcome);
-  if (session.links && outcome.ok && outcome.spill !== undefined) {
+  if (session.links && outcome.ok && outcome.spill !== undefined && outcome.observed === undefined) {
     answer.content.push(spillLink(outcome.spill.handle, name));
   }
   return answer;
@@ -414,8 +424,18 @@ function callFailure(error: unknown) {
   return mcpCallFailure(error);
 }
 
-/** The host's answer for an outcome: the model content and, when it succeeded, the view as structured content. */
+/** Whether the tool's calls are observed: `--observe`, or the contract's own `x-toolgate.mode`. */
+function observing(options: ProxyOptions, tool: ProxyTool): boolean {
+  return options.observe === true || tool.adapter.spec.mode === "observe";
+}
+
+/**
+ * The host's answer for an outcome: the model content and, when it succeeded, the view as structured content. In
+ * observe mode, the server's answer itself, as the proxy received it (the outcome went to the event only).
+ */
 export function hostResult(outcome: Outcome<unknown, unknown>): CallToolResult {
+  const original = outcome.observed?.original;
+  if (typeof original === "object" && original !== null) return original as CallToolResult;
   const content = toModelParts(outcome).map((part) =>
     part.type === "text" ? { type: "text" as const, text: part.text } : { ...part },
   );

@@ -23,7 +23,9 @@ export const REPORT_HELP = `  toolgate report EVENTS.jsonl... [--labels LABELS.j
       per code, oversize rate and policy mix, summarize latency p50/p95/max and cache hits, re-calls per turn,
       turns where the tool's result was partial or failed. --labels (JSON lines {"turn" or "correlationId": ID,
       "correct": true|false}) adds the recovered rate per tool and policy against clean turns, with its 95%
-      Wilson interval, and the decision rule in words. --out FILE writes the report there. Lines that are not
+      Wilson interval, and the decision rule in words. Events of observe mode are counted apart, as "would
+      have" rows: per tool and code, what enforcement would have refused, shortened, spilled, summarized or
+      re-called. --out FILE writes the report there. Lines that are not
       events (cut off, damaged, of an unknown version) are named by file and line; the rest is still counted.
       --fail-on RULES exits 1 when a rule holds. RULES: RULE[,RULE...], RULE: [TOOL:]MEASURE OP NUMBER, OP one of
       > >= < <=, rates as fractions (0.05 is 5%); without TOOL the measure is of all tools together; a measure

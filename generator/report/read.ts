@@ -9,8 +9,14 @@ import { forEachLine, MAX_LINE_CHARS } from "./lines.js";
 /** The fields of a gate event the report reads. */
 export type TraceEvent = Pick<
   GateEvent,
-  "tool" | "code" | "policy" | "turn" | "correlationId" | "recall" | "recalls" | "summarize"
+  "tool" | "code" | "policy" | "turn" | "correlationId" | "recall" | "recalls" | "summarize" | "mode"
 >;
+
+/**
+ * The event format versions this report reads: 1, written before observe mode (every such event was enforced), and
+ * the current one, whose `mode: "observe"` marks an outcome enforcement would have given.
+ */
+const READ_VERSIONS: ReadonlySet<unknown> = new Set([1, EVENT_VERSION]);
 
 /** Every `code` an event may hold: `ok` and the failure codes. */
 const EVENT_CODES: ReadonlySet<string> = new Set(["ok", ...FAILURE_CODES]);
@@ -37,12 +43,15 @@ export function notAnEvent(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a gate event (not an object)";
   const event = value as Record<string, unknown>;
   if (!("v" in event)) return "not a gate event (no format version `v`)";
-  if (event.v !== EVENT_VERSION)
-    return `event format version ${JSON.stringify(event.v)} is not known (this report reads version ${EVENT_VERSION})`;
+  if (!READ_VERSIONS.has(event.v))
+    return `event format version ${JSON.stringify(event.v)} is not known (this report reads versions 1 to ${EVENT_VERSION})`;
   if (typeof event.tool !== "string" || typeof event.code !== "string") return "not a gate event (no `tool` or `code`)";
   // Only the codes the gate writes are counted: a code is printed in the report's tables as the gate's own word.
   if (!EVENT_CODES.has(event.code)) return "not a gate event (`code` is not one the gate writes)";
   if (event.policy !== undefined && typeof event.policy !== "string") return "not a gate event (`policy` not a name)";
+  // Counted apart: an observed outcome is what enforcement would have done, never what the caller got.
+  if (event.mode !== undefined && (event.v === 1 || event.mode !== "observe"))
+    return "not a gate event (`mode` is not one the gate writes)";
   const summarize = event.summarize as Record<string, unknown> | undefined;
   if (summarize !== undefined && (typeof summarize !== "object" || typeof summarize?.ms !== "number"))
     return "not a gate event (`summarize` without `ms`)";

@@ -6,6 +6,7 @@ import type { BuiltReport } from "./build.js";
 import { percent } from "./decision.js";
 import type { Rate } from "./interval.js";
 import type { ToolMeasures } from "./measures.js";
+import type { WouldHaveRow } from "./observed.js";
 import { OVERSIZE_POLICIES } from "./tally.js";
 
 /** One table. */
@@ -33,7 +34,8 @@ export function headline(report: BuiltReport): string {
     report.recovered === undefined
       ? ""
       : `; ${report.recovered.labels} labels, ${report.recovered.matched} matched in the trace`;
-  return `toolgate report: ${report.events} events from ${files}, ${report.tools.length} tools${bad}${labels}.`;
+  const observed = report.observed.events === 0 ? "" : ` (${report.observed.events} in observe mode)`;
+  return `toolgate report: ${report.events} events${observed} from ${files}, ${report.tools.length} tools${bad}${labels}.`;
 }
 
 function rejectRow(m: ToolMeasures): string[] {
@@ -95,6 +97,7 @@ export function reportTables(report: BuiltReport): Table[] {
       rows: every.map(turnRow),
     },
   ];
+  if (report.observed.events > 0) tables.push(wouldHaveTable(report));
   const recovered = report.recovered;
   if (recovered !== undefined) {
     const byPolicy = OVERSIZE_POLICIES.filter((p) => recovered.byPolicy[p].n > 0).map((p) => [
@@ -114,6 +117,35 @@ export function reportTables(report: BuiltReport): Table[] {
     });
   }
   return tables;
+}
+
+/** A "would have" row's cells. */
+function wouldHaveRow(row: WouldHaveRow): string[] {
+  return [
+    row.tool,
+    `would have ${row.wouldHave}`,
+    row.code,
+    String(row.calls),
+    String(row.observed),
+    percent1(row.share),
+  ];
+}
+
+/**
+ * What observe mode saw: per tool and code, the observed calls enforcement would have refused, shortened, spilled,
+ * summarized or re-called; when enforcement would have passed every observed result whole, one row says so.
+ */
+function wouldHaveTable(report: BuiltReport): Table {
+  const { events, wouldHave } = report.observed;
+  return {
+    title: `Would have (observe mode: ${events} observed calls, the original result passed on; enforcement would have done this)`,
+    headers: ["tool", "enforcement", "code", "calls", "observed", "share"],
+    rows:
+      wouldHave.length === 0
+        ? [["all tools", "would have passed every result whole", "ok", "0", String(events), percent1(0)]]
+        : wouldHave.map(wouldHaveRow),
+    words: [1, 2],
+  };
 }
 
 /** The lines that were not counted, one sentence each, and how many more there were. */

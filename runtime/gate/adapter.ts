@@ -109,7 +109,9 @@ function thrownFailure<T, V, I>(
   let turn: Turn | undefined;
   let sink: EventSink | undefined;
   let receivedAt: string;
+  let observe = false;
   try {
+    observe = (ctx.mode ?? spec.mode) === "observe";
     correlationId = typeof ctx.correlationId === "string" ? ctx.correlationId : undefined;
     turn = ctx.turn instanceof Turn ? ctx.turn : undefined;
     sink = ctx.sink;
@@ -145,6 +147,7 @@ function thrownFailure<T, V, I>(
     sizes: { rawBytes: 0, maxBytes: spec.limits.maxBytes },
     correlationId,
     turn: turn?.id,
+    ...(observe ? { mode: "observe" as const } : {}),
     receivedAt,
   };
   gateCounters.emit(event);

@@ -14,6 +14,7 @@ import {
   type PolicyMix,
   type SummarizeFacts,
 } from "../record/events.js";
+import { type KeptOriginal, originalText } from "../stages/receive/observe.js";
 import type { ParsedCopy, RawKind } from "../stages/receive/received.js";
 import { type ResolvedResult, resolveResult } from "../stages/result-kind.js";
 import type {
@@ -80,6 +81,11 @@ export class Admission<T, V, I> {
   counted: { text: string; lines: number } | undefined;
   /** The tool's result kind and block rules, resolved once per spec. */
   readonly result: ResolvedResult;
+  /**
+   * Observe mode only (`ctx.mode`, else the contract's): the original result receive kept for the caller, once it
+   * has one, and the text the gate decoded of it. `undefined` when the gate enforces.
+   */
+  observing: { original?: KeptOriginal | undefined; decoded?: string | undefined } | undefined;
 
   /**
    * `recallDepth` > 0 for payloads fetched by `recall`: their outcome becomes the outcome of the original admit,
@@ -92,9 +98,13 @@ export class Admission<T, V, I> {
     readonly recallDepth: number,
   ) {
     this.result = resolvedFor(spec);
+    this.observing = recallDepth === 0 && (ctx.mode ?? spec.mode) === "observe" ? {} : undefined;
   }
 
-  /** Reports the admit's one event (unless this is a re-call's payload) and returns the outcome. */
+  /**
+   * Reports the admit's one event (unless this is a re-call's payload) and returns the outcome; in observe mode the
+   * event says so, and the outcome carries the original result as `observed`.
+   */
   finish(outcome: Outcome<T, V>, facts: EventFacts): Outcome<T, V> {
     // A re-call's outcome becomes the original admit's, which reports the one event for both: nothing to build here.
     if (this.recallDepth > 0) return outcome;
@@ -122,6 +132,14 @@ export class Admission<T, V, I> {
       ...((ctx.recalls?.made ?? 0) > 0 ? { recall: true, recalls: ctx.recalls?.made } : {}),
       ...(this.summarize === undefined ? {} : { summarize: this.summarize }),
     };
+    const { observing } = this;
+    // Set only in observe mode, so an enforced admit builds its event as before.
+    if (observing !== undefined) event.mode = "observe";
+    if (observing?.original !== undefined) {
+      // The outcome stays what enforcement would give; the caller hands on the original instead (`Observation`).
+      const original = observing.original.value;
+      outcome.observed = { mode: "observe", original, text: originalText(original, observing.decoded) };
+    }
     gateCounters.emit(event);
     deliver(ctx.sink ?? getDefaultSink(), event);
     return outcome;

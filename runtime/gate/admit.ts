@@ -43,6 +43,7 @@ import { hashArguments } from "../record/provenance.js";
 import { decode, hashPayload } from "../stages/decode.js";
 import { KIND_STAGES } from "../stages/kinds.js";
 import { measureView } from "../stages/measure.js";
+import { type KeptOriginal, keepOriginal } from "../stages/receive/observe.js";
 import { receive } from "../stages/receive/receive.js";
 import { refusalOutcome } from "../stages/receive/refusal.js";
 import { semantic } from "../stages/semantic.js";
@@ -83,6 +84,7 @@ export async function admitPayload<T, V, I>(
     result: admission.result,
     signal: ctx.signal,
     timeoutMs: limits.timeoutMs,
+    keep: admission.observing === undefined ? undefined : keeperFor(admission.observing),
   });
   provenance.receivedAt = (ctx.now?.() ?? new Date()).toISOString();
   const argumentsHash = ctx.args === undefined ? undefined : await hashArguments(ctx.args);
@@ -100,6 +102,7 @@ export async function admitPayload<T, V, I>(
   admission.sizes = { rawBytes: provenance.rawBytes, maxBytes: limits.maxBytes };
   const text = decode(admission, received);
   if (typeof text !== "string") return text;
+  if (admission.observing !== undefined) admission.observing.decoded = text;
 
   // The primary value, by the result kind (`stages/kinds.ts`): JSON is parsed, then validated whole, before any view
   // or shortening; text is bounded by its lines; content is the admitted blocks.
@@ -132,4 +135,9 @@ export async function admitPayload<T, V, I>(
     passed: {},
     readmit: (next, args) => admitPayload(gate, next, { ...ctx, args }, recallDepth + 1),
   });
+}
+
+/** Observe mode's keeper: receive hands it what was delivered, and it keeps the original for the caller. */
+function keeperFor(observing: { original?: KeptOriginal | undefined }): (raw: unknown) => unknown {
+  return (raw) => keepOriginal(raw, observing);
 }

@@ -5,7 +5,7 @@
 import type { SpillStore } from "../policies/spill-store.js";
 import type { EventSink } from "../record/events.js";
 import type { Turn } from "../record/turn.js";
-import type { InputIssue, Outcome, ToolSpec } from "../types.js";
+import type { GateMode, InputIssue, Outcome, ToolSpec } from "../types.js";
 
 /** What a semantic hook learns about the call besides the data. */
 export interface SemanticInfo<I> {
@@ -99,6 +99,12 @@ export interface AdmitContext<T, V, I> {
    * stalled read as `timeout`, and the stream is cancelled.
    */
   signal?: AbortSignal | undefined;
+  /**
+   * `observe` runs every stage and records the outcome enforcement would give (the event says `mode: "observe"`),
+   * and the outcome carries the original result, untouched, as `observed` (see `Observation`); `enforce` gates
+   * it. Overrides the contract's `x-toolgate.mode`; absent, the contract's mode, which is `enforce` by default.
+   */
+  mode?: GateMode | undefined;
   /** The clock for `receivedAt` (tests pass a fixed one). */
   now?: (() => Date) | undefined;
 }

@@ -7,6 +7,7 @@ import type { ReadBackOutcome } from "../read-back/index.js";
 import type { ModelPart } from "../stages/model-content.js";
 import { RESULT_TAG, toModelContent, toModelParts } from "../stages/model-content.js";
 import type { Failure, Outcome } from "../types.js";
+import { reportsFailure } from "./gate-call.js";
 
 /** One part of a `content` output: the text, or a file part (the AI SDK's shape for images and audio). */
 export type AiContentPart =
@@ -62,7 +63,7 @@ export function gatedOutput(output: unknown, tool: string): AiToolOutput {
   }
   const [first, ...media] = parts;
   if (first === undefined || first.type !== "text") return failureOutput(tool);
-  if ((output as Outcome<unknown, unknown>).ok === false) return { type: "error-text", value: first.text };
+  if (reportsFailure(output as Outcome<unknown, unknown>)) return { type: "error-text", value: first.text };
   if (media.length === 0) return { type: "text", value: first.text };
   return { type: "content", value: parts.map(contentPart) };
 }

@@ -26,6 +26,7 @@ import {
   findAdapter,
   type GateOptions,
   gateCall,
+  reportsFailure,
   type ToolCallInfo,
 } from "./gate-call.js";
 
@@ -219,6 +220,6 @@ function gatedHandler(tool: SdkToolLike, adapter: AnyToolAdapter, options: Claud
     const raw = Promise.resolve().then(() => tool.handler(args, extra));
     const { outcome, parts } = await gateCall(adapter, raw, call, options);
     reportOutcome(options, outcome, call);
-    return outcome.ok ? { content: parts } : { content: parts, isError: true };
+    return reportsFailure(outcome) ? { content: parts, isError: true } : { content: parts };
   };
 }

@@ -95,7 +95,7 @@ export function adaptersFor(
 /** One gated call: the outcome (for the application) and what the model reads of it. */
 export interface GatedCall {
   outcome: Outcome<unknown, unknown>;
-  /** `toModelContent(outcome)`: the delimited view, or the typed failure. */
+  /** `toModelContent(outcome)`: the delimited view, or the typed failure (in observe mode, the original's text). */
   content: string;
   /** `toModelParts(outcome)`: the same text, then each admitted image or audio block. */
   parts: ModelPart[];
@@ -186,6 +186,22 @@ export async function gateCall(
 ): Promise<GatedCall> {
   const outcome = await adapter.admit(raw, callContext(call, options));
   return { outcome, content: toModelContent(outcome), parts: toModelParts(outcome) };
+}
+
+/**
+ * Whether the framework is told the call failed: the outcome failed; or, in observe mode, where the model reads the
+ * original result, the original is an MCP result marked `isError` (a tool that threw is one, see
+ * {@link thrownByTool}). Reading a hostile original never throws.
+ */
+export function reportsFailure(outcome: Outcome<unknown, unknown>): boolean {
+  const observed = outcome.observed;
+  if (observed === undefined) return !outcome.ok;
+  try {
+    const original = observed.original as { isError?: unknown } | null | undefined;
+    return typeof original === "object" && original !== null && original.isError === true;
+  } catch {
+    return false;
+  }
 }
 
 /**

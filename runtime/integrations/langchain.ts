@@ -22,6 +22,7 @@ import {
   type GateOptions,
   gateCall,
   readBackCall,
+  reportsFailure,
   type ToolCallInfo,
   thrownByTool,
 } from "./gate-call.js";
@@ -192,7 +193,7 @@ function gatedMessage(
     artifact: gatedArtifact(outcome),
     tool_call_id: toolCall.id ?? "",
     name: toolCall.name,
-    status: outcome.ok ? "success" : "error",
+    status: reportsFailure(outcome) ? "error" : "success",
   });
 }
 

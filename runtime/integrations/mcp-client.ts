@@ -30,7 +30,7 @@ import type { ToolCatalog } from "../gate/context.js";
 import type { ReadBackOutcome } from "../read-back/index.js";
 import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
 import type { Outcome } from "../types.js";
-import { adaptersFor, findAdapter, type GateOptions, gateCall, readBackCall } from "./gate-call.js";
+import { adaptersFor, findAdapter, type GateOptions, gateCall, readBackCall, reportsFailure } from "./gate-call.js";
 import { mcpClientCallFailure } from "./mcp-client-failure.js";
 import { ANY_RESULT, ClientTasks, field, type TaskState, taskStateOf } from "./mcp-client-tasks.js";
 import { type InputRequired, inputRequiredOf } from "./mcp-input-request.js";
@@ -226,7 +226,7 @@ export function gateClient<C extends McpClientLike>(
       raw = Promise.resolve(answer);
     }
     const gated = await gateCall(adapter, raw, call, options);
-    return { gate: "admitted", outcome: gated.outcome, content: gated.parts, isError: !gated.outcome.ok };
+    return { gate: "admitted", outcome: gated.outcome, content: gated.parts, isError: reportsFailure(gated.outcome) };
   };
 
   /** A task-augmented call: the task's state, or the server's direct answer admitted. */

@@ -26,6 +26,7 @@ import {
   type GateOptions,
   gateCall,
   readBackCall,
+  reportsFailure,
   type ToolCallInfo,
   UngatedToolError,
 } from "./gate-call.js";
@@ -263,7 +264,7 @@ class GatedServer {
     } catch {
       // The application's callback never changes what the model reads.
     }
-    return answer(modelContent(gated.parts), gated.outcome.ok);
+    return answer(modelContent(gated.parts), !reportsFailure(gated.outcome));
   }
 }
 

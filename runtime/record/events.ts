@@ -18,13 +18,20 @@ export interface SummarizeFacts {
   cached: boolean;
 }
 
-/** What one admit did. */
-/** The version of {@link GateEvent}'s format, written in every event as `v`. */
-export const EVENT_VERSION = 1;
+/**
+ * The version of {@link GateEvent}'s format, written in every event as `v`. Version 2 added `mode`: an event with
+ * `mode: "observe"` records what enforcement would have done, not what the caller got. Every version 1 event was
+ * enforced.
+ */
+export const EVENT_VERSION = 2;
 
+/** What one admit did. */
 export interface GateEvent {
-  /** The event format's version: readers such as `toolgate report` refuse a line of a version they do not know. */
-  v: typeof EVENT_VERSION;
+  /**
+   * The event format's version: readers such as `toolgate report` refuse a line of a version they do not know.
+   * Written as {@link EVENT_VERSION}; a reader meets version 1 in older files.
+   */
+  v: typeof EVENT_VERSION | 1;
   tool: string;
   contractVersion: string;
   /** `ok`, or the failure code. */
@@ -60,6 +67,11 @@ export interface GateEvent {
   recalls?: number | undefined;
   /** When the `summarize` policy ran: how long the summary took and whether it came from the cache. */
   summarize?: SummarizeFacts | undefined;
+  /**
+   * `observe` when the gate ran in observe mode: `code`, `stage`, `policy` and `sizes` are the outcome enforcement
+   * would have given, and the caller got the original result. Absent, the gate enforced.
+   */
+  mode?: "observe" | undefined;
   /** ISO 8601 time the payload was received. */
   receivedAt: string;
 }

@@ -107,8 +107,15 @@ function narrowLine(outcome: Outcome<unknown, unknown>): string | undefined {
  * A `tool_error` adds the tool's own message, cleaned and bounded, as `<tool_message>"…"</tool_message>` (JSON,
  * markup escaped like every body), which the MCP spec asks for so a model can correct its call; a contract that opts
  * out (`toolError.expose: false`, `exposeToolError`) shows the code alone.
+ *
+ * In observe mode (`outcome.observed`), the original's text as it came, neither delimited nor cleaned, whenever the
+ * gate holds it whole (see `Observation.text`); only for a stream the gate stopped reading at its ceiling, whose
+ * bytes are the caller's to read from `observed.original`, is it the rendering above.
  */
 export function toModelContent(outcome: Outcome<unknown, unknown>): string {
+  // Observe mode lets the original through as it came: the gate's decision is in the event, not in the context.
+  const observed = outcome.observed?.text;
+  if (observed !== undefined) return observed;
   const { tool, rawSha256 } = outcome.provenance;
   const open = `<${RESULT_TAG} tool="${attribute(tool)}" source="${sourceOf(rawSha256)}"`;
   if (!outcome.ok) {
@@ -168,11 +175,13 @@ export type ModelPart = { type: "text"; text: string } | { type: "image" | "audi
 /**
  * An outcome as content parts for a model API that takes media (the AI SDK, OpenAI and Anthropic SDKs map this MCP
  * shape directly): first {@link toModelContent}'s text, then each image or audio block admitted with the result,
- * with its base64 data, in the order received. A failure is its text alone. The context budget counts the text part
+ * with its base64 data, in the order received (in observe mode, each image or audio block of the original MCP
+ * result, unchecked). A failure is its text alone. The context budget counts the text part
  * only: media were bounded by the contract's own rules (types, bytes, count) when they were received.
  */
 export function toModelParts(outcome: Outcome<unknown, unknown>): ModelPart[] {
   const parts: ModelPart[] = [{ type: "text", text: toModelContent(outcome) }];
+  if (outcome.observed?.text !== undefined) return [...parts, ...originalMedia(outcome.observed.original)];
   if (!outcome.ok || outcome.parts === undefined) return parts;
   for (const part of outcome.parts) {
     if (part.type === "image" || part.type === "audio") {
@@ -180,4 +189,22 @@ export function toModelParts(outcome: Outcome<unknown, unknown>): ModelPart[] {
     }
   }
   return parts;
+}
+
+/** The image and audio blocks of an original MCP result, as they came; reading a hostile one never throws. */
+function originalMedia(original: unknown): ModelPart[] {
+  const media: ModelPart[] = [];
+  try {
+    const content = (original as { content?: unknown } | null | undefined)?.content;
+    if (!Array.isArray(content)) return media;
+    for (const block of content) {
+      const { type, data, mimeType } = (block ?? {}) as { type?: unknown; data?: unknown; mimeType?: unknown };
+      if ((type === "image" || type === "audio") && typeof data === "string" && typeof mimeType === "string") {
+        media.push({ type, data, mimeType });
+      }
+    }
+  } catch {
+    // A block whose reads throw is not handed on.
+  }
+  return media;
 }

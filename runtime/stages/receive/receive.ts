@@ -68,6 +68,7 @@ async function receiveRaw(
       return refused("transport_failure", codeForThrown(settled.error), "transport", 0, { reason: "thrown" });
     raw = settled.value;
   }
+  if (limits.keep !== undefined) raw = limits.keep(raw);
   if (typeof raw === "string") return receiveString("string", raw, limits.maxBytes);
   if (typeof raw !== "object" || raw === null)
     return refused("unsupported", "transport_error", "transport", 0, { reason: "unsupported_raw" });

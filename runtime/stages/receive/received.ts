@@ -118,6 +118,11 @@ export interface ReceiveLimits {
    * {@link DEFAULT_TIMEOUT_MS}.
    */
   timeoutMs?: number | undefined;
+  /**
+   * Observe mode: called once with what was delivered (what a promise settled to), before anything reads it; keeps
+   * the original for the caller and returns what the gate reads in its place (see `keepOriginal`).
+   */
+  keep?: ((raw: unknown) => unknown) | undefined;
 }
 
 /** The time limit on waiting for the transport when the contract does not set one. */

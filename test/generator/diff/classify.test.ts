@@ -671,6 +671,30 @@ const rows: Array<[string, Row]> = [
     },
   ],
   [
+    "a contract put in observe mode: every result reaches the model ungated",
+    {
+      before: baseContract(),
+      after: edit((c) => (c["x-toolgate"].mode = "observe")),
+      want: [["exposure", "mode-changed"]],
+    },
+  ],
+  [
+    "a contract back to enforcement, written out or by the default",
+    {
+      before: edit((c) => (c["x-toolgate"].mode = "observe")),
+      after: baseContract(),
+      want: [["settings", "mode-changed"]],
+    },
+  ],
+  [
+    "enforcement written out is the default",
+    {
+      before: baseContract(),
+      after: edit((c) => (c["x-toolgate"].mode = "enforce")),
+      want: [],
+    },
+  ],
+  [
     "MCP annotation changed",
     {
       before: baseContract(),

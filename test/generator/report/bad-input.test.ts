@@ -27,7 +27,7 @@ describe("bad lines", () => {
       "",
       '["not", "an", "event"]',
       '{"hello":"world"}',
-      '{"v":2,"tool":"read_file","code":"ok"}',
+      '{"v":3,"tool":"read_file","code":"ok"}',
       '{"v":1,"tool":"read_file"}',
       good("t3"),
     ];
@@ -41,7 +41,7 @@ describe("bad lines", () => {
       { file, line: 2, reason: "not JSON (a damaged line)" },
       { file, line: 5, reason: "not a gate event (not an object)" },
       { file, line: 6, reason: "not a gate event (no format version `v`)" },
-      { file, line: 7, reason: "event format version 2 is not known (this report reads version 1)" },
+      { file, line: 7, reason: "event format version 3 is not known (this report reads versions 1 to 2)" },
       { file, line: 8, reason: "not a gate event (no `tool` or `code`)" },
       { file, line: 10, reason: "truncated line (the file ends mid-line)" },
     ]);
