@@ -80,8 +80,6 @@ interface Live {
   open: number;
   idleSince: number;
   requests: number;
-  /** When the store last heard this session was in use (its expiry pushed back). */
-  touched: number;
 }
 
 /** The id of the `initialize` a replica replays to its server side when it takes a session up; never answered. */
@@ -192,8 +190,6 @@ class Sessions {
   readonly #opening = new Set<HostSession>();
   /** Sessions being taken up from the store, so two requests at once take one up once. */
   readonly #resuming = new Map<string, Promise<Live | undefined>>();
-  /** How often a session in use pushes its expiry in the store back. */
-  readonly #touchMs: number;
   /** The `Host` headers accepted (DNS rebinding protection), when listening on a loopback address. */
   allowedHosts: string[] | undefined;
 
@@ -203,7 +199,6 @@ class Sessions {
     const idleMs = options.idleMs ?? IDLE_MS;
     const unconfirmedMs = Math.min(idleMs, options.unconfirmedMs ?? UNCONFIRMED_MS);
     this.#sweep = setInterval(() => this.#closeIdle(idleMs, unconfirmedMs), Math.min(unconfirmedMs, 60_000)).unref();
-    this.#touchMs = Math.min(idleMs / 4, 60_000);
   }
 
   async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -212,7 +207,8 @@ class Sessions {
     }
     const id = request.headers["mcp-session-id"];
     if (typeof id === "string") {
-      const session = this.#live.get(id) ?? (await this.#resume(id, response));
+      const held = await this.#stillShared(id);
+      const session = held ?? (await this.#resume(id, response));
       if (session === null) return;
       if (session === undefined) return refusal(response, 404, -32001, "Session not found");
       this.#opened(session, response);
@@ -234,7 +230,7 @@ class Sessions {
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         const now = Date.now();
-        const session: Live = { http, proxy, open: 0, idleSince: now, requests: 0, touched: now };
+        const session: Live = { http, proxy, open: 0, idleSince: now, requests: 0 };
         this.#live.set(id, session);
         this.#opened(session, response);
       },
@@ -259,6 +255,21 @@ class Sessions {
   }
 
   /**
+   * The session `id` held here, its expiry in the store pushed back. A shared session the store no longer has ended
+   * on another replica (the host's DELETE) or expired: it is let go here too, and the host is told it is not found.
+   * When the store cannot be reached, the session is served on as held.
+   */
+  async #stillShared(id: string): Promise<Live | undefined> {
+    const session = this.#live.get(id);
+    const store = this.options.store;
+    if (session === undefined || store === undefined) return session;
+    if (await store.touch(id).catch(() => true)) return session;
+    if (this.#live.get(id) === session) this.#live.delete(id);
+    void session.proxy.then((running) => (running.release ?? running.close)()).catch(() => undefined);
+    return undefined;
+  }
+
+  /**
    * The session `id` taken up from the store, when another replica opened it: undefined when the store has no such
    * session, null when it was refused here (the host was answered why).
    */
@@ -273,7 +284,7 @@ class Sessions {
     return resuming.then(
       (live) => live,
       (error: unknown) => {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = why(error);
         this.options.log(`toolgate proxy: could not take up host session ${id}: ${reason}`);
         refusal(response, 503, -32603, `The proxy could not take up the session: ${reason}`);
         return null;
@@ -297,7 +308,7 @@ class Sessions {
     const running = await proxy;
     // Taken up: a session in use, held to the idle time (not the time an unconfirmed one gets).
     const now = Date.now();
-    const session: Live = { http, proxy, open: 0, idleSince: now, requests: 2, touched: now };
+    const session: Live = { http, proxy, open: 0, idleSince: now, requests: 2 };
     this.#live.set(id, session);
     void running.closed.then(({ by }) => this.#ended(http, by));
     this.options.log(`toolgate proxy: took up host session ${id}, opened by another replica`);
@@ -308,12 +319,6 @@ class Sessions {
   #opened(session: Live, response: ServerResponse): void {
     session.open++;
     session.requests++;
-    const store = this.options.store;
-    const id = session.http.sessionId;
-    if (store !== undefined && id !== undefined && Date.now() - session.touched >= this.#touchMs) {
-      session.touched = Date.now();
-      void store.touch(id).catch(() => undefined);
-    }
     response.once("close", () => {
       session.open--;
       session.idleSince = Date.now();
@@ -360,7 +365,7 @@ class Sessions {
   /** The server could not be reached: the host's `initialize` is answered with why, and its session closed. */
   async #refuse(host: HostSession, error: unknown): Promise<void> {
     if (host.http.sessionId !== undefined) this.#live.delete(host.http.sessionId);
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = why(error);
     if (host.initializeId !== undefined) {
       this.options.log(`toolgate proxy: could not open a session with the server: ${reason}`);
       const message = `The proxy could not reach the server: ${reason}`;
@@ -433,6 +438,12 @@ export async function listenForHosts(options: HostListenOptions): Promise<HostLi
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** What went wrong, with its cause when it has one (`fetch failed` says nothing of why). */
+function why(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
 }
 
 /** A JSON-RPC error as the HTTP answer, as the SDK's transport answers its own refusals. */

@@ -139,8 +139,22 @@ describe("three replicas in front of one Streamable HTTP server, balanced round-
     const tookUp = cluster.proxies.filter((proxy) => proxy.output().includes(`took up host session ${id}`));
     expect(tookUp).toHaveLength(2);
     expect(cluster.serverOutput().match(/Session initialized/g)?.length ?? 0).toBe(before + 1);
+    // The host's DELETE, on one replica, ends the session on all three: none serves it on from what it held.
     await transport.terminateSession();
     await client.close();
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(cluster.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": id,
+          "mcp-protocol-version": "2025-11-25",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(response.status).toBe(404);
+    }
   }, 120_000);
 
   it("a replica killed mid-session costs the call under way on it, retried once; no spill is lost, none counted twice", async () => {
@@ -161,11 +175,11 @@ describe("three replicas in front of one Streamable HTTP server, balanced round-
     const failures: string[] = [];
     const callOnce = async () => {
       try {
-        return await client.callTool(slow, undefined, { timeout: 15_000 });
+        return await client.callTool(slow, undefined, { timeout: 60_000 });
       } catch (error) {
         // What a host does when its request is lost: it sends it again.
         failures.push(String(error));
-        return client.callTool(slow, undefined, { timeout: 15_000 });
+        return client.callTool(slow, undefined, { timeout: 60_000 });
       }
     };
     const calls = [callOnce(), callOnce(), callOnce()];
@@ -194,7 +208,8 @@ describe("three replicas in front of one Streamable HTTP server, balanced round-
 
     // Each call the host saw answered was gated once: the call lost with the dead replica was never gated there.
     const recorded = await events(eventFiles);
-    expect(recorded.filter((event) => event.tool === "trigger-long-running-operation")).toHaveLength(3);
+    const slowEvents = recorded.filter((event) => event.tool === "trigger-long-running-operation");
+    expect(slowEvents, failures.join("\n")).toHaveLength(3);
   }, 180_000);
 });
 
