@@ -85,6 +85,9 @@ interface Live {
 /** The id of the `initialize` a replica replays to its server side when it takes a session up; never answered. */
 const RESUME_ID = "toolgate-resume";
 
+/** How long an idle host connection is kept open: longer than a balancer keeps its own. */
+const KEEP_ALIVE_MS = 75_000;
+
 /** The one path the proxy serves. */
 const ENDPOINT = "/mcp";
 
@@ -419,6 +422,11 @@ export async function listenForHosts(options: HostListenOptions): Promise<HostLi
       else response.end();
     });
   });
+  // A balancer keeps its connections to the proxy open and reuses them: Node's default of closing an idle one after
+  // 5 s races a request sent on it as it closes, which the host then sees as a lost request. Idle connections are
+  // kept longer than balancers keep theirs (HAProxy and nginx: a minute at most by default).
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
