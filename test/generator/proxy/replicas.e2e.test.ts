@@ -48,7 +48,8 @@ const SLOW = {
     additionalProperties: false,
   },
   "x-toolgate": {
-    receive: { maxBytes: 64 * 1024 },
+    // Seconds of work that a busy machine may stretch well past the default 30 s.
+    receive: { maxBytes: 64 * 1024, timeoutMs: 240_000 },
     context: { unit: "bytes", max: 4000 },
     result: { kind: "text", text: { maxLines: 100 } },
   },
@@ -175,11 +176,11 @@ describe("three replicas in front of one Streamable HTTP server, balanced round-
     const failures: string[] = [];
     const callOnce = async () => {
       try {
-        return await client.callTool(slow, undefined, { timeout: 60_000 });
+        return await client.callTool(slow, undefined, { timeout: 90_000 });
       } catch (error) {
         // What a host does when its request is lost: it sends it again.
         failures.push(String(error));
-        return client.callTool(slow, undefined, { timeout: 60_000 });
+        return client.callTool(slow, undefined, { timeout: 90_000 });
       }
     };
     const calls = [callOnce(), callOnce(), callOnce()];
@@ -206,11 +207,14 @@ describe("three replicas in front of one Streamable HTTP server, balanced round-
     await transport.terminateSession();
     await client.close();
 
-    // Each call the host saw answered was gated once: the call lost with the dead replica was never gated there.
+    // Each answered call was gated and recorded once, on the replica that answered it: three, plus at most one for
+    // each call the host gave up on (a call lost with the dead replica was never gated; one the host timed out on
+    // may have been gated on a live replica before it gave up, and its retry is a call of its own).
     const recorded = await events(eventFiles);
     const slowEvents = recorded.filter((event) => event.tool === "trigger-long-running-operation");
-    expect(slowEvents, failures.join("\n")).toHaveLength(3);
-  }, 180_000);
+    expect(slowEvents.length, failures.join("\n")).toBeGreaterThanOrEqual(3);
+    expect(slowEvents.length, failures.join("\n")).toBeLessThanOrEqual(3 + failures.length);
+  }, 600_000);
 });
 
 describe("three replicas in front of a stdio server each, balanced by session id", () => {
