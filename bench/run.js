@@ -4,7 +4,7 @@
  * every figure to bench/results.json.
  *
  *   node bench/run.js [--only cold,warm,firstcall,gate,small,curve,textcurve,receive,tokens,readback,validators,
- *     codegen,report,proxy,usefulness] [--quick] [--profile]
+ *     codegen,report,proxy,replicas,usefulness] [--quick] [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen (the
  * gate's rows always carry one: where an admit's time goes, by stage, at 64 KB and 1 MB).
@@ -32,6 +32,7 @@ import { ratio } from "./lib/stats.js";
 import { runProxyBench } from "./proxy.js";
 import { runReadBack } from "./read-back.js";
 import { runReceiveCeiling } from "./receive-ceiling.js";
+import { runReplicasBench } from "./replicas.js";
 import { runReportBench } from "./report.js";
 import { runTokenBudget } from "./token-budget.js";
 import { runUsefulness } from "./usefulness.js";
@@ -47,7 +48,7 @@ const { values } = parseArgs({
   },
 });
 const ALL =
-  "cold warm firstcall gate small curve textcurve receive tokens readback validators codegen report proxy usefulness".split(
+  "cold warm firstcall gate small curve textcurve receive tokens readback validators codegen report proxy replicas usefulness".split(
     " ",
   );
 const selected = new Set(values.only ? values.only.split(",") : ALL);
@@ -607,6 +608,37 @@ if (selected.has("proxy"))
       proxy.ratio <= proxy.target ? "met" : "missed",
     ]);
     tables.proxy = rows.slice(firstRow);
+  });
+
+if (selected.has("replicas"))
+  await section("replicas", async () => {
+    const firstRow = rows.length;
+    const sessions = quick ? 10 : 50;
+    const calls = quick ? 40 : 200;
+    say(`replicas: ${sessions} host sessions × ${calls} calls through HAProxy and three proxy replicas sharing Redis…`);
+    const rep = await runReplicasBench({ sessions, calls, rounds: quick ? 2 : 5, work: WORK });
+    results.benchmarks.replicas = rep;
+    const msOf = (value) => `${value.toFixed(1)} ms`;
+    const growth = rep.memoryGrowthBytes.map((bytes) => `${bytes >= 0 ? "+" : "−"}${mib(Math.abs(bytes))}`).join(", ");
+    const clean = rep.lost === 0 && rep.wrong === 0;
+    rows.push([
+      `${rep.sessions} host sessions × ${rep.callsPerSession} calls, 3 replicas behind HAProxy, Redis (load ${machine.loadAverageAtStart[0]})`,
+      `p50 ${msOf(rep.p50.gated)}, p99 ${msOf(rep.p99.gated)}; overhead p50 +${msOf(rep.p50OverheadMs)}, p99 +${msOf(rep.p99OverheadMs)}`,
+      `server-everything directly: p50 ${msOf(rep.p50.direct)}, p99 ${msOf(rep.p99.direct)}`,
+      x(rep.p50Ratio),
+      "(reported)",
+      "",
+    ]);
+    rows.push([
+      "",
+      `${rep.answered}/${rep.calls} answered, ${rep.lost} lost, ${rep.wrong} wrong or crossed; ${rep.spillsRead} spills read back on another replica; ${rep.comparedWithOneReplica} outcomes equal to one replica's`,
+      `replica memory, first round to last: ${growth}`,
+      "",
+      "0 lost, 0 wrong",
+      clean ? "met" : "missed",
+    ]);
+    if (!clean) process.exitCode = 1;
+    tables.replicas = rows.slice(firstRow);
   });
 
 if (selected.has("usefulness"))

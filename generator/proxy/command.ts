@@ -22,14 +22,16 @@ import { type Console, parseCommandArgs, UsageError } from "../cli/console.js";
 import { UnsafeOutputError } from "../files.js";
 import type { ProxyCatalog } from "./catalog.js";
 import type { CatalogVersions } from "./catalog-version.js";
+import type { HostedProxy } from "./http-host.js";
 import type { LiveCatalog } from "./reload.js";
 import type { RunningProxy } from "./serve.js";
+import type { SessionStore, SharedSession } from "./sessions.js";
 import type { ProxyTelemetry } from "./telemetry.js";
 import type { ServerTarget } from "./transports.js";
 
 export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--server PREFIX] [--allow-ungated] [--observe]
-                 [--events FILE] [--otel] [--spill-dir DIR] [--max-message-bytes N] [--listen PORT [--host ADDR]]
-                 [--watch [--reload-redis URL [--reload-key KEY]]]
+                 [--events FILE] [--otel] [--spill-dir DIR | --redis URL] [--max-message-bytes N]
+                 [--listen PORT [--host ADDR]] [--watch [--reload-redis URL [--reload-key KEY]]]
                  (--url URL [--header "Name: value"]... | [--cwd DIR] -- COMMAND [ARGS...])
       Start the MCP server COMMAND over stdio (or reach it over Streamable HTTP at --url, each --header sent
       with every request) and serve its tools to the host over stdio, each result admitted by its contract
@@ -57,7 +59,10 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [-
       --observe: gate nothing, measure everything. Each call is admitted as above and its event (marked
       mode "observe") records what enforcement would have done, but the host receives the server's answer
       and tool list as the server sent them: observe mode protects nothing. A contract can ask for it alone
-      with x-toolgate.mode "observe"; without --observe, every other contract enforces.`;
+      with x-toolgate.mode "observe"; without --observe, every other contract enforces.
+      --redis URL (redis://HOST:PORT, needs the redis package): spills go to Redis, and with --listen and --url
+      host sessions are kept there too, so replicas behind a round-robin balancer serve one host session on
+      any replica (README "Running replicas"); in front of a stdio server, balance by Mcp-Session-Id instead.`;
 
 const OPTIONS = {
   schemas: { type: "string" },
@@ -68,6 +73,7 @@ const OPTIONS = {
   events: { type: "string" },
   otel: { type: "boolean" },
   "spill-dir": { type: "string" },
+  redis: { type: "string" },
   "max-message-bytes": { type: "string" },
   cwd: { type: "string" },
   url: { type: "string" },
@@ -175,10 +181,16 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   const spills =
     reloading !== undefined ||
     catalog.names.some((name) => catalog.findTool(name)?.adapter.spec.oversize.includes("spill"));
+  if (values.redis !== undefined && values["spill-dir"] !== undefined) {
+    throw new UsageError("--spill-dir and --redis are two places for spills: give one");
+  }
+  const redis = values.redis === undefined ? undefined : await connectRedis(values.redis, io);
   const store =
-    values["spill-dir"] === undefined
-      ? new MemorySpillStore()
-      : new FileSpillStore({ directory: path.resolve(values["spill-dir"]) });
+    redis !== undefined
+      ? redis.spills
+      : values["spill-dir"] === undefined
+        ? new MemorySpillStore()
+        : new FileSpillStore({ directory: path.resolve(values["spill-dir"]) });
   const events = values.events === undefined ? undefined : await appendEvents(path.resolve(values.events));
 
   const sinks: EventSink[] = events === undefined ? [] : [jsonLinesSink(events)];
@@ -207,13 +219,64 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
     telemetry,
     log: (line: string) => io.err(line),
   };
-  const open = (host: Transport) => startProxy({ ...shared, upstream: upstream(), host });
+  const open = async (host: Transport, resumed?: SharedSession): Promise<HostedProxy> => {
+    const transport = upstream(resumed?.upstream);
+    const resume = resumed === undefined ? undefined : { server: resumed.server, readBack: resumed.readBack };
+    const running = await startProxy({ ...shared, upstream: transport, host, resume });
+    if (!(transport instanceof transports.HttpUpstream)) return running;
+    const release = () => {
+      transport.keepSession();
+      return running.close();
+    };
+    return { ...running, upstreamSession: () => transport.serverSession(), release };
+  };
   const reached = "url" in target ? target.url.href : JSON.stringify(target.command);
   const gating = `toolgate proxy: ${values.observe === true ? "observing (gating nothing)" : "gating"} ${catalog.names.length} tool(s) of ${reached}`;
-  const code = listen === undefined ? await serveStdio(open, gating, io) : await serveHttp(open, listen, gating, io);
-  await reloading?.close();
-  await new Promise<void>((resolve) => (events === undefined ? resolve() : events.end(resolve)));
-  return code;
+  // A stdio server's state is in this process's child: its sessions cannot be shared, only routed to this replica.
+  const sessions = redis !== undefined && "url" in target ? redis.sessions : undefined;
+  try {
+    return listen === undefined
+      ? await serveStdio(open, gating, io)
+      : await serveHttp(open, { ...listen, store: sessions }, gating, io);
+  } finally {
+    await reloading?.close();
+    await new Promise<void>((resolve) => (events === undefined ? resolve() : events.end(resolve)));
+    await redis?.close();
+  }
+}
+
+/** One Redis connection for the spills and the host sessions (`--redis`). */
+async function connectRedis(url: string, io: Console) {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--redis must be a redis:// URL, not ${JSON.stringify(url)}`);
+  }
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
+    throw new UsageError(`--redis must be a redis:// or rediss:// URL, not ${JSON.stringify(url)}`);
+  }
+  const loaded = await import("redis").catch(() => undefined);
+  if (loaded === undefined) throw new UsageError("--redis needs the redis package installed beside toolgate");
+  const [{ RedisSpillStore }, { RedisSessionStore }, { IDLE_MS }] = await Promise.all([
+    import("@toolgate/runtime/redis"),
+    import("./sessions.js"),
+    import("./http-host.js"),
+  ]);
+  const client = loaded.createClient({ url });
+  // A lost connection fails the commands that meet it (each a typed failure or a refused request), not the process.
+  client.on("error", (error: Error) => io.err(`toolgate proxy: redis: ${error.message}`));
+  await client.connect();
+  const commands = client as unknown as ConstructorParameters<typeof RedisSessionStore>[0]["client"] &
+    ConstructorParameters<typeof RedisSpillStore>[0]["client"];
+  return {
+    spills: new RedisSpillStore({ client: commands }),
+    // A session the host left without DELETE expires from Redis after the idle time, as it closes on one proxy.
+    sessions: new RedisSessionStore({ client: commands, ttlMs: IDLE_MS }),
+    close: async () => {
+      await client.close().catch(() => undefined);
+    },
+  };
 }
 
 /**
@@ -333,8 +396,8 @@ async function serveStdio(
 
 /** Serves hosts over Streamable HTTP until SIGINT or SIGTERM; 1 when it cannot listen. */
 async function serveHttp(
-  open: (host: Transport) => Promise<RunningProxy>,
-  address: { port: number; host: string },
+  open: (host: Transport, resumed?: SharedSession) => Promise<HostedProxy>,
+  address: { port: number; host: string; store: SessionStore | undefined },
   gating: string,
   io: Console,
 ): Promise<number> {

@@ -6,6 +6,12 @@
  * DELETE, when its server goes (the host's next request is answered 404, and it initializes anew), when it has
  * had no request open for {@link IDLE_MS} (a host that went without DELETE: a connected SDK client keeps its GET
  * stream open), or when the proxy stops.
+ *
+ * With a {@link SessionStore} (`--redis`, a server over Streamable HTTP), replicas share their sessions: the one that
+ * handles a host's `initialize` stores what the session is before the host learns its id, and a replica given a
+ * session id it does not hold takes the session up from the store (`sessions.ts`). A replica then lets a session go
+ * (idle, or stopping) without ending the server's session, which the other replicas serve on; the host's DELETE,
+ * on whichever replica, ends it everywhere.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -14,13 +20,27 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { RunningProxy } from "./serve.js";
+import { adoptSession, type SessionStore, type SharedSession } from "./sessions.js";
+
+/** A proxy session as the listener holds it. */
+export interface HostedProxy extends RunningProxy {
+  /** The server's session, when replicas can share it (a server over Streamable HTTP that gave one). */
+  upstreamSession?(): SharedSession["upstream"] | undefined;
+  /** Lets the session go here without ending the server's session, which other replicas serve on. */
+  release?(): Promise<void>;
+}
 
 /** Where to listen, and how a host session becomes a proxy session. */
 export interface HostListenOptions {
   port: number;
   host: string;
-  /** Starts the proxy for one host session (`startProxy` with a server transport of its own). */
-  open(host: Transport): Promise<RunningProxy>;
+  /**
+   * Starts the proxy for one host session (`startProxy` with a server transport of its own); given `resumed`, for
+   * a session another replica opened, with a server transport that carries on that session.
+   */
+  open(host: Transport, resumed?: SharedSession): Promise<HostedProxy>;
+  /** Where replicas share their host sessions; without it, a session lives in this process only. */
+  store?: SessionStore | undefined;
   log(line: string): void;
   /** How long a session may have no request open before it is closed (default {@link IDLE_MS}). */
   idleMs?: number | undefined;
@@ -56,11 +76,17 @@ export const MAX_SESSIONS = 64;
 /** One host session: its transport, its proxy, its requests open now (and since when it has none), and how many. */
 interface Live {
   http: StreamableHTTPServerTransport;
-  proxy: Promise<RunningProxy>;
+  proxy: Promise<HostedProxy>;
   open: number;
   idleSince: number;
   requests: number;
 }
+
+/** The id of the `initialize` a replica replays to its server side when it takes a session up; never answered. */
+const RESUME_ID = "toolgate-resume";
+
+/** How long an idle host connection is kept open: longer than a balancer keeps its own. */
+const KEEP_ALIVE_MS = 75_000;
 
 /** The one path the proxy serves. */
 const ENDPOINT = "/mcp";
@@ -92,16 +118,36 @@ class HostSession implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   initializeId: RequestId | undefined;
+  /** The host's `initialize` parameters, which another replica replays when it takes the session up. */
+  hello: Record<string, unknown> = {};
+  /**
+   * Awaited before the host is answered its `initialize`: the session is stored for the other replicas first. It
+   * resolves to why it could not be, and the host is then answered that instead.
+   */
+  beforeWelcome: (() => Promise<string | undefined>) | undefined;
   readonly started: Promise<void>;
   #started: () => void = () => undefined;
+  #replayed: boolean;
 
-  constructor(readonly http: StreamableHTTPServerTransport) {
+  /** `resumed`: the host's `initialize` of a session another replica opened, replayed to the proxy at start. */
+  constructor(
+    readonly http: StreamableHTTPServerTransport,
+    readonly resumed?: Record<string, unknown>,
+  ) {
+    this.#replayed = resumed === undefined;
     this.started = new Promise((resolve) => {
       this.#started = resolve;
     });
     http.onmessage = (message, extra) => {
-      if (this.initializeId === undefined && "method" in message && message.method === "initialize" && "id" in message)
+      if (
+        this.initializeId === undefined &&
+        "method" in message &&
+        message.method === "initialize" &&
+        "id" in message
+      ) {
         this.initializeId = message.id;
+        this.hello = (message.params ?? {}) as Record<string, unknown>;
+      }
       this.onmessage?.(message, extra);
     };
     http.onclose = () => this.onclose?.();
@@ -110,10 +156,28 @@ class HostSession implements Transport {
 
   async start(): Promise<void> {
     await this.http.start();
+    if (this.resumed !== undefined) {
+      // The SDK's server learns the host's capabilities and version from an `initialize`, as it did on the replica
+      // that opened the session; the server itself is not initialized again.
+      this.onmessage?.({ jsonrpc: "2.0", id: RESUME_ID, method: "initialize", params: this.resumed as never });
+      this.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" });
+    }
     this.#started();
   }
 
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (!this.#replayed && "id" in message && message.id === RESUME_ID && !("method" in message)) {
+      this.#replayed = true;
+      return;
+    }
+    if (this.beforeWelcome !== undefined && "result" in message && message.id === this.initializeId) {
+      const share = this.beforeWelcome;
+      this.beforeWelcome = undefined;
+      const failed = await share();
+      if (failed !== undefined) {
+        return this.http.send({ jsonrpc: "2.0", id: message.id, error: { code: -32603, message: failed } }, options);
+      }
+    }
     return this.http.send(message, options);
   }
 
@@ -127,6 +191,8 @@ class Sessions {
   readonly #live = new Map<string, Live>();
   /** Sessions whose `initialize` POST is being handled (not yet in `#live`, or refused). */
   readonly #opening = new Set<HostSession>();
+  /** Sessions being taken up from the store, so two requests at once take one up once. */
+  readonly #resuming = new Map<string, Promise<Live | undefined>>();
   /** The `Host` headers accepted (DNS rebinding protection), when listening on a loopback address. */
   allowedHosts: string[] | undefined;
 
@@ -144,7 +210,9 @@ class Sessions {
     }
     const id = request.headers["mcp-session-id"];
     if (typeof id === "string") {
-      const session = this.#live.get(id);
+      const held = await this.#stillShared(id);
+      const session = held ?? (await this.#resume(id, response));
+      if (session === null) return;
       if (session === undefined) return refusal(response, 404, -32001, "Session not found");
       this.#opened(session, response);
       return session.http.handleRequest(request, response);
@@ -164,7 +232,8 @@ class Sessions {
     const http: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
-        const session: Live = { http, proxy, open: 0, idleSince: Date.now(), requests: 0 };
+        const now = Date.now();
+        const session: Live = { http, proxy, open: 0, idleSince: now, requests: 0 };
         this.#live.set(id, session);
         this.#opened(session, response);
       },
@@ -175,6 +244,8 @@ class Sessions {
     const host = new HostSession(http);
     this.#opening.add(host);
     const proxy = this.options.open(host);
+    const store = this.options.store;
+    if (store !== undefined) host.beforeWelcome = () => share(store, http, host, proxy);
     proxy.then(
       (running) => void running.closed.then(({ by }) => this.#ended(http, by)),
       (error: unknown) => void this.#refuse(host, error),
@@ -184,6 +255,67 @@ class Sessions {
     this.#opening.delete(host);
     // Not an initialize the transport accepted (it answered the host why): nothing was opened.
     if (http.sessionId === undefined) await http.close();
+  }
+
+  /**
+   * The session `id` held here, its expiry in the store pushed back. A shared session the store no longer has ended
+   * on another replica (the host's DELETE) or expired: it is let go here too, and the host is told it is not found.
+   * When the store cannot be reached, the session is served on as held.
+   */
+  async #stillShared(id: string): Promise<Live | undefined> {
+    const session = this.#live.get(id);
+    const store = this.options.store;
+    if (session === undefined || store === undefined) return session;
+    if (await store.touch(id).catch(() => true)) return session;
+    if (this.#live.get(id) === session) this.#live.delete(id);
+    void session.proxy.then((running) => (running.release ?? running.close)()).catch(() => undefined);
+    return undefined;
+  }
+
+  /**
+   * The session `id` taken up from the store, when another replica opened it: undefined when the store has no such
+   * session, null when it was refused here (the host was answered why).
+   */
+  #resume(id: string, response: ServerResponse): Promise<Live | undefined | null> {
+    const store = this.options.store;
+    if (store === undefined) return Promise.resolve(undefined);
+    let resuming = this.#resuming.get(id);
+    if (resuming === undefined) {
+      resuming = this.#takeUp(store, id).finally(() => this.#resuming.delete(id));
+      this.#resuming.set(id, resuming);
+    }
+    return resuming.then(
+      (live) => live,
+      (error: unknown) => {
+        const reason = why(error);
+        this.options.log(`toolgate proxy: could not take up host session ${id}: ${reason}`);
+        refusal(response, 503, -32603, `The proxy could not take up the session: ${reason}`);
+        return null;
+      },
+    );
+  }
+
+  async #takeUp(store: SessionStore, id: string): Promise<Live | undefined> {
+    const shared = await store.load(id);
+    if (shared === undefined) return undefined;
+    const max = this.options.maxSessions ?? MAX_SESSIONS;
+    if (this.#live.size + this.#opening.size >= max) throw new Error(`this replica holds its most sessions (${max})`);
+    const http: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      ...(this.allowedHosts === undefined
+        ? {}
+        : { enableDnsRebindingProtection: true, allowedHosts: this.allowedHosts }),
+    });
+    adoptSession(http, id);
+    const proxy = this.options.open(new HostSession(http, shared.hello), shared);
+    const running = await proxy;
+    // Taken up: a session in use, held to the idle time (not the time an unconfirmed one gets).
+    const now = Date.now();
+    const session: Live = { http, proxy, open: 0, idleSince: now, requests: 2 };
+    this.#live.set(id, session);
+    void running.closed.then(({ by }) => this.#ended(http, by));
+    this.options.log(`toolgate proxy: took up host session ${id}, opened by another replica`);
+    return session;
   }
 
   /** A request of `session` is open until its response closes. */
@@ -207,12 +339,28 @@ class Sessions {
       if (session.open > 0 || now - session.idleSince < limit) continue;
       this.#live.delete(id);
       this.options.log(`toolgate proxy: closing host session ${id}: no request for ${Math.round(limit / 1000)} s`);
-      void session.proxy.then((running) => running.close()).catch(() => undefined);
+      void this.#letGo(id, session).catch(() => undefined);
     }
   }
 
+  /**
+   * Lets a session go here. Shared, it is only released while the store still holds it (another replica may be
+   * serving it); once the store let it expire too, the server's session is ended with it.
+   */
+  async #letGo(id: string, session: Live): Promise<void> {
+    const running = await session.proxy;
+    const store = this.options.store;
+    const shared = store !== undefined && running.release !== undefined && (await store.load(id)) !== undefined;
+    await (shared ? running.release?.() : running.close());
+  }
+
   #ended(http: StreamableHTTPServerTransport, by: "host" | "server"): void {
-    if (http.sessionId !== undefined) this.#live.delete(http.sessionId);
+    const id = http.sessionId;
+    // Still held here: the host ended the session (DELETE) or its server went, not this replica letting it go.
+    if (id !== undefined && this.#live.get(id)?.http === http) {
+      this.#live.delete(id);
+      void this.options.store?.delete(id).catch(() => undefined);
+    }
     if (by === "server")
       this.options.log(`toolgate proxy: the server of host session ${http.sessionId} went; it is closed`);
   }
@@ -220,7 +368,7 @@ class Sessions {
   /** The server could not be reached: the host's `initialize` is answered with why, and its session closed. */
   async #refuse(host: HostSession, error: unknown): Promise<void> {
     if (host.http.sessionId !== undefined) this.#live.delete(host.http.sessionId);
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = why(error);
     if (host.initializeId !== undefined) {
       this.options.log(`toolgate proxy: could not open a session with the server: ${reason}`);
       const message = `The proxy could not reach the server: ${reason}`;
@@ -234,9 +382,33 @@ class Sessions {
   /** Closes every session, and with it its server connection. */
   async close(): Promise<void> {
     clearInterval(this.#sweep);
-    const running = await Promise.allSettled([...this.#live.values()].map((session) => session.proxy));
-    await Promise.allSettled(running.map((result) => (result.status === "fulfilled" ? result.value.close() : null)));
+    const live = [...this.#live];
+    this.#live.clear();
+    // Shared sessions are only released: the other replicas serve them on.
+    await Promise.allSettled(live.map(([id, session]) => this.#letGo(id, session)));
     await Promise.allSettled([...this.#opening].map((host) => host.close()));
+  }
+}
+
+/**
+ * Stores a new session for the other replicas, once its proxy reached the server; why it could not, if it could
+ * not (a server that gave no session id serves no other replica).
+ */
+async function share(
+  store: SessionStore,
+  http: StreamableHTTPServerTransport,
+  host: HostSession,
+  proxy: Promise<HostedProxy>,
+): Promise<string | undefined> {
+  try {
+    const running = await proxy;
+    const upstream = running.upstreamSession?.();
+    const id = http.sessionId;
+    if (upstream === undefined || id === undefined) return "The server gave no session the proxy's replicas can share";
+    await store.save(id, { hello: host.hello, upstream, ...running.shared });
+    return undefined;
+  } catch (error) {
+    return `The proxy could not share the session with its replicas: ${error instanceof Error ? error.message : String(error)}`;
   }
 }
 
@@ -250,6 +422,11 @@ export async function listenForHosts(options: HostListenOptions): Promise<HostLi
       else response.end();
     });
   });
+  // A balancer keeps its connections to the proxy open and reuses them: Node's default of closing an idle one after
+  // 5 s races a request sent on it as it closes, which the host then sees as a lost request. Idle connections are
+  // kept longer than balancers keep theirs (HAProxy and nginx: a minute at most by default).
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
@@ -269,6 +446,12 @@ export async function listenForHosts(options: HostListenOptions): Promise<HostLi
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** What went wrong, with its cause when it has one (`fetch failed` says nothing of why). */
+function why(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
 }
 
 /** A JSON-RPC error as the HTTP answer, as the SDK's transport answers its own refusals. */

@@ -30,6 +30,7 @@ import {
 import { awaitInitialize } from "./first-message.js";
 import { forwardAllowed, progressTo, proxyCapabilities } from "./forwarding.js";
 import { hostInstructions, hostText, LABEL_MAX_CHARS } from "./hygiene.js";
+import type { ServerHello } from "./sessions.js";
 import { readsResourceLinks, serveSpillResources, spillLink } from "./spill-resources.js";
 import { type GateTaskResult, hostTask, serveTasks, TaskLedger } from "./tasks.js";
 import type { ProxyTelemetry, ToolCallTrace } from "./telemetry.js";
@@ -82,6 +83,11 @@ export interface ProxyOptions {
   toolsChanged?: ((listener: () => void) => () => void) | undefined;
   /** One line for the proxy's log (stderr): what it hides, and why it stops. */
   log(line: string): void;
+  /**
+   * A host session another replica opened (`--redis`): `upstream` already carries the server's session id, so the
+   * server is not initialized again; what it said then is served on, and spills are read back under the same id.
+   */
+  resume?: { server: ServerHello; readBack: string } | undefined;
 }
 
 /** A running proxy. */
@@ -89,6 +95,8 @@ export interface RunningProxy {
   /** Settles when either side closes; the proxy is then closed. */
   closed: Promise<{ by: "host" | "server" }>;
   close(): Promise<void>;
+  /** What another replica needs to serve this session on: what the server said, and the read-back session. */
+  shared: { server: ServerHello; readBack: string };
 }
 
 const CLIENT_INFO = { name: "toolgate-proxy", version: "1" };
@@ -148,12 +156,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     },
   });
   await client.connect(options.upstream);
-  const serverCapabilities = client.getServerCapabilities() ?? {};
+  const said: ServerHello = options.resume?.server ?? {
+    capabilities: client.getServerCapabilities() ?? {},
+    serverInfo: client.getServerVersion(),
+    instructions: client.getInstructions(),
+  };
+  const serverCapabilities = said.capabilities as ReturnType<Client["getServerCapabilities"]> & object;
   const capabilities = proxyCapabilities(serverCapabilities, options.readBack !== undefined);
   if (options.toolsChanged !== undefined) capabilities.tools = { ...capabilities.tools, listChanged: true };
   // The server's instructions are no contract's, but they say how its tools fit together: passed cleaned and bounded.
-  const instructions = hostInstructions(client.getInstructions());
-  const server: Server = new Server(serverInfo(client.getServerVersion()), {
+  const instructions = hostInstructions(said.instructions);
+  const server: Server = new Server(serverInfo(said.serverInfo), {
     capabilities,
     ...(instructions === undefined ? {} : { instructions }),
   });
@@ -162,7 +175,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const session: Session = {
     client,
     options,
-    id: randomUUID(),
+    id: options.resume?.readBack ?? randomUUID(),
     types,
     links,
     tasks,
@@ -199,7 +212,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   await server.connect(hello.transport);
   const unsubscribe = options.toolsChanged?.(() => void server.sendToolListChanged().catch(() => undefined));
   if (unsubscribe !== undefined) void running.closed.then(unsubscribe);
-  return running;
+  return { ...running, shared: { server: said, readBack: session.id } };
 }
 
 /** `tools/list`: the server's page, each gated tool with its view's schema, then the read-back tool. */
@@ -384,7 +397,11 @@ function gateTaskResult(session: Session): GateTaskResult {
 }
 
 /** When either side goes, the other is closed; when the server goes, the calls under way answer the host first. */
-function lifecycle(server: Server, client: Client, inFlight: ReadonlySet<Promise<unknown>>): RunningProxy {
+function lifecycle(
+  server: Server,
+  client: Client,
+  inFlight: ReadonlySet<Promise<unknown>>,
+): Omit<RunningProxy, "shared"> {
   let settle: (by: { by: "host" | "server" }) => void = () => undefined;
   const closed = new Promise<{ by: "host" | "server" }>((resolve) => {
     settle = resolve;

@@ -15,17 +15,41 @@ export type ServerTarget =
   | { command: string; args: readonly string[]; cwd?: string | undefined }
   | { url: URL; headers: Readonly<Record<string, string>> };
 
-/** The server's transport, made anew for each host session. */
-export type UpstreamFactory = () => Transport;
+/** The server's transport, made anew for each host session; given a server session, one that carries it on. */
+export type UpstreamFactory = (resume?: ServerSession) => Transport;
+
+/** A session a server over Streamable HTTP gave: its `Mcp-Session-Id`, and the protocol version it agreed to. */
+export interface ServerSession {
+  sessionId: string;
+  protocolVersion: string | undefined;
+}
 
 /** How long closing waits for the server to end its HTTP session (a DELETE) before it lets go. */
 const TERMINATE_MS = 2000;
 
-/** The SDK's Streamable HTTP client transport that ends its server session (an HTTP DELETE) when it closes. */
-class HttpUpstream extends StreamableHTTPClientTransport {
+/**
+ * The SDK's Streamable HTTP client transport that ends its server session (an HTTP DELETE) when it closes, unless
+ * it was {@link HttpUpstream.keepSession kept} for other replicas.
+ */
+export class HttpUpstream extends StreamableHTTPClientTransport {
+  #kept = false;
+
+  /** Closing will leave the server's session open: other replicas serve the host's session on. */
+  keepSession(): void {
+    this.#kept = true;
+  }
+
+  /** The server's session, once it gave one. */
+  serverSession(): ServerSession | undefined {
+    const sessionId = this.sessionId;
+    return sessionId === undefined ? undefined : { sessionId, protocolVersion: this.protocolVersion };
+  }
+
   override async close(): Promise<void> {
-    const waited = new Promise<void>((resolve) => setTimeout(resolve, TERMINATE_MS).unref());
-    await Promise.race([this.terminateSession().catch(() => undefined), waited]);
+    if (!this.#kept) {
+      const waited = new Promise<void>((resolve) => setTimeout(resolve, TERMINATE_MS).unref());
+      await Promise.race([this.terminateSession().catch(() => undefined), waited]);
+    }
     await super.close();
   }
 }
@@ -63,13 +87,19 @@ export function upstreamFactory(target: ServerTarget, maxMessageBytes: number, l
     );
   if ("url" in target) {
     const fetch = boundedFetch(maxMessageBytes, ({ bytes, exact }) => cut(bytes, exact));
-    return (): Transport => new HttpUpstream(target.url, { fetch, requestInit: { headers: { ...target.headers } } });
+    return (resume?: ServerSession): Transport => {
+      const requestInit = { headers: { ...target.headers } };
+      // Carrying a session on: the SDK's client then sends no `initialize`, and every request names the session.
+      const transport = new HttpUpstream(target.url, { fetch, requestInit, sessionId: resume?.sessionId });
+      if (resume?.protocolVersion !== undefined) transport.setProtocolVersion(resume.protocolVersion);
+      return transport;
+    };
   }
   // The host set the proxy's environment for the server (a host config's `env` block): all of it is the server's.
   const env = Object.fromEntries(
     Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
-  return (): Transport =>
+  return (_resume?: ServerSession): Transport =>
     new UpstreamTransport({
       command: target.command,
       args: target.args,
