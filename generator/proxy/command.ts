@@ -26,7 +26,7 @@ import type { HostedProxy } from "./http-host.js";
 import type { LiveCatalog } from "./reload.js";
 import type { RunningProxy } from "./serve.js";
 import type { SessionStore, SharedSession } from "./sessions.js";
-import type { ProxyTelemetry } from "./telemetry.js";
+import type { ProxyTelemetry, ProxyTelemetryInfo } from "./telemetry.js";
 import type { ServerTarget } from "./transports.js";
 
 export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--server PREFIX] [--allow-ungated] [--observe]
@@ -181,30 +181,13 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
   const spills =
     reloading !== undefined ||
     catalog.names.some((name) => catalog.findTool(name)?.adapter.spec.oversize.includes("spill"));
-  if (values.redis !== undefined && values["spill-dir"] !== undefined) {
-    throw new UsageError("--spill-dir and --redis are two places for spills: give one");
-  }
-  const redis = values.redis === undefined ? undefined : await connectRedis(values.redis, io);
-  const store =
-    redis !== undefined
-      ? redis.spills
-      : values["spill-dir"] === undefined
-        ? new MemorySpillStore()
-        : new FileSpillStore({ directory: path.resolve(values["spill-dir"]) });
+  const { redis, store } = await spillPlace(values, io);
   const events = values.events === undefined ? undefined : await appendEvents(path.resolve(values.events));
 
-  const sinks: EventSink[] = events === undefined ? [] : [jsonLinesSink(events)];
-  let telemetry: ProxyTelemetry | undefined;
-  if (values.otel === true) {
-    const otel = await import("@opentelemetry/api").catch(() => undefined);
-    if (otel === undefined) throw new UsageError("--otel needs @opentelemetry/api installed beside toolgate");
-    sinks.push(openTelemetrySink(otel));
-    const { proxyTelemetry } = await import("./telemetry.js");
-    telemetry = proxyTelemetry(otel, {
-      hostTransport: listen === undefined ? "pipe" : "tcp",
-      serverTransport: "url" in target ? "tcp" : "pipe",
-    });
-  }
+  const { sinks, telemetry } = await recorders(values, events, {
+    hostTransport: listen === undefined ? "pipe" : "tcp",
+    serverTransport: "url" in target ? "tcp" : "pipe",
+  });
 
   const upstream = transports.upstreamFactory(target, maxMessageBytes, (line) => io.err(line));
   // Shared by every host session: a spilled result is still read back only in the session it was spilled in.
@@ -243,6 +226,39 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
     await new Promise<void>((resolve) => (events === undefined ? resolve() : events.end(resolve)));
     await redis?.close();
   }
+}
+
+/** Where spills go: Redis (`--redis`, whose connection the host sessions share), `--spill-dir`, or memory. */
+async function spillPlace(values: Values, io: Console) {
+  if (values.redis !== undefined && values["spill-dir"] !== undefined) {
+    throw new UsageError("--spill-dir and --redis are two places for spills: give one");
+  }
+  const redis = values.redis === undefined ? undefined : await connectRedis(values.redis, io);
+  const store =
+    redis !== undefined
+      ? redis.spills
+      : values["spill-dir"] === undefined
+        ? new MemorySpillStore()
+        : new FileSpillStore({ directory: path.resolve(values["spill-dir"]) });
+  return { redis, store };
+}
+
+/**
+ * Where each gated call is recorded: the events file (`--events`), and under `--otel` the OpenTelemetry sink and
+ * the spans and duration metrics of each `tools/call`.
+ */
+async function recorders(
+  values: Values,
+  events: WriteStream | undefined,
+  transports: ProxyTelemetryInfo,
+): Promise<{ sinks: EventSink[]; telemetry: ProxyTelemetry | undefined }> {
+  const sinks: EventSink[] = events === undefined ? [] : [jsonLinesSink(events)];
+  if (values.otel !== true) return { sinks, telemetry: undefined };
+  const otel = await import("@opentelemetry/api").catch(() => undefined);
+  if (otel === undefined) throw new UsageError("--otel needs @opentelemetry/api installed beside toolgate");
+  sinks.push(openTelemetrySink(otel));
+  const { proxyTelemetry } = await import("./telemetry.js");
+  return { sinks, telemetry: proxyTelemetry(otel, transports) };
 }
 
 /** One Redis connection for the spills and the host sessions (`--redis`). */
