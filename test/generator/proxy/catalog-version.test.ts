@@ -4,56 +4,27 @@
  * serves and says so, a replica that starts with an older folder does not move the others back, and a version a
  * replica held before is served again without a compile.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProxyCatalog } from "../../../generator/proxy/catalog.js";
 import { type CatalogVersions, connectCatalogVersions } from "../../../generator/proxy/catalog-version.js";
 import { CatalogReloader, LiveCatalog } from "../../../generator/proxy/reload.js";
+import { freePort, type RedisServer, startRedisServer } from "../../fixtures/redis-server.js";
 
 const KEY = "test:catalog";
 const OLD = "0000000000000001";
 const NEW = "0000000000000002";
 
-let server: ChildProcess;
+let server: RedisServer;
 let url: string;
 
-/** A free TCP port on loopback. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  url = `redis://127.0.0.1:${port}`;
-  server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
-  for (let attempt = 0; ; attempt++) {
-    const client = createClient({ url, socket: { reconnectStrategy: false } });
-    client.on("error", () => undefined);
-    try {
-      await client.connect();
-      await client.ping();
-      await client.close();
-      return;
-    } catch (error) {
-      if (attempt > 100) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  server = await startRedisServer();
+  url = server.url;
 }, 20_000);
 
 afterAll(() => {
-  server?.kill();
+  server?.stop();
 });
 
 /** A catalog with no tools, known by its version. */

@@ -4,16 +4,16 @@
  * `redis-server`. A contract changed on one replica is served there and named in Redis; the other, whose folder has
  * not changed yet, keeps its catalog and says so; once its folder has the same contract it serves the same version.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { cp, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../build.js";
+import { type RedisServer, startRedisServer } from "../../fixtures/redis-server.js";
 import { scratchFolders } from "../mcp/scratch.js";
 
 const require = createRequire(import.meta.url);
@@ -23,20 +23,8 @@ const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist
 const KEY = "replicas-test:catalog";
 
 const scratch = scratchFolders("proxy-replicas-");
-let redisServer: ChildProcess;
+let redisServer: RedisServer;
 let url: string;
-
-/** A free TCP port on loopback. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** One replica: its project folder, its host, and its stderr. */
 interface Replica {
@@ -110,25 +98,8 @@ let b: Replica;
 
 beforeAll(async () => {
   await ensureBuilt();
-  const port = await freePort();
-  url = `redis://127.0.0.1:${port}`;
-  redisServer = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: "ignore" },
-  );
-  for (let attempt = 0; ; attempt++) {
-    const probe = createClient({ url, socket: { reconnectStrategy: false } });
-    probe.on("error", () => undefined);
-    try {
-      await probe.connect();
-      await probe.close();
-      break;
-    } catch (error) {
-      if (attempt > 100) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  redisServer = await startRedisServer();
+  url = redisServer.url;
   const work = await scratch();
   const schemas = path.join(work, "imported");
   execFileSync(process.execPath, [BIN, "import", "--stdio", `node ${EVERYTHING} stdio`, "--out", schemas], {
@@ -151,7 +122,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.allSettled([a?.client.close(), b?.client.close()]);
-  redisServer?.kill();
+  redisServer?.stop();
 });
 
 describe("replicas agreeing on the catalog through Redis", () => {
