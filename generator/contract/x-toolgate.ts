@@ -94,7 +94,7 @@ export const CONTENT_DEFAULTS = {
   resource: { mimeTypes: ["text/*", "application/json"], maxBytes: 1024 * 1024, maxCount: 4 },
 } as const;
 
-/** The defaults of every `x-toolgate` key, in one place so the README and the code cannot drift apart. */
+/** The defaults of every `x-toolgate` key, in one place so the docs and the code cannot drift apart. */
 export const DEFAULTS = {
   version: "1",
   formats: "annotate",

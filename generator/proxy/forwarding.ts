@@ -81,7 +81,7 @@ const SERVER_NOTIFICATIONS: Readonly<Record<string, (params: unknown) => Record<
 const HOST_NOTIFICATIONS: ReadonlySet<string> = new Set(["notifications/roots/list_changed"]);
 
 /**
- * The forwarding table, for the README and its test: every MCP method and notification the protocol names, and
+ * The forwarding table, for docs/security.md and its test: every MCP method and notification the protocol names, and
  * what the proxy does with it.
  */
 export const FORWARDING: Readonly<Record<string, Treatment>> = {

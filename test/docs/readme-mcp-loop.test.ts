@@ -1,5 +1,5 @@
 /**
- * The README's MCP agent loop, run: a real MCP server over stdio (the gated fixture server), the real SDK client with
+ * The MCP agent loop of docs/mcp.md, run: a real MCP server over stdio (the gated fixture server), the real SDK client with
  * the generated validators, and a catalog generated from the server's contracts. Only the model is scripted. A name
  * the catalog does not declare (`constructor`, `__proto__`) or arguments its contract refuses never reach the
  * server, and the model is told why; a valid call's result reaches it gated.
@@ -72,7 +72,7 @@ afterAll(async () => {
   await client?.close();
 });
 
-/** The loop as the README writes it, over `model`. */
+/** The loop as docs/mcp.md writes it, over `model`. */
 async function agentLoop(model: ReturnType<typeof scriptedModel>): Promise<Message[]> {
   const { tools } = await client.listTools();
   const messages: Message[] = [{ role: "user", content: "Do I need an umbrella in Oslo today?" }];
@@ -96,7 +96,7 @@ async function agentLoop(model: ReturnType<typeof scriptedModel>): Promise<Messa
   return messages;
 }
 
-describe("the README's MCP agent loop", () => {
+describe("the MCP agent loop of docs/mcp.md", () => {
   it("calls only tools the catalog declares, with arguments their contracts accept", async () => {
     const messages = await agentLoop(
       scriptedModel([

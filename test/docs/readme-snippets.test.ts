@@ -1,5 +1,5 @@
 /**
- * Every TypeScript block of the READMEs compiles, as a user would paste it beside the `generated/` folder it is
+ * Every TypeScript block of the READMEs and of the docs/ pages compiles, as a user would paste it beside the `generated/` folder it is
  * written for, under `strict`, `noUncheckedIndexedAccess` and `exactOptionalPropertyTypes`: a block about the tool
  * `toolgate init` writes (`getWeather`) beside what `init` and `generate` make in a fresh project, a block that runs
  * the filesystem server beside what `toolgate import` makes of that real server's tools, and every other block beside
@@ -7,6 +7,7 @@
  * the function that calls the tool) is declared once below, typed as the user's own code would be.
  */
 
+import { readdirSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -17,7 +18,15 @@ import { toolgate } from "../cli.js";
 import { checkSnippets, extractSnippets, readSnippets, type Snippet } from "./snippets.js";
 
 const REPO = path.resolve(import.meta.dirname, "..", "..");
-const DOCS = ["README.md", "runtime/README.md"];
+/** Every Markdown page under docs/, relative to the repository, in a stable order. */
+function docsPages(): string[] {
+  return readdirSync(path.join(REPO, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".md") && !file.split(path.sep).includes("node_modules"))
+    .map((file) => path.posix.join("docs", ...file.split(path.sep)))
+    .sort();
+}
+const READMES = ["README.md", "runtime/README.md"];
+const DOCS = [...READMES, ...docsPages()];
 /** Fresh user projects inside the repository, so their generated code finds `@toolgate/runtime` as a user's does. */
 const PROJECTS = path.join(REPO, ".tmp", "readme-snippets");
 const QUICK_START = path.join(PROJECTS, "quick-start");
@@ -95,11 +104,23 @@ beforeAll(async () => {
   return () => rm(PROJECTS, { recursive: true, force: true });
 }, 120_000);
 
-describe("the README examples", () => {
+describe("the README and docs/ examples", () => {
   const snippets = readSnippets(REPO, DOCS);
 
-  it("finds the blocks of both READMEs", () => {
-    for (const file of DOCS) expect(snippets.filter((s) => s.file === file).length, file).toBeGreaterThan(0);
+  it("finds the blocks of both READMEs and of the docs pages that teach an API", () => {
+    for (const file of READMES) expect(snippets.filter((s) => s.file === file).length, file).toBeGreaterThan(0);
+    // The pages whose subject is code a user writes: each must have blocks for the check to hold anything.
+    for (const page of [
+      "gate",
+      "operations",
+      "mcp",
+      "frameworks/ai-sdk",
+      "frameworks/mastra",
+      "frameworks/langchain",
+    ]) {
+      const file = `docs/${page}.md`;
+      expect(snippets.filter((s) => s.file === file).length, file).toBeGreaterThan(0);
+    }
   });
 
   it("compile as a user's strict program against the generated/ folder each is written for", () => {

@@ -1,7 +1,7 @@
 /**
  * The two packages as a user gets them: `npm pack`ed, installed from their tarballs into fresh projects outside
  * this repository (an ES module one with a build script and a CommonJS one without), `toolgate init`,
- * `toolgate generate`, a strict type check with TypeScript 7 and 5.8 under the README's own tsconfig, and a compiled
+ * `toolgate generate`, a strict type check with TypeScript 7 and 5.8 under the tsconfig the docs show, and a compiled
  * script that imports `node:fs` and admits one good and one bad result through the generated adapter. The packed
  * `toolgate` carries no script that runs when it is installed. And a project that installs only `@toolgate/runtime`:
  * what it costs on disk, that it pulls in none of the generator's libraries, and that the compiled code runs there.
@@ -75,9 +75,9 @@ async function pack(folder: string, scripts: "run-scripts" | "ignore-scripts"): 
   return path.join(work, "packs", (packed as { filename: string }).filename);
 }
 
-/** The tsconfig the README's Install section shows: its one JSON block with `compilerOptions`. */
+/** The tsconfig the docs' Install section shows (docs/getting-started.md): its one JSON block with `compilerOptions`. */
 async function readmeTsconfig(): Promise<{ compilerOptions: Record<string, unknown> }> {
-  const readme = await readFile(path.join(REPO, "README.md"), "utf8");
+  const readme = await readFile(path.join(REPO, "docs", "getting-started.md"), "utf8");
   const blocks = [...readme.matchAll(/^```json\n([\s\S]*?)^```$/gm)].map((match) => match[1] as string);
   const tsconfigs = blocks.filter((block) => block.includes('"compilerOptions"'));
   expect(tsconfigs).toHaveLength(1);
@@ -89,7 +89,7 @@ const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall", "prepare"];
 
 /**
  * A fresh project with the runtime as a dependency and toolgate, TypeScript and Node's types as devDependencies, as
- * the README's Install section has it; the ES module one builds with `tsc`, the CommonJS one has no build script.
+ * the docs' Install section has it; the ES module one builds with `tsc`, the CommonJS one has no build script.
  */
 async function consumer(name: string, type: "module" | "commonjs"): Promise<string> {
   const dir = path.join(work, name);
@@ -207,7 +207,7 @@ describe("installed from the packed tarballs", () => {
       for (const tsc of ["typescript", "typescript-5.8"]) {
         await sh(dir, "node", [path.join("node_modules", tsc, "bin", "tsc"), "--noEmit", "-p", "."]);
       }
-      // Without the README's "types": ["node"], TypeScript 7 does not know node:fs, @types/node installed or not.
+      // Without the docs' "types": ["node"], TypeScript 7 does not know node:fs, @types/node installed or not.
       const { compilerOptions, ...rest } = await readmeTsconfig();
       const { types: _types, ...untyped } = compilerOptions;
       await writeFile(

@@ -1,6 +1,6 @@
 /**
  * What the proxy passes of the server outside a gated result, one answer at a time: hostile shapes are left out,
- * never thrown on; texts are cleaned, bounded together and markup-escaped; and the README's forwarding table names
+ * never thrown on; texts are cleaned, bounded together and markup-escaped; and the security page's forwarding table names
  * every method and notification the proxy's table does, with the same treatment.
  */
 import { readFileSync } from "node:fs";
@@ -157,9 +157,9 @@ describe("proxyCapabilities", () => {
   });
 });
 
-describe("the README's forwarding table", () => {
+describe("the security page's forwarding table", () => {
   it("names every method and notification of the proxy's table, with the same treatment", () => {
-    const whole = readFileSync(path.join(REPO, "README.md"), "utf8");
+    const whole = readFileSync(path.join(REPO, "docs", "security.md"), "utf8");
     const readme = whole.slice(whole.indexOf("**What the proxy passes.**"), whole.indexOf("**Limits that bound"));
     const rows = new Map<string, string>();
     for (const match of readme.matchAll(/^\| `([A-Za-z/_]+)` \| ([a-z]+) \|/gm)) {
