@@ -44,6 +44,9 @@ export function initScripts(scripts: Readonly<Record<string, unknown>> | undefin
 /** The example contract's file name in the contracts folder. */
 export const EXAMPLE_FILE = "get_weather.tool.json";
 
+/** The flags of `toolgate init`. */
+export const INIT_OPTIONS = { schemas: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+
 export const INIT_HELP = `  toolgate init [--schemas DIR]
       Start a project: write a first contract, ${EXAMPLE_FILE}, into DIR (default schemas/) when it holds
       none, and add to package.json "prebuild" (toolgate generate; "generate:contracts" when there is no
@@ -120,7 +123,7 @@ export async function runInit(argv: readonly string[], io: Console, cwd: string 
 }
 
 function parseInitArgs(argv: readonly string[]) {
-  const parsed = parseCommandArgs(argv, { schemas: { type: "string" }, help: { type: "boolean", short: "h" } });
+  const parsed = parseCommandArgs(argv, INIT_OPTIONS);
   if (parsed.positionals.length > 0)
     throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
   return parsed;

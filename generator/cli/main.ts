@@ -31,7 +31,7 @@ import { tokenizerWarning } from "./tokenizer-check.js";
  * output up to date loads none of them (the validator compiler and the TypeScript parser among them, about a
  * second of a start).
  */
-async function helpText(): Promise<string> {
+export async function helpText(): Promise<string> {
   const [{ DIFF_HELP }, { INIT_HELP }, { REPORT_HELP }, { PROXY_HELP }] = await Promise.all([
     import("../diff/command.js"),
     import("./init.js"),
@@ -41,12 +41,24 @@ async function helpText(): Promise<string> {
   return `toolgate: typed, precompiled, bounded adapters for AI tool results
 
 Usage:
-  toolgate generate [--schemas DIR] [--out DIR] [--check] [--verbose]
+${GENERATE_HELP}
+${IMPORT_HELP}
+${DIFF_HELP}
+${INIT_HELP}
+${REPORT_HELP}
+${PROXY_HELP}
+${GENERAL_HELP}`;
+}
+
+/** `generate`'s part of the help text. */
+export const GENERATE_HELP = `  toolgate generate [--schemas DIR] [--out DIR] [--check] [--verbose]
       Read every *.tool.json contract in DIR (default schemas/) and write the adapters to --out
       (default generated/). With --check, write nothing: exit 1 and name every stale, missing or extra
       file; only those and the verdict are printed (and contract errors), unless --verbose also prints
-      each tool and its warnings as generate does.
-  toolgate import FILE... [--out DIR] [--prefix NAME] [--json-text NAME]... [--force]
+      each tool and its warnings as generate does.`;
+
+/** `import`'s part of the help text. */
+export const IMPORT_HELP = `  toolgate import FILE... [--out DIR] [--prefix NAME] [--json-text NAME]... [--force]
   toolgate import --stdio "[NAME=value...] COMMAND ARGS" [--cwd DIR] [--out DIR] [--prefix NAME]
                   [--json-text NAME]... [--force]
       Turn MCP tool definitions (a tools/list result, a JSON-RPC response, an array of tools or one tool; or a
@@ -57,12 +69,10 @@ Usage:
       --stdio: leading NAME=value words set the server's environment; --cwd is its working directory; when
       it fails, the last lines of its stderr are shown. --prefix NAME: the tools go to DIR/NAME/, named
       NAME_<tool> (a name that already starts with NAME_ is kept; the server's own name is kept in
-      x-toolgate.mcp.name), so two servers' tools of the same name live in one project.
-${DIFF_HELP}
-${INIT_HELP}
-${REPORT_HELP}
-${PROXY_HELP}
-  toolgate --help       this text
+      x-toolgate.mcp.name), so two servers' tools of the same name live in one project.`;
+
+/** The help text after the commands: `--help`, `--version`, the config file and the exit codes. */
+export const GENERAL_HELP = `  toolgate --help       this text
   toolgate --version    the version
 
 Defaults may be set in toolgate.config.json in the working directory:
@@ -74,7 +84,16 @@ Defaults may be set in toolgate.config.json in the working directory:
 Exit codes: 0 all is well, 1 contract errors or stale output (--check), 2 usage error or an output folder
 with a symbolic link in it (toolgate never writes through a link).
 `;
-}
+
+/** The flags of `toolgate generate` (and of `toolgate` alone: `--help`, `--version`). */
+export const GENERATE_OPTIONS = {
+  schemas: { type: "string" },
+  out: { type: "string" },
+  check: { type: "boolean" },
+  verbose: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
 
 /** Where output goes (re-exported for callers of {@link main}). */
 export type { Console };
@@ -181,14 +200,7 @@ async function run(argv: readonly string[], io: Console): Promise<number> {
 }
 
 function parseCommandLine(argv: readonly string[]) {
-  return parseCommandArgs(argv, {
-    schemas: { type: "string" },
-    out: { type: "string" },
-    check: { type: "boolean" },
-    verbose: { type: "boolean" },
-    help: { type: "boolean", short: "h" },
-    version: { type: "boolean", short: "v" },
-  });
+  return parseCommandArgs(argv, GENERATE_OPTIONS);
 }
 
 /** A contract error as one terminal line: every part of it may quote the contract. */

@@ -104,15 +104,18 @@ export async function reviewContracts(options: DiffOptions): Promise<DiffReport>
   }
 }
 
+/** The flags of `toolgate diff`. */
+export const DIFF_OPTIONS = {
+  base: { type: "string" },
+  head: { type: "string" },
+  schemas: { type: "string" },
+  format: { type: "string" },
+  "fail-on": { type: "string" },
+} as const;
+
 /** Parse the arguments of `toolgate diff`, with `toolgate.config.json` (in `cwd`) for the folders. */
 export async function parseDiffArguments(argv: readonly string[], cwd: string): Promise<DiffOptions> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    base: { type: "string" },
-    head: { type: "string" },
-    schemas: { type: "string" },
-    format: { type: "string" },
-    "fail-on": { type: "string" },
-  });
+  const { values, positionals } = parseCommandArgs(argv, DIFF_OPTIONS);
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const format = values.format ?? "markdown";
   if (format !== "markdown" && format !== "json")

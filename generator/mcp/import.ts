@@ -496,16 +496,19 @@ export async function runImport(argv: readonly string[], io: ImportConsole): Pro
   return report.refused.length > 0 ? 1 : 0;
 }
 
+/** The flags of `toolgate import`. */
+export const IMPORT_OPTIONS = {
+  out: { type: "string" },
+  stdio: { type: "string" },
+  cwd: { type: "string" },
+  prefix: { type: "string" },
+  "json-text": { type: "string", multiple: true },
+  force: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parseImportArgs(argv: readonly string[]) {
-  return parseCommandArgs(argv, {
-    out: { type: "string" },
-    stdio: { type: "string" },
-    cwd: { type: "string" },
-    prefix: { type: "string" },
-    "json-text": { type: "string", multiple: true },
-    force: { type: "boolean" },
-    help: { type: "boolean", short: "h" },
-  });
+  return parseCommandArgs(argv, IMPORT_OPTIONS);
 }
 
 /** A usage error of `import`: the message, then the command's usage. */

@@ -62,9 +62,10 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [-
       with x-toolgate.mode "observe"; without --observe, every other contract enforces.
       --redis URL (redis://HOST:PORT, needs the redis package): spills go to Redis, and with --listen and --url
       host sessions are kept there too, so replicas behind a round-robin balancer serve one host session on
-      any replica (README "Running replicas"); in front of a stdio server, balance by Mcp-Session-Id instead.`;
+      any replica (docs/operations.md, "Running replicas"); in front of a stdio server, balance by Mcp-Session-Id instead.`;
 
-const OPTIONS = {
+/** The flags of `toolgate proxy`; the server's command follows `--`. */
+export const PROXY_OPTIONS = {
   schemas: { type: "string" },
   generated: { type: "string" },
   server: { type: "string" },
@@ -99,13 +100,13 @@ export function splitServerCommand(argv: readonly string[]): { own: string[]; se
     const word = argv[i] as string;
     if (!word.startsWith("-")) return { own: argv.slice(0, i), server: argv.slice(i) };
     const name = word.replace(/^--?/, "").split("=")[0] as string;
-    const option = (OPTIONS as Record<string, { type: string }>)[name];
+    const option = (PROXY_OPTIONS as Record<string, { type: string }>)[name];
     if (option?.type === "string" && !word.includes("=")) i++;
   }
   return { own: [...argv], server: [] };
 }
 
-type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
+type Values = ReturnType<typeof parseCommandArgs<typeof PROXY_OPTIONS>>["values"];
 type Transports = typeof import("./transports.js");
 
 /**
@@ -115,7 +116,7 @@ type Transports = typeof import("./transports.js");
 export async function runProxy(argv: readonly string[], io: Console): Promise<number> {
   const { own, server } = splitServerCommand(argv);
   // Every word of `own` is an option or an option's value: the first other word began the server's command.
-  const { values } = parseCommandArgs(own, OPTIONS);
+  const { values } = parseCommandArgs(own, PROXY_OPTIONS);
   if (values.help) {
     io.out(PROXY_HELP);
     return 0;

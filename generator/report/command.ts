@@ -45,14 +45,17 @@ export interface ReportOptions {
   rules: FailRule[];
 }
 
+/** The flags of `toolgate report`. */
+export const REPORT_OPTIONS = {
+  labels: { type: "string" },
+  format: { type: "string" },
+  out: { type: "string" },
+  "fail-on": { type: "string" },
+} as const;
+
 /** Parses the arguments after `report`. */
 export function parseReportArguments(argv: readonly string[]): ReportOptions {
-  const { values, positionals } = parseCommandArgs(argv, {
-    labels: { type: "string" },
-    format: { type: "string" },
-    out: { type: "string" },
-    "fail-on": { type: "string" },
-  });
+  const { values, positionals } = parseCommandArgs(argv, REPORT_OPTIONS);
   if (positionals.length === 0) throw new UsageError("report: no events file given");
   const format = values.format ?? "text";
   if (!(FORMATS as readonly string[]).includes(format))
