@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark of the gate and the generator, each comparing toolgate with what users would
- * otherwise run, in one process run, as ratios. Prints a Markdown table (the one README.md carries) and writes
- * every figure to bench/results.json.
+ * otherwise run, in one process run, as ratios. Prints a Markdown table and writes every figure to bench/results.json,
+ * from which `npm run docs:generate` writes the latest run's tables of docs/benchmarks.md.
  *
  *   node bench/run.js [--only cold,warm,firstcall,gate,small,curve,textcurve,receive,tokens,readback,validators,
  *     codegen,report,proxy,replicas,usefulness] [--quick] [--profile]

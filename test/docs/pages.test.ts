@@ -107,6 +107,22 @@ describe("the links of README.md and docs/", () => {
   });
 });
 
+describe("the docs site's build", () => {
+  it("fails on a dead page link: only links out of docs/ into the repository are let through", async () => {
+    const { default: config } = await import("../../docs/.vitepress/config.mjs");
+    const ignore = config.ignoreDeadLinks;
+    expect(Array.isArray(ignore)).toBe(true);
+    const lets = (url: string) =>
+      (ignore as unknown[]).some((rule) => typeof rule === "function" && rule(url, "page.md") === true);
+    // What VitePress hands the rule: the link without its .md, relative to the page.
+    expect(lets("./../runtime/README")).toBe(true);
+    expect(lets("./../../ARCHITECTURE")).toBe(true);
+    expect(lets("./gate")).toBe(false);
+    expect(lets("./frameworks/missing")).toBe(false);
+    expect(lets("./../docs/missing")).toBe(false);
+  });
+});
+
 describe("the README", () => {
   const readme = readFileSync(path.join(REPO, "README.md"), "utf8");
 
