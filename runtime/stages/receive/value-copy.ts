@@ -43,15 +43,12 @@ const GIVE_UP = Symbol("give up");
 /** An escape `JSON.stringify` writes for half a surrogate pair (it writes any other character as it is). */
 export const SURROGATE_ESCAPE = /\\u[dD][89abcdefABCDEF]/;
 
-/**
- * The containers still to copy, each a source with the copy that holds it (its parent's copy, or the holder) and
- * the slot it takes there (an index or a key), and its depth (the outermost container is 1).
- */
-interface Pending {
-  sources: object[];
-  holders: object[];
-  slots: Array<number | string>;
-  depths: number[];
+/** What a copy has counted so far, and its bounds. */
+interface Walk {
+  /** A lower bound of the copy's JSON text in UTF-16 units, so far. */
+  bytes: number;
+  readonly maxBytes: number;
+  readonly maxDepth: number;
 }
 
 /**
@@ -68,89 +65,81 @@ function scalarFloor(member: unknown): number {
 }
 
 /**
- * Queues a plain array or object member to be copied into `slot` of `holder` once its turn comes, or says
- * {@link GIVE_UP}. Only its prototype is read here; its members are read when it is copied.
+ * The copy of a plain array or object at `depth` (the outermost container is 1), or {@link GIVE_UP}. The copy
+ * recurses, one level per level of the value, which never goes past `maxDepth`: a bound of the contract's, at most
+ * 64. A caller's bound so large that the stack runs out throws, and the copy gives way to the writer, which is
+ * iterative.
  */
-function queueContainer(
-  member: unknown,
-  holder: object,
-  slot: number | string,
-  depth: number,
-  pending: Pending,
-): typeof GIVE_UP | undefined {
-  if (member === null || typeof member !== "object") return GIVE_UP;
+function copyContainer(member: object, depth: number, walk: Walk): unknown {
+  if (depth > walk.maxDepth) return GIVE_UP;
   const prototype = Object.getPrototypeOf(member);
-  if (Array.isArray(member) ? prototype !== Array.prototype : prototype !== Object.prototype && prototype !== null) {
-    return GIVE_UP;
+  if (Array.isArray(member)) {
+    return prototype === Array.prototype ? copyArray(member, depth, walk) : GIVE_UP;
   }
-  pending.sources.push(member);
-  pending.holders.push(holder);
-  pending.slots.push(slot);
-  pending.depths.push(depth + 1);
-  return undefined;
+  return prototype === Object.prototype || prototype === null
+    ? copyObject(member as Record<string, unknown>, depth, walk)
+    : GIVE_UP;
 }
 
-/** Copies an array, reading each item once, into `copies[0]`; the byte floor so far, or −1 to give up. */
-function copyArray(
-  array: unknown[],
-  copies: unknown[],
-  depth: number,
-  pending: Pending,
-  floor: number,
-  maxBytes: number,
-): number {
+/** Copies an array, reading each item once, or gives up. */
+function copyArray(array: unknown[], depth: number, walk: Walk): unknown {
   const count = array.length;
   // Brackets and commas alone: a huge array is given up before one of its items is read.
-  let bytes = floor + count + 1;
-  if (bytes > maxBytes) return -1;
+  walk.bytes += count + 1;
+  if (walk.bytes > walk.maxBytes) return GIVE_UP;
   const target: unknown[] = [];
   for (let i = 0; i < count; i++) {
     const member = array[i];
-    const scalar = scalarFloor(member);
-    // `-0` is held as `0`, as its text (`0`) reads back; a container holds its place until it is copied.
-    target.push(member === 0 ? 0 : member);
-    if (scalar >= 0) bytes += scalar;
-    else if (queueContainer(member, target, i, depth, pending) === GIVE_UP) return -1;
+    if (typeof member === "object" && member !== null) {
+      const copied = copyContainer(member, depth + 1, walk);
+      if (copied === GIVE_UP) return GIVE_UP;
+      target.push(copied);
+    } else {
+      const scalar = scalarFloor(member);
+      if (scalar < 0) return GIVE_UP;
+      walk.bytes += scalar;
+      // `-0` is held as `0`, as its text (`0`) reads back.
+      target.push(member === 0 ? 0 : member);
+    }
   }
-  copies[0] = target;
-  return bytes > maxBytes ? -1 : bytes;
+  return walk.bytes > walk.maxBytes ? GIVE_UP : target;
 }
 
 /**
- * Copies an object into `copies[0]`; the byte floor so far, or −1 to give up. The copy is made by the language's
- * own copy of own enumerable properties (`{ ...record }`: each read once, a getter run once, every property
- * defined, never set, so `__proto__` stays an own key and no setter runs), which the engine does at native speed for
- * ordinary objects; its members are then checked on the copy, which holds only data properties.
+ * Copies an object, or gives up. The copy is made by the language's own copy of own enumerable properties
+ * (`{ ...record }`: each read once, a getter run once, every property defined, never set, so `__proto__` stays an
+ * own key and no setter runs), which the engine does at native speed for ordinary objects; its members are then
+ * checked on the copy, which holds only data properties, and a container member replaced by its own copy.
  */
-function copyObject(
-  record: Record<string, unknown>,
-  copies: unknown[],
-  depth: number,
-  pending: Pending,
-  floor: number,
-  maxBytes: number,
-): number {
+function copyObject(record: Record<string, unknown>, depth: number, walk: Walk): unknown {
   const copy: Record<string, unknown> = { ...record };
-  copies[0] = copy;
   const keys = Object.keys(copy);
-  let bytes = floor + keys.length + 1;
+  walk.bytes += keys.length + 1;
   let numeric = false;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const member = copy[key];
-    const scalar = scalarFloor(member);
-    if (scalar >= 0) {
-      bytes += scalar;
+    walk.bytes += key.length + 3;
+    if (typeof member === "object" && member !== null) {
+      const copied = copyContainer(member, depth + 1, walk);
+      if (copied === GIVE_UP) return GIVE_UP;
+      if (key === "__proto__") {
+        // Assigning it would set the prototype: it stays an own key, as `JSON.parse` makes it.
+        Object.defineProperty(copy, key, { value: copied, writable: true, enumerable: true, configurable: true });
+      } else copy[key] = copied;
+    } else {
+      const scalar = scalarFloor(member);
+      if (scalar < 0) return GIVE_UP;
+      walk.bytes += scalar;
       if (member === 0 && 1 / member < 0) copy[key] = 0;
-    } else if (queueContainer(member, copy, key, depth, pending) === GIVE_UP) return -1;
-    bytes += key.length + 3;
+    }
     const first = key.charCodeAt(0);
     if (first >= 0x30 && first <= 0x39) numeric = true;
   }
   // An ordinary object lists index-like keys first, whatever order they came in; only a proxy lists them otherwise,
   // and then the copy's order (its text's) is not the order the writer would write.
-  if (numeric && !sameOrder(Object.keys(record), keys)) return -1;
-  return bytes > maxBytes ? -1 : bytes;
+  if (numeric && !sameOrder(Object.keys(record), keys)) return GIVE_UP;
+  return walk.bytes > walk.maxBytes ? GIVE_UP : copy;
 }
 
 /** Whether two lists of keys are the same, in the same order. */
@@ -161,7 +150,7 @@ function sameOrder(listed: readonly string[], copied: readonly string[]): boolea
 }
 
 /**
- * Whether putting a container's copy into its slot can only write the slot: every own property of
+ * Whether writing into a fresh array or a copied object can only write its own property: every own property of
  * `Object.prototype` but `__proto__` is a writable data property (as the language defines them), and neither
  * prototype has a key like an array index, which `push` could reach. Asked once per copy: someone may have added a
  * setter or a read-only property since.
@@ -179,35 +168,23 @@ function prototypesPlain(): boolean {
   return true;
 }
 
-/** Puts a container's copy into its slot of the copy that holds it, where the source member sat until now. */
-function place(holder: object, slot: number | string, copy: unknown): void {
-  if (slot === "__proto__") {
-    // Assigning it would set the prototype: it stays an own key, as `JSON.parse` makes it.
-    Object.defineProperty(holder, slot, { value: copy, writable: true, enumerable: true, configurable: true });
-  } else (holder as Record<string | number, unknown>)[slot] = copy;
-}
-
 /** {@link copyParsedValue} without its guard against the value's own code throwing. */
 function copyUnguarded(value: unknown, maxDepth: number, maxBytes: number, piecesFrom: number): ValueCopy | undefined {
   if (!prototypesPlain()) return undefined;
-  // The value sits in a holder of the copy's own, at depth 0, so the outermost container is at depth 1.
-  const holder: unknown[] = [];
-  const pending: Pending = { sources: [[value]], holders: [holder], slots: [0], depths: [0] };
-  const copies: unknown[] = [undefined];
-  let bytes = 0;
-  for (let source = pending.sources.pop(); source !== undefined; source = pending.sources.pop()) {
-    const into = pending.holders.pop() as object;
-    const slot = pending.slots.pop() as number | string;
-    const depth = pending.depths.pop() as number;
-    if (depth > maxDepth) return undefined;
-    bytes = Array.isArray(source)
-      ? copyArray(source, copies, depth, pending, bytes, maxBytes)
-      : copyObject(source as Record<string, unknown>, copies, depth, pending, bytes, maxBytes);
-    if (bytes < 0) return undefined;
-    place(into, slot, copies[0]);
+  // Two units for the brackets of the holder the value once sat in: the floors stay what they were.
+  const walk: Walk = { bytes: 2, maxBytes, maxDepth };
+  let copy: unknown;
+  if (typeof value === "object" && value !== null) {
+    copy = copyContainer(value, 1, walk);
+    if (copy === GIVE_UP) return undefined;
+  } else {
+    const scalar = scalarFloor(value);
+    if (scalar < 0) return undefined;
+    walk.bytes += scalar;
+    copy = value === 0 ? 0 : value;
   }
-  const copy = (holder[0] as unknown[])[0];
-  if (bytes >= piecesFrom) return { value: copy, text: undefined };
+  if (walk.bytes > maxBytes) return undefined;
+  if (walk.bytes >= piecesFrom) return { value: copy, text: undefined };
   const text = wholeText(copy, maxBytes);
   return text === undefined ? undefined : { value: copy, text };
 }
@@ -228,7 +205,8 @@ export function wholeText(copy: unknown, maxBytes: number): string | undefined {
  * A private copy of a value that arrived already parsed, with its JSON text, or `undefined` when the careful
  * writer must decide (see the module's comment). Within `maxDepth` levels and `maxBytes` UTF-16 units of text (the
  * caller still checks the ceiling in bytes). A copy whose text is at least `piecesFrom` units long comes without it
- * (see {@link ValueCopy}). Iterative: any depth is safe to ask about.
+ * (see {@link ValueCopy}). Any depth is safe to ask about: the copy goes no deeper than `maxDepth`, and gives way to
+ * the writer where the stack would not hold it.
  */
 export function copyParsedValue(
   value: unknown,
@@ -239,7 +217,7 @@ export function copyParsedValue(
   try {
     return copyUnguarded(value, maxDepth, maxBytes, piecesFrom);
   } catch {
-    // A getter or a proxy trap threw: the writer refuses the value as it always has.
+    // A getter or a proxy trap threw, or the stack ran out: the writer decides as it always has.
     return undefined;
   }
 }
