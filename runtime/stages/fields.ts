@@ -49,16 +49,17 @@ function stepsOf(pointer: FieldPath): Steps {
 }
 
 /**
- * Calls `visit` with every value at `steps` below `value`, and the keys that lead to it (`keys[0..depth)`; the
- * array is reused, so a visitor that keeps a path writes it out with {@link pointerOfKeys}). Recursion is bounded
- * by the number of steps, which the path fixes, not by the data.
+ * Calls `visit` with every value at `steps` below `value`, and the keys that lead to it (`keys[0..depth)`, an
+ * array item's as its index; the array is reused, so a visitor that keeps a path writes it out with
+ * {@link pointerOfKeys}, and no index is written as text unless a path is). Recursion is bounded by the number of
+ * steps, which the path fixes, not by the data.
  */
 function visitAt(
   value: unknown,
   steps: Steps,
   depth: number,
-  keys: string[],
-  visit: (value: unknown, keys: readonly string[], depth: number) => void,
+  keys: Array<string | number>,
+  visit: (value: unknown, keys: ReadonlyArray<string | number>, depth: number) => void,
 ): void {
   if (depth === steps.length) {
     visit(value, keys, depth);
@@ -72,7 +73,7 @@ function visitAt(
     visitAt((value as Record<string, unknown>)[step], steps, depth + 1, keys, visit);
   } else if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
-      keys[depth] = String(index);
+      keys[depth] = index;
       visitAt(value[index], steps, depth + 1, keys, visit);
     }
   } else {
@@ -84,9 +85,12 @@ function visitAt(
 }
 
 /** The JSON pointer of the first `depth` keys. */
-function pointerOfKeys(keys: readonly string[], depth: number): string {
+function pointerOfKeys(keys: ReadonlyArray<string | number>, depth: number): string {
   let path = "";
-  for (let i = 0; i < depth; i++) path += `/${pointerSegment(keys[i] as string)}`;
+  for (let i = 0; i < depth; i++) {
+    const key = keys[i] as string | number;
+    path += `/${typeof key === "number" ? key : pointerSegment(key)}`;
+  }
   return path;
 }
 
