@@ -98,10 +98,11 @@ function textContradicts(
   text: string,
   structured: string | { value: unknown; same: boolean },
   limits: ReceiveLimits,
+  known?: boolean,
 ): boolean {
   // Cheapest first: servers usually send `JSON.stringify` of the same value, sometimes indented; only text with
-  // keys in another order needs the canonical (sorted) comparison.
-  const same = typeof structured === "string" ? text === structured : structured.same;
+  // keys in another order needs the canonical (sorted) comparison. `known` is the comparison, when already made.
+  const same = known ?? (typeof structured === "string" ? text === structured : structured.same);
   if (same || text.length > limits.maxBytes) return false;
   const parsed = parseJsonText(text, limits.maxDepth);
   if (!parsed.ok) return false;
@@ -173,21 +174,22 @@ function receiveStructured(
   }
   const texts = splitParts(parts).texts;
   const serialised = receiveParsedValue(rawKind, structured, limits, texts);
-  const written = serialised.ok ? serialised : undefined;
-  const surrogate = firstLoneSurrogate(parts, unchecked, (candidate, ordinal) =>
-    written === undefined
+  // Which text blocks are exactly the gate's JSON text (compared once, for both questions below).
+  const same = texts.map((candidate, i) =>
+    !serialised.ok
       ? false
-      : written.parsed?.pieces === undefined
-        ? candidate === written.text
-        : written.parsed.pieces.same[ordinal] === true,
+      : serialised.parsed?.pieces === undefined
+        ? candidate === serialised.text
+        : serialised.parsed.pieces.same[i] === true,
   );
+  const surrogate = firstLoneSurrogate(parts, unchecked, (_, ordinal) => same[ordinal] === true);
   if (surrogate !== undefined) return blockRefusal(rawKind, surrogate.problem, surrogate.index);
   if (!serialised.ok) return serialised;
   const { text, parsed } = serialised;
   for (let i = 0; i < texts.length; i++) {
     const reference =
       parsed?.pieces === undefined ? text : { value: parsed.value, same: parsed.pieces.same[i] === true };
-    if (textContradicts(texts[i] as string, reference, limits)) {
+    if (textContradicts(texts[i] as string, reference, limits, same[i])) {
       serialised.flags.push("mcp_text_mismatch");
       break;
     }
