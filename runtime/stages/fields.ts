@@ -49,16 +49,17 @@ function stepsOf(pointer: FieldPath): Steps {
 }
 
 /**
- * Calls `visit` with every value at `steps` below `value`, and the keys that lead to it (`keys[0..depth)`; the
- * array is reused, so a visitor that keeps a path writes it out with {@link pointerOfKeys}). Recursion is bounded
- * by the number of steps, which the path fixes, not by the data.
+ * Calls `visit` with every value at `steps` below `value`, and the keys that lead to it (`keys[0..depth)`, an
+ * array item's as its index; the array is reused, so a visitor that keeps a path writes it out with
+ * {@link pointerOfKeys}, and no index is written as text unless a path is). Recursion is bounded by the number of
+ * steps, which the path fixes, not by the data.
  */
 function visitAt(
   value: unknown,
   steps: Steps,
   depth: number,
-  keys: string[],
-  visit: (value: unknown, keys: readonly string[], depth: number) => void,
+  keys: Array<string | number>,
+  visit: (value: unknown, keys: ReadonlyArray<string | number>, depth: number) => void,
 ): void {
   if (depth === steps.length) {
     visit(value, keys, depth);
@@ -72,7 +73,7 @@ function visitAt(
     visitAt((value as Record<string, unknown>)[step], steps, depth + 1, keys, visit);
   } else if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
-      keys[depth] = String(index);
+      keys[depth] = index;
       visitAt(value[index], steps, depth + 1, keys, visit);
     }
   } else {
@@ -84,9 +85,12 @@ function visitAt(
 }
 
 /** The JSON pointer of the first `depth` keys. */
-function pointerOfKeys(keys: readonly string[], depth: number): string {
+function pointerOfKeys(keys: ReadonlyArray<string | number>, depth: number): string {
   let path = "";
-  for (let i = 0; i < depth; i++) path += `/${pointerSegment(keys[i] as string)}`;
+  for (let i = 0; i < depth; i++) {
+    const key = keys[i] as string | number;
+    path += `/${typeof key === "number" ? key : pointerSegment(key)}`;
+  }
   return path;
 }
 
@@ -258,6 +262,31 @@ export function foldLookalikes(text: string): string {
 }
 
 /**
+ * Whether a BMP code unit is left as it is by NFKC whatever stands around it: it has no decomposition, is no
+ * combining mark and never ends a composition (NFKC_Quick_Check = Yes, combining class 0). Only whole blocks known
+ * to be so are named: CJK Unified Ideographs with Extension A, Hangul syllables (the jamo they compose from are not
+ * here), and the dingbats. A text of ASCII and such units needs no normalising, which otherwise costs more than the
+ * rest of the check on a short title in Chinese, Japanese or Korean.
+ */
+function nfkcInertUnit(unit: number): boolean {
+  return (
+    (unit >= 0x4e00 && unit <= 0x9fff) ||
+    (unit >= 0xac00 && unit <= 0xd7a3) ||
+    (unit >= 0x3400 && unit <= 0x4dbf) ||
+    (unit >= 0x2700 && unit <= 0x27bf)
+  );
+}
+
+/**
+ * The astral code points {@link nfkcInertUnit} says the same of: the emoji blocks (Miscellaneous Symbols and
+ * Pictographs to Symbols and Pictographs Extended-A) and CJK Extension B. Mathematical letters, enclosed
+ * alphanumerics and the compatibility ideographs, which NFKC folds, lie outside them.
+ */
+function nfkcInertAstral(point: number): boolean {
+  return (point >= 0x1f300 && point <= 0x1faff) || (point >= 0x20000 && point <= 0x2a6df);
+}
+
+/**
  * {@link instructionText} of a short text with nothing to clean, in the one pass that finds that out (the scan
  * {@link cleanText} makes, the lookalikes mapped by slices as it goes): `undefined` when the text holds anything
  * cleaning removes. A text whose every unit past ASCII maps to an ASCII letter (or is dropped) is ASCII once mapped,
@@ -280,8 +309,9 @@ function foldShortClean(text: string): string | undefined {
     if (unit >= 0xd800 && unit <= 0xdfff) {
       const next = unit <= 0xdbff && i + 1 < length ? text.charCodeAt(i + 1) : 0;
       if (next < 0xdc00 || next > 0xdfff) return undefined;
-      if (isInvisibleAstral(((unit - 0xd800) << 10) + (next - 0xdc00) + 0x10000)) return undefined;
-      unmapped = true;
+      const point = ((unit - 0xd800) << 10) + (next - 0xdc00) + 0x10000;
+      if (isInvisibleAstral(point)) return undefined;
+      if (!nfkcInertAstral(point)) unmapped = true;
       i++;
       continue;
     }
@@ -289,7 +319,7 @@ function foldShortClean(text: string): string | undefined {
     table ??= foldTableOf();
     const folded = table[unit] as number;
     if (folded === 0) {
-      unmapped = true;
+      if (!nfkcInertUnit(unit)) unmapped = true;
       continue;
     }
     mapped += text.slice(from, i);

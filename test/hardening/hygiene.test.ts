@@ -215,6 +215,12 @@ describe("the instruction heuristic reads lookalikes as the words they imitate",
       "\udc00", // lone surrogates
       "ｉ",
       "東",
+      "데",
+      "✅",
+      "\ud83d\ude00", // blocks NFKC leaves as they are, which are not normalised
+      "\u1100\u1161",
+      "\u304b\u3099",
+      "\ud83c\udd70", // jamo and a kana with a voicing mark that compose, an enclosed letter that folds
       "\t",
       "\n",
     );

@@ -145,6 +145,10 @@ const hostileShapes: fc.Arbitrary<{ name: string; make: () => unknown }> = fc.on
     name: `a key and a string ${JSON.stringify(text)}`,
     make: () => ({ [text]: text, list: [text] }),
   })),
+  fc.jsonValue({ maxDepth: 3 }).map((inner) => ({
+    name: "an enumerable symbol-keyed member beside JSON members",
+    make: () => ({ [Symbol("tag")]: { inner }, plain: inner, list: [{ [Symbol.for("x")]: 1, inner }] }),
+  })),
   fc.constant({
     name: "a getter that throws",
     make: () =>

@@ -72,7 +72,17 @@ export type BlockProblem =
   /** A required property missing or of the wrong type. */
   | "malformed_block";
 
-export type ContentRead = { ok: true; parts: ContentPart[] } | { ok: false; problem: BlockProblem; index: number };
+export type ContentRead =
+  | {
+      ok: true;
+      parts: ContentPart[];
+      /**
+       * With `deferText`, the text blocks whose well-formedness is still to be checked: each part's index among
+       * `parts` and its block's index (see {@link readContentBlocks}).
+       */
+      unchecked?: Array<{ part: number; block: number }>;
+    }
+  | { ok: false; problem: BlockProblem; index: number };
 
 /** Decoded bytes of strict base64, or -1 when `data` is not strict base64. Linear, no backtracking. */
 export function base64Bytes(data: string): number {
@@ -128,8 +138,11 @@ function optionalString(value: unknown): string | undefined | false {
 
 type Counted = "text" | "image" | "audio" | "resourceLink" | "resource";
 
-/** One block as the gate's part, or the problem with it. Reads each property of the block once. */
-function readBlock(block: unknown, rules: ContentRules): ContentPart | BlockProblem {
+/**
+ * One block as the gate's part, or the problem with it. Reads each property of the block once. With `deferText`, a
+ * text block's text is not checked for lone surrogates here (its caller does it).
+ */
+function readBlock(block: unknown, rules: ContentRules, deferText: boolean): ContentPart | BlockProblem {
   if (block === null || typeof block !== "object" || Array.isArray(block)) return "malformed_block";
   const { type } = block as { type?: unknown };
   switch (type) {
@@ -137,7 +150,7 @@ function readBlock(block: unknown, rules: ContentRules): ContentPart | BlockProb
       if (rules.text === undefined) return "unexpected_block";
       const { text } = block as { text?: unknown };
       if (typeof text !== "string") return "malformed_block";
-      return isWellFormedText(text) ? { type, text } : "lone_surrogate";
+      return deferText || isWellFormedText(text) ? { type, text } : "lone_surrogate";
     }
     case "image":
     case "audio": {
@@ -203,19 +216,57 @@ const COUNTED: Record<ContentPart["type"], Counted> = {
 /**
  * Reads every block of `content` under the contract's rules, in order, stopping at the first problem. `content` is
  * an array the receive stage has already read once (its length and items are read once here).
+ *
+ * With `deferText`, text blocks are read without the scan for lone surrogates, and listed as `unchecked`: a caller
+ * that can vouch for a text another way (it equals JSON text the gate wrote itself) spares the scan, and checks the
+ * others with {@link firstLoneSurrogate} before anything else it refuses. A problem found past such a block is
+ * reported only after the blocks before it are checked, so the first problem is the same either way.
  */
-export function readContentBlocks(content: readonly unknown[], rules: ContentRules): ContentRead {
+export function readContentBlocks(content: readonly unknown[], rules: ContentRules, deferText = false): ContentRead {
   const count = content.length;
   if (count > rules.maxBlocks) return { ok: false, problem: "too_many_blocks", index: rules.maxBlocks };
   const parts: ContentPart[] = [];
+  const unchecked: Array<{ part: number; block: number }> = [];
   const seen: Record<Counted, number> = { text: 0, image: 0, audio: 0, resourceLink: 0, resource: 0 };
   for (let index = 0; index < count; index++) {
-    const part = readBlock(content[index], rules);
-    if (typeof part === "string") return { ok: false, problem: part, index };
-    const kind = COUNTED[part.type];
-    seen[kind]++;
-    if (seen[kind] > (rules[kind]?.maxCount ?? 0)) return { ok: false, problem: "too_many_blocks", index };
-    parts.push(part);
+    const part = readBlock(content[index], rules, deferText);
+    let problem: BlockProblem | undefined;
+    if (typeof part === "string") problem = part;
+    else {
+      const kind = COUNTED[part.type];
+      seen[kind]++;
+      if (seen[kind] > (rules[kind]?.maxCount ?? 0)) problem = "too_many_blocks";
+    }
+    if (problem !== undefined) {
+      // The text blocks before it, and this one, would have been refused for a lone surrogate first.
+      const earlier = firstLoneSurrogate(parts, unchecked);
+      if (earlier !== undefined) return earlier;
+      const here = typeof part === "string" || part.type !== "text" || isWellFormedText(part.text);
+      return { ok: false, problem: here ? problem : "lone_surrogate", index };
+    }
+    const read = part as ContentPart;
+    if (deferText && read.type === "text") unchecked.push({ part: parts.length, block: index });
+    parts.push(read);
   }
-  return { ok: true, parts };
+  return deferText ? { ok: true, parts, unchecked } : { ok: true, parts };
+}
+
+/**
+ * The `lone_surrogate` problem of the first of the `unchecked` text parts holding half a surrogate pair, if any
+ * (see {@link readContentBlocks}); `vouched` says which of them need no scan, given the text and its place among
+ * the unchecked (the text parts, in order).
+ */
+export function firstLoneSurrogate(
+  parts: readonly ContentPart[],
+  unchecked: ReadonlyArray<{ part: number; block: number }>,
+  vouched?: (text: string, ordinal: number) => boolean,
+): { ok: false; problem: "lone_surrogate"; index: number } | undefined {
+  for (let ordinal = 0; ordinal < unchecked.length; ordinal++) {
+    const { part, block } = unchecked[ordinal] as { part: number; block: number };
+    const text = (parts[part] as { text: string }).text;
+    if (vouched?.(text, ordinal) !== true && !isWellFormedText(text)) {
+      return { ok: false, problem: "lone_surrogate", index: block };
+    }
+  }
+  return undefined;
 }

@@ -7,7 +7,7 @@ import { hashTextNow } from "../../record/provenance.js";
 import { utf8Length } from "../../text.js";
 import type { ContentPart } from "../../types.js";
 import { DEFAULT_RESULT } from "../result-kind.js";
-import { type BlockProblem, readContentBlocks } from "./content-blocks.js";
+import { type BlockProblem, firstLoneSurrogate, readContentBlocks } from "./content-blocks.js";
 import { receiveParsedValue } from "./parsed-value.js";
 import { type NotReceived, type Received, type ReceiveLimits, refused } from "./received.js";
 import { receiveString } from "./string.js";
@@ -98,10 +98,11 @@ function textContradicts(
   text: string,
   structured: string | { value: unknown; same: boolean },
   limits: ReceiveLimits,
+  known?: boolean,
 ): boolean {
   // Cheapest first: servers usually send `JSON.stringify` of the same value, sometimes indented; only text with
-  // keys in another order needs the canonical (sorted) comparison.
-  const same = typeof structured === "string" ? text === structured : structured.same;
+  // keys in another order needs the canonical (sorted) comparison. `known` is the comparison, when already made.
+  const same = known ?? (typeof structured === "string" ? text === structured : structured.same);
   if (same || text.length > limits.maxBytes) return false;
   const parsed = parseJsonText(text, limits.maxDepth);
   if (!parsed.ok) return false;
@@ -152,6 +153,51 @@ function withParts(received: Received | NotReceived, parts: ContentPart[]): Rece
 }
 
 /**
+ * The structured content of a result whose blocks were read with their text blocks `unchecked` (see
+ * `readContentBlocks`): a text block is refused for a lone surrogate before anything about the content is, and one
+ * equal to the JSON text the gate wrote (which holds none: the copy and the writer both refuse a value that would
+ * need one) is not scanned for it.
+ */
+function receiveStructured(
+  result: object,
+  rawKind: Received["kind"],
+  parts: ContentPart[],
+  unchecked: ReadonlyArray<{ part: number; block: number }>,
+  limits: ReceiveLimits,
+): Received | NotReceived {
+  const structured =
+    "structuredContent" in result ? (result as { structuredContent?: unknown }).structuredContent : undefined;
+  if (structured === undefined) {
+    const surrogate = firstLoneSurrogate(parts, unchecked);
+    if (surrogate !== undefined) return blockRefusal(rawKind, surrogate.problem, surrogate.index);
+    return refused(rawKind, "schema_mismatch", "validate", 0, { reason: "no_structured_content" });
+  }
+  const texts = splitParts(parts).texts;
+  const serialised = receiveParsedValue(rawKind, structured, limits, texts);
+  // Which text blocks are exactly the gate's JSON text (compared once, for both questions below).
+  const same = texts.map((candidate, i) =>
+    !serialised.ok
+      ? false
+      : serialised.parsed?.pieces === undefined
+        ? candidate === serialised.text
+        : serialised.parsed.pieces.same[i] === true,
+  );
+  const surrogate = firstLoneSurrogate(parts, unchecked, (_, ordinal) => same[ordinal] === true);
+  if (surrogate !== undefined) return blockRefusal(rawKind, surrogate.problem, surrogate.index);
+  if (!serialised.ok) return serialised;
+  const { text, parsed } = serialised;
+  for (let i = 0; i < texts.length; i++) {
+    const reference =
+      parsed?.pieces === undefined ? text : { value: parsed.value, same: parsed.pieces.same[i] === true };
+    if (textContradicts(texts[i] as string, reference, limits, same[i])) {
+      serialised.flags.push("mcp_text_mismatch");
+      break;
+    }
+  }
+  return withParts(serialised, parts);
+}
+
+/**
  * Reads an MCP `CallToolResult` (its `content` already read, once, and found an array).
  * - `isError: true` → `tool_error`; the text blocks, read up to the receive ceiling, become the tool message (the
  *   gate cleans and bounds it), kept in diagnostics only.
@@ -176,29 +222,23 @@ export function receiveCallToolResult(
   if (isError === true) return toolError(content, limits);
   const { kind, content: rules } = limits.result ?? DEFAULT_RESULT;
   const rawKind = kind === "structured" ? "mcp_structured" : kind === "content" ? "mcp_content" : "mcp_text";
-  const blocks = readContentBlocks(content, rules);
+  // Beside structured content, a text block is usually the content's own JSON text: equal to the text the gate
+  // writes, which is well-formed, it needs no scan of its own (see `readContentBlocks`).
+  const blocks = readContentBlocks(content, rules, kind === "structured");
   if (!blocks.ok) return blockRefusal(rawKind, blocks.problem, blocks.index);
   const { parts } = blocks;
   switch (kind) {
     case "structured": {
-      const structured =
-        "structuredContent" in result ? (result as { structuredContent?: unknown }).structuredContent : undefined;
-      if (structured === undefined) {
-        return refused(rawKind, "schema_mismatch", "validate", 0, { reason: "no_structured_content" });
+      const unchecked = blocks.unchecked ?? [];
+      try {
+        return receiveStructured(result, rawKind, parts, unchecked, limits);
+      } catch (thrown) {
+        // A value whose reading throws is still refused for its blocks first, as when every block was scanned
+        // before the structured content was read.
+        const surrogate = firstLoneSurrogate(parts, unchecked);
+        if (surrogate !== undefined) return blockRefusal(rawKind, surrogate.problem, surrogate.index);
+        throw thrown;
       }
-      const texts = splitParts(parts).texts;
-      const serialised = receiveParsedValue(rawKind, structured, limits, texts);
-      if (!serialised.ok) return serialised;
-      const { text, parsed } = serialised;
-      for (let i = 0; i < texts.length; i++) {
-        const reference =
-          parsed?.pieces === undefined ? text : { value: parsed.value, same: parsed.pieces.same[i] === true };
-        if (textContradicts(texts[i] as string, reference, limits)) {
-          serialised.flags.push("mcp_text_mismatch");
-          break;
-        }
-      }
-      return withParts(serialised, parts);
     }
     case "json_text": {
       const first = parts.findIndex((part) => part.type === "text");

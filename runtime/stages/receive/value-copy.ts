@@ -9,6 +9,12 @@
  * surrogate, keys a proxy lists out of an ordinary object's order, a getter that throws), it gives up, and the gate
  * takes the writer's path, which decides exactly as before. So both paths give the same text, the same data and the
  * same refusal on every payload (test/hardening/parsed-value-copy.property.test.ts).
+ *
+ * Objects are copied by the language's own copy of own enumerable properties (`{ ...source }`), which the engine
+ * does for an ordinary object by copying its layout at once: several times cheaper than defining the copy's
+ * properties one by one, which was most of the copy's cost. It copies an enumerable symbol-keyed property too; a
+ * symbol is no JSON, so the text, the validator and the view never read one, and asking every object for its symbols
+ * would cost more than the copy itself.
  */
 
 /** What a copy found: the private copy and its JSON text. */
@@ -37,16 +43,17 @@ const GIVE_UP = Symbol("give up");
 /** An escape `JSON.stringify` writes for half a surrogate pair (it writes any other character as it is). */
 export const SURROGATE_ESCAPE = /\\u[dD][89abcdefABCDEF]/;
 
-/** The containers still to copy: each source with its fresh copy and its depth (the outermost container is 1). */
-interface Pending {
-  sources: object[];
-  targets: object[];
-  depths: number[];
+/** What a copy has counted so far, and its bounds. */
+interface Walk {
+  /** A lower bound of the copy's JSON text in UTF-16 units, so far. */
+  bytes: number;
+  readonly maxBytes: number;
+  readonly maxDepth: number;
 }
 
 /**
- * A scalar member's lower bound of JSON length in UTF-16 units, as the copy holds it (`-0` is `0`, as its text
- * reads back): `-1` for a member that is not a scalar the copy takes (a container, or what is not JSON data).
+ * A scalar member's lower bound of JSON length in UTF-16 units: `-1` for a member that is not a scalar the copy
+ * takes (a container, or what is not JSON data).
  */
 function scalarFloor(member: unknown): number {
   if (typeof member === "string") return member.length + 2;
@@ -57,102 +64,93 @@ function scalarFloor(member: unknown): number {
   return member === null || member === true || member === false ? 4 : -1;
 }
 
-/** A fresh container for a plain array or object, queued to be filled, or {@link GIVE_UP}. */
-function openContainer(member: unknown, depth: number, pending: Pending): object | typeof GIVE_UP {
-  if (member === null || typeof member !== "object") return GIVE_UP;
+/**
+ * The copy of a plain array or object at `depth` (the outermost container is 1), or {@link GIVE_UP}. The copy
+ * recurses, one level per level of the value, which never goes past `maxDepth`: a bound of the contract's, at most
+ * 64. A caller's bound so large that the stack runs out throws, and the copy gives way to the writer, which is
+ * iterative.
+ */
+function copyContainer(member: object, depth: number, walk: Walk): unknown {
+  if (depth > walk.maxDepth) return GIVE_UP;
   const prototype = Object.getPrototypeOf(member);
-  let target: object;
   if (Array.isArray(member)) {
-    if (prototype !== Array.prototype) return GIVE_UP;
-    target = [];
-  } else {
-    if (prototype !== Object.prototype && prototype !== null) return GIVE_UP;
-    target = {};
+    return prototype === Array.prototype ? copyArray(member, depth, walk) : GIVE_UP;
   }
-  pending.sources.push(member);
-  pending.targets.push(target);
-  pending.depths.push(depth + 1);
-  return target;
+  return prototype === Object.prototype || prototype === null
+    ? copyObject(member as Record<string, unknown>, depth, walk)
+    : GIVE_UP;
 }
 
-/** Whether an object's keys, as listed, are in the order an ordinary object lists them (`copy` is one, built in it). */
-function ordinaryOrder(keys: readonly string[], copy: object): boolean {
-  const listed = Object.keys(copy);
-  for (let i = 0; i < keys.length; i++) if (listed[i] !== keys[i]) return false;
-  return true;
-}
-
-/** Fills an array's copy, reading each item once; the byte floor so far, or −1 to give up. */
-function fillArray(
-  array: unknown[],
-  target: unknown[],
-  depth: number,
-  pending: Pending,
-  floor: number,
-  maxBytes: number,
-) {
+/** Copies an array, reading each item once, or gives up. */
+function copyArray(array: unknown[], depth: number, walk: Walk): unknown {
   const count = array.length;
   // Brackets and commas alone: a huge array is given up before one of its items is read.
-  let bytes = floor + count + 1;
-  if (bytes > maxBytes) return -1;
+  walk.bytes += count + 1;
+  if (walk.bytes > walk.maxBytes) return GIVE_UP;
+  const target: unknown[] = [];
   for (let i = 0; i < count; i++) {
     const member = array[i];
-    const scalar = scalarFloor(member);
-    if (scalar >= 0) {
-      target.push(member === 0 ? 0 : member);
-      bytes += scalar;
+    if (typeof member === "object" && member !== null) {
+      const copied = copyContainer(member, depth + 1, walk);
+      if (copied === GIVE_UP) return GIVE_UP;
+      target.push(copied);
     } else {
-      const opened = openContainer(member, depth, pending);
-      if (opened === GIVE_UP) return -1;
-      target.push(opened);
+      const scalar = scalarFloor(member);
+      if (scalar < 0) return GIVE_UP;
+      walk.bytes += scalar;
+      // `-0` is held as `0`, as its text (`0`) reads back.
+      target.push(member === 0 ? 0 : member);
     }
   }
-  return bytes > maxBytes ? -1 : bytes;
+  return walk.bytes > walk.maxBytes ? GIVE_UP : target;
 }
 
 /**
- * Fills an object's copy, reading each member once; the byte floor so far, or −1 to give up. No setter ever runs:
- * the copy is made only while the prototypes hold none (see {@link prototypesPlain}), and `__proto__` is defined
- * as an own key.
+ * Copies an object, or gives up. The copy is made by the language's own copy of own enumerable properties
+ * (`{ ...record }`: each read once, a getter run once, every property defined, never set, so `__proto__` stays an
+ * own key and no setter runs), which the engine does at native speed for ordinary objects; its members are then
+ * checked on the copy, which holds only data properties, and a container member replaced by its own copy.
  */
-function fillObject(
-  record: Record<string, unknown>,
-  copy: Record<string, unknown>,
-  depth: number,
-  pending: Pending,
-  floor: number,
-  maxBytes: number,
-): number {
-  const keys = Object.keys(record);
-  let bytes = floor + keys.length + 1;
+function copyObject(record: Record<string, unknown>, depth: number, walk: Walk): unknown {
+  const copy: Record<string, unknown> = { ...record };
+  const keys = Object.keys(copy);
+  walk.bytes += keys.length + 1;
   let numeric = false;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
-    const member = record[key];
-    const scalar = scalarFloor(member);
-    let held: unknown;
-    if (scalar >= 0) {
-      held = member === 0 ? 0 : member;
-      bytes += scalar;
+    const member = copy[key];
+    walk.bytes += key.length + 3;
+    if (typeof member === "object" && member !== null) {
+      const copied = copyContainer(member, depth + 1, walk);
+      if (copied === GIVE_UP) return GIVE_UP;
+      if (key === "__proto__") {
+        // Assigning it would set the prototype: it stays an own key, as `JSON.parse` makes it.
+        Object.defineProperty(copy, key, { value: copied, writable: true, enumerable: true, configurable: true });
+      } else copy[key] = copied;
     } else {
-      held = openContainer(member, depth, pending);
-      if (held === GIVE_UP) return -1;
+      const scalar = scalarFloor(member);
+      if (scalar < 0) return GIVE_UP;
+      walk.bytes += scalar;
+      if (member === 0 && 1 / member < 0) copy[key] = 0;
     }
-    if (key === "__proto__") {
-      // Assigning it would set the prototype: it is defined as an own key, as `JSON.parse` makes it.
-      Object.defineProperty(copy, key, { value: held, writable: true, enumerable: true, configurable: true });
-    } else copy[key] = held;
-    bytes += key.length + 3;
     const first = key.charCodeAt(0);
     if (first >= 0x30 && first <= 0x39) numeric = true;
   }
-  // Only keys that look like indices can be listed out of the copy's order (by a proxy).
-  if (numeric && !ordinaryOrder(keys, copy)) return -1;
-  return bytes > maxBytes ? -1 : bytes;
+  // An ordinary object lists index-like keys first, whatever order they came in; only a proxy lists them otherwise,
+  // and then the copy's order (its text's) is not the order the writer would write.
+  if (numeric && !sameOrder(Object.keys(record), keys)) return GIVE_UP;
+  return walk.bytes > walk.maxBytes ? GIVE_UP : copy;
+}
+
+/** Whether two lists of keys are the same, in the same order. */
+function sameOrder(listed: readonly string[], copied: readonly string[]): boolean {
+  if (listed.length !== copied.length) return false;
+  for (let i = 0; i < listed.length; i++) if (listed[i] !== copied[i]) return false;
+  return true;
 }
 
 /**
- * Whether assigning a key to a fresh object or array can only make an own property: every own property of
+ * Whether writing into a fresh array or a copied object can only write its own property: every own property of
  * `Object.prototype` but `__proto__` is a writable data property (as the language defines them), and neither
  * prototype has a key like an array index, which `push` could reach. Asked once per copy: someone may have added a
  * setter or a read-only property since.
@@ -173,28 +171,20 @@ function prototypesPlain(): boolean {
 /** {@link copyParsedValue} without its guard against the value's own code throwing. */
 function copyUnguarded(value: unknown, maxDepth: number, maxBytes: number, piecesFrom: number): ValueCopy | undefined {
   if (!prototypesPlain()) return undefined;
-  // The value sits in a holder of the copy's own, at depth 0, so the outermost container is at depth 1.
-  const holder: unknown[] = [];
-  const pending: Pending = { sources: [[value]], targets: [holder], depths: [0] };
-  let bytes = 0;
-  for (let source = pending.sources.pop(); source !== undefined; source = pending.sources.pop()) {
-    const target = pending.targets.pop() as object;
-    const depth = pending.depths.pop() as number;
-    if (depth > maxDepth) return undefined;
-    bytes = Array.isArray(target)
-      ? fillArray(source as unknown[], target, depth, pending, bytes, maxBytes)
-      : fillObject(
-          source as Record<string, unknown>,
-          target as Record<string, unknown>,
-          depth,
-          pending,
-          bytes,
-          maxBytes,
-        );
-    if (bytes < 0) return undefined;
+  // Two units for the brackets of the holder the value once sat in: the floors stay what they were.
+  const walk: Walk = { bytes: 2, maxBytes, maxDepth };
+  let copy: unknown;
+  if (typeof value === "object" && value !== null) {
+    copy = copyContainer(value, 1, walk);
+    if (copy === GIVE_UP) return undefined;
+  } else {
+    const scalar = scalarFloor(value);
+    if (scalar < 0) return undefined;
+    walk.bytes += scalar;
+    copy = value === 0 ? 0 : value;
   }
-  const copy = holder[0];
-  if (bytes >= piecesFrom) return { value: copy, text: undefined };
+  if (walk.bytes > maxBytes) return undefined;
+  if (walk.bytes >= piecesFrom) return { value: copy, text: undefined };
   const text = wholeText(copy, maxBytes);
   return text === undefined ? undefined : { value: copy, text };
 }
@@ -215,7 +205,8 @@ export function wholeText(copy: unknown, maxBytes: number): string | undefined {
  * A private copy of a value that arrived already parsed, with its JSON text, or `undefined` when the careful
  * writer must decide (see the module's comment). Within `maxDepth` levels and `maxBytes` UTF-16 units of text (the
  * caller still checks the ceiling in bytes). A copy whose text is at least `piecesFrom` units long comes without it
- * (see {@link ValueCopy}). Iterative: any depth is safe to ask about.
+ * (see {@link ValueCopy}). Any depth is safe to ask about: the copy goes no deeper than `maxDepth`, and gives way to
+ * the writer where the stack would not hold it.
  */
 export function copyParsedValue(
   value: unknown,
@@ -226,7 +217,7 @@ export function copyParsedValue(
   try {
     return copyUnguarded(value, maxDepth, maxBytes, piecesFrom);
   } catch {
-    // A getter or a proxy trap threw: the writer refuses the value as it always has.
+    // A getter or a proxy trap threw, or the stack ran out: the writer decides as it always has.
     return undefined;
   }
 }

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import {
   base64Bytes,
   type ContentRules,
+  firstLoneSurrogate,
   mediaTypeAllowed,
   readContentBlocks,
 } from "../../../../runtime/stages/receive/content-blocks.js";
@@ -132,6 +133,67 @@ describe("readContentBlocks", () => {
     expect(
       readContentBlocks([{ type: "resource", resource: { uri: "mem://a", text: "a", blob: "AAAA" } }], withResources),
     ).toEqual({ ok: false, problem: "malformed_block", index: 0 });
+  });
+});
+
+describe("readContentBlocks with text blocks left unchecked", () => {
+  const block = fc.constantFrom<unknown>(
+    { type: "text", text: "plain" },
+    { type: "text", text: "half \ud800 a pair" },
+    { type: "text", text: "\udc00" },
+    { type: "text", text: "a whole 😀 pair" },
+    { type: "image", mimeType: "image/png", data: PNG },
+    { type: "image", mimeType: "image/gif", data: PNG },
+    { type: "audio", mimeType: "audio/wav", data: "" },
+    { type: "resource_link", uri: "file:///a", name: "a" },
+    { type: "text" },
+  );
+
+  it("finds the same first problem, at the same block, once the unchecked texts are checked", () => {
+    fc.assert(
+      fc.property(fc.array(block, { maxLength: 6 }), (content) => {
+        const scanned = readContentBlocks(content, rules);
+        const deferred = readContentBlocks(content, rules, true);
+        if (!deferred.ok) {
+          expect(deferred).toEqual(scanned);
+          return;
+        }
+        const texts = deferred.parts.filter((part) => part.type === "text");
+        expect(deferred.unchecked?.length).toBe(texts.length);
+        const surrogate = firstLoneSurrogate(deferred.parts, deferred.unchecked ?? []);
+        expect(surrogate ?? { ok: true, parts: deferred.parts }).toEqual(scanned);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("scans only the texts nobody vouches for", () => {
+    const content = [
+      { type: "text", text: "\ud800 vouched for, wrongly, to show it is not scanned" },
+      { type: "text", text: "then \udc00 one that is" },
+    ];
+    const read = readContentBlocks(content, rules, true);
+    expect(read.ok).toBe(true);
+    if (!read.ok) return;
+    expect(firstLoneSurrogate(read.parts, read.unchecked ?? [], (_, ordinal) => ordinal === 0)).toEqual({
+      ok: false,
+      problem: "lone_surrogate",
+      index: 1,
+    });
+    // A positive control: good texts pass whole, in order.
+    const good = readContentBlocks(
+      [
+        { type: "text", text: "a" },
+        { type: "text", text: "b 😀" },
+      ],
+      rules,
+      true,
+    );
+    expect(good.ok && firstLoneSurrogate(good.parts, good.unchecked ?? [])).toBeUndefined();
+    expect(good.ok && good.parts).toEqual([
+      { type: "text", text: "a" },
+      { type: "text", text: "b 😀" },
+    ]);
   });
 });
 
