@@ -37,8 +37,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!(func0.call(schema31.properties, key0))){
+if((!(func0.call(schema31.properties, key0))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -50,7 +49,7 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func70(data0) > 20){
+if((data0.length > 20 && func70(data0) > 20)){
 return fail(validate20, instancePath+"/recordId", "#/$defs/recordId/maxLength", "maxLength", {limit: 20});
 }
 else {
@@ -86,7 +85,7 @@ let data2 = data.summary;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func70(data2) > 500){
+if((data2.length > 500 && func70(data2) > 500)){
 return fail(validate20, instancePath+"/summary", "#/properties/summary/maxLength", "maxLength", {limit: 500});
 }
 }
@@ -113,8 +112,7 @@ return fail(validate20, instancePath+"/owner", "#/$defs/owner/required", "requir
 else {
 const _errs12 = errors;
 for(const key1 in data3){
-if(!func0.call(data3, key1)) continue;
-if(!(((key1 === "tenantId") || (key1 === "userId")) || (key1 === "displayName"))){
+if((!(((key1 === "tenantId") || (key1 === "userId")) || (key1 === "displayName"))) && func0.call(data3, key1)){
 return fail(validate20, instancePath+"/owner", "#/$defs/owner/additionalProperties", "additionalProperties", {additionalProperty: key1});
 break;
 }
@@ -163,7 +161,7 @@ let data6 = data3.displayName;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data6 === "string"){
-if(func70(data6) > 120){
+if((data6.length > 120 && func70(data6) > 120)){
 return fail(validate20, instancePath+"/owner/displayName", "#/$defs/owner/properties/displayName/maxLength", "maxLength", {limit: 120});
 }
 }
@@ -262,7 +260,7 @@ const _errs25 = errors;
 const _errs26 = errors;
 if(errors === _errs26){
 if(typeof data10 === "string"){
-if(func70(data10) > 20){
+if((data10.length > 20 && func70(data10) > 20)){
 return fail(validate20, instancePath+"/related/" + i2, "#/$defs/recordId/maxLength", "maxLength", {limit: 20});
 }
 else {
@@ -298,7 +296,7 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(errors === _errs28){
 if(typeof data11 === "string"){
-if(func70(data11) > 40){
+if((data11.length > 40 && func70(data11) > 40)){
 return fail(validate20, instancePath+"/createdAt", "#/properties/createdAt/maxLength", "maxLength", {limit: 40});
 }
 }
@@ -319,7 +317,7 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(errors === _errs30){
 if(typeof data12 === "string"){
-if(func70(data12) > 40){
+if((data12.length > 40 && func70(data12) > 40)){
 return fail(validate20, instancePath+"/updatedAt", "#/properties/updatedAt/maxLength", "maxLength", {limit: 40});
 }
 }
@@ -339,7 +337,7 @@ let data13 = data.internalNotes;
 const _errs32 = errors;
 if(errors === _errs32){
 if(typeof data13 === "string"){
-if(func70(data13) > 2000){
+if((data13.length > 2000 && func70(data13) > 2000)){
 return fail(validate20, instancePath+"/internalNotes", "#/properties/internalNotes/maxLength", "maxLength", {limit: 2000});
 }
 }
@@ -358,11 +356,11 @@ let data14 = data.nextCursor;
 const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data14 === "string"){
-if(func70(data14) > 128){
+if((data14.length > 128 && func70(data14) > 128)){
 return fail(validate20, instancePath+"/nextCursor", "#/properties/nextCursor/maxLength", "maxLength", {limit: 128});
 }
 else {
-if(func70(data14) < 1){
+if((data14.length < 2 && func70(data14) < 1)){
 return fail(validate20, instancePath+"/nextCursor", "#/properties/nextCursor/minLength", "minLength", {limit: 1});
 }
 }
@@ -418,8 +416,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!(((((key0 === "columns") || (key0 === "rows")) || (key0 === "rowCount")) || (key0 === "truncated")) || (key0 === "elapsedMs"))){
+if((!(((((key0 === "columns") || (key0 === "rows")) || (key0 === "rowCount")) || (key0 === "truncated")) || (key0 === "elapsedMs"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -453,8 +450,7 @@ return fail(validate20, instancePath+"/columns/" + i0, "#/$defs/column/required"
 else {
 const _errs7 = errors;
 for(const key1 in data1){
-if(!func0.call(data1, key1)) continue;
-if(!(((key1 === "name") || (key1 === "type")) || (key1 === "nullable"))){
+if((!(((key1 === "name") || (key1 === "type")) || (key1 === "nullable"))) && func0.call(data1, key1)){
 return fail(validate20, instancePath+"/columns/" + i0, "#/$defs/column/additionalProperties", "additionalProperties", {additionalProperty: key1});
 break;
 }
@@ -465,11 +461,11 @@ let data2 = data1.name;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(func71(data2) > 128){
+if((data2.length > 128 && func71(data2) > 128)){
 return fail(validate20, instancePath+"/columns/" + i0+"/name", "#/$defs/column/properties/name/maxLength", "maxLength", {limit: 128});
 }
 else {
-if(func71(data2) < 1){
+if((data2.length < 2 && func71(data2) < 1)){
 return fail(validate20, instancePath+"/columns/" + i0+"/name", "#/$defs/column/properties/name/minLength", "minLength", {limit: 1});
 }
 }
@@ -563,7 +559,7 @@ let valid7 = false;
 const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data7 === "string"){
-if(func71(data7) > 256){
+if((data7.length > 256 && func71(data7) > 256)){
 const err0 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 256}};
 if(vErrors === null){
 vErrors = [err0];
@@ -771,8 +767,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!(((((((key0 === "path") || (key0 === "mimeType")) || (key0 === "sizeBytes")) || (key0 === "page")) || (key0 === "totalPages")) || (key0 === "content")) || (key0 === "modifiedAt"))){
+if((!(((((((key0 === "path") || (key0 === "mimeType")) || (key0 === "sizeBytes")) || (key0 === "page")) || (key0 === "totalPages")) || (key0 === "content")) || (key0 === "modifiedAt"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -783,11 +778,11 @@ let data0 = data.path;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func70(data0) > 1024){
+if((data0.length > 1024 && func70(data0) > 1024)){
 return fail(validate20, instancePath+"/path", "#/properties/path/maxLength", "maxLength", {limit: 1024});
 }
 else {
-if(func70(data0) < 1){
+if((data0.length < 2 && func70(data0) < 1)){
 return fail(validate20, instancePath+"/path", "#/properties/path/minLength", "minLength", {limit: 1});
 }
 }
@@ -903,7 +898,7 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data6 === "string"){
-if(func70(data6) > 40){
+if((data6.length > 40 && func70(data6) > 40)){
 return fail(validate20, instancePath+"/modifiedAt", "#/properties/modifiedAt/maxLength", "maxLength", {limit: 40});
 }
 }
@@ -955,8 +950,7 @@ return fail(validate11, instancePath, "#/properties/entities/items/required", "r
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!(((key0 === "name") || (key0 === "entityType")) || (key0 === "observations"))){
+if((!(((key0 === "name") || (key0 === "entityType")) || (key0 === "observations"))) && func0.call(data, key0)){
 return fail(validate11, instancePath, "#/properties/entities/items/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -967,7 +961,7 @@ let data0 = data.name;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func54(data0) > 128){
+if((data0.length > 128 && func54(data0) > 128)){
 return fail(validate11, instancePath+"/name", "#/properties/entities/items/properties/name/maxLength", "maxLength", {limit: 128});
 }
 }
@@ -986,7 +980,7 @@ let data1 = data.entityType;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func54(data1) > 64){
+if((data1.length > 64 && func54(data1) > 64)){
 return fail(validate11, instancePath+"/entityType", "#/properties/entities/items/properties/entityType/maxLength", "maxLength", {limit: 64});
 }
 }
@@ -1016,7 +1010,7 @@ let data3 = data2[i0];
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(func54(data3) > 500){
+if((data3.length > 500 && func54(data3) > 500)){
 return fail(validate11, instancePath+"/observations/" + i0, "#/properties/entities/items/properties/observations/items/maxLength", "maxLength", {limit: 500});
 }
 }
@@ -1066,8 +1060,7 @@ return fail(validate13, instancePath, "#/properties/relations/items/required", "
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!(((key0 === "from") || (key0 === "to")) || (key0 === "relationType"))){
+if((!(((key0 === "from") || (key0 === "to")) || (key0 === "relationType"))) && func0.call(data, key0)){
 return fail(validate13, instancePath, "#/properties/relations/items/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -1078,7 +1071,7 @@ let data0 = data.from;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func54(data0) > 128){
+if((data0.length > 128 && func54(data0) > 128)){
 return fail(validate13, instancePath+"/from", "#/properties/relations/items/properties/from/maxLength", "maxLength", {limit: 128});
 }
 }
@@ -1097,7 +1090,7 @@ let data1 = data.to;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func54(data1) > 128){
+if((data1.length > 128 && func54(data1) > 128)){
 return fail(validate13, instancePath+"/to", "#/properties/relations/items/properties/to/maxLength", "maxLength", {limit: 128});
 }
 }
@@ -1116,7 +1109,7 @@ let data2 = data.relationType;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func54(data2) > 64){
+if((data2.length > 64 && func54(data2) > 64)){
 return fail(validate13, instancePath+"/relationType", "#/properties/relations/items/properties/relationType/maxLength", "maxLength", {limit: 64});
 }
 }
@@ -1155,8 +1148,7 @@ return fail(validate10, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!((key0 === "entities") || (key0 === "relations"))){
+if((!((key0 === "entities") || (key0 === "relations"))) && func0.call(data, key0)){
 return fail(validate10, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -1264,8 +1256,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!((((key0 === "query") || (key0 === "total")) || (key0 === "hits")) || (key0 === "nextCursor"))){
+if((!((((key0 === "query") || (key0 === "total")) || (key0 === "hits")) || (key0 === "nextCursor"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -1276,7 +1267,7 @@ let data0 = data.query;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func67(data0) > 512){
+if((data0.length > 512 && func67(data0) > 512)){
 return fail(validate20, instancePath+"/query", "#/properties/query/maxLength", "maxLength", {limit: 512});
 }
 }
@@ -1333,8 +1324,7 @@ return fail(validate20, instancePath+"/hits/" + i0, "#/$defs/hit/required", "req
 else {
 const _errs11 = errors;
 for(const key1 in data3){
-if(!func0.call(data3, key1)) continue;
-if(!(((((key1 === "id") || (key1 === "title")) || (key1 === "url")) || (key1 === "snippet")) || (key1 === "score"))){
+if((!(((((key1 === "id") || (key1 === "title")) || (key1 === "url")) || (key1 === "snippet")) || (key1 === "score"))) && func0.call(data3, key1)){
 return fail(validate20, instancePath+"/hits/" + i0, "#/$defs/hit/additionalProperties", "additionalProperties", {additionalProperty: key1});
 break;
 }
@@ -1345,11 +1335,11 @@ let data4 = data3.id;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
-if(func67(data4) > 128){
+if((data4.length > 128 && func67(data4) > 128)){
 return fail(validate20, instancePath+"/hits/" + i0+"/id", "#/$defs/hit/properties/id/maxLength", "maxLength", {limit: 128});
 }
 else {
-if(func67(data4) < 1){
+if((data4.length < 2 && func67(data4) < 1)){
 return fail(validate20, instancePath+"/hits/" + i0+"/id", "#/$defs/hit/properties/id/minLength", "minLength", {limit: 1});
 }
 else {
@@ -1374,7 +1364,7 @@ let data5 = data3.title;
 const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
-if(func67(data5) > 200){
+if((data5.length > 200 && func67(data5) > 200)){
 return fail(validate20, instancePath+"/hits/" + i0+"/title", "#/$defs/hit/properties/title/maxLength", "maxLength", {limit: 200});
 }
 }
@@ -1394,7 +1384,7 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data6 === "string"){
-if(func67(data6) > 2000){
+if((data6.length > 2000 && func67(data6) > 2000)){
 return fail(validate20, instancePath+"/hits/" + i0+"/url", "#/$defs/hit/properties/url/maxLength", "maxLength", {limit: 2000});
 }
 }
@@ -1414,7 +1404,7 @@ let data7 = data3.snippet;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
-if(func67(data7) > 1000){
+if((data7.length > 1000 && func67(data7) > 1000)){
 return fail(validate20, instancePath+"/hits/" + i0+"/snippet", "#/$defs/hit/properties/snippet/maxLength", "maxLength", {limit: 1000});
 }
 }
@@ -1484,11 +1474,11 @@ let data9 = data.nextCursor;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data9 === "string"){
-if(func67(data9) > 256){
+if((data9.length > 256 && func67(data9) > 256)){
 return fail(validate20, instancePath+"/nextCursor", "#/properties/nextCursor/maxLength", "maxLength", {limit: 256});
 }
 else {
-if(func67(data9) < 1){
+if((data9.length < 2 && func67(data9) < 1)){
 return fail(validate20, instancePath+"/nextCursor", "#/properties/nextCursor/minLength", "minLength", {limit: 1});
 }
 else {
