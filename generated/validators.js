@@ -7,12 +7,6 @@ validate.errors = [{instancePath, schemaPath, keyword, params}];
 return false;
 }
 
-/** Puts the instance path of a call in front of each error the callee reported, and fails. */
-function atPath(validate, instancePath) {
-if (instancePath !== "") for (const error of validate.errors) error.instancePath = instancePath + error.instancePath;
-return false;
-}
-
 export const getRecordValidator = (() => {
 const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"recordId":{"$ref":"#/$defs/recordId"},"status":{"enum":["active","suspended","closed","pending_review"]},"summary":{"type":"string","maxLength":500,"description":"Free text written by the account team."},"owner":{"$ref":"#/$defs/owner"},"tags":{"type":"array","maxItems":16,"uniqueItems":true,"items":{"type":"string","pattern":"^[a-z][a-z0-9-]{0,31}$"}},"related":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/recordId"}},"createdAt":{"type":"string","format":"date-time","maxLength":40},"updatedAt":{"type":"string","format":"date-time","maxLength":40},"internalNotes":{"type":"string","maxLength":2000,"description":"Staff-only notes: never shown to the model."},"nextCursor":{"type":"string","minLength":1,"maxLength":128,"description":"Opaque cursor for the activity history."}},"required":["recordId","status","summary","owner","createdAt"],"additionalProperties":false,"$defs":{"recordId":{"type":"string","pattern":"^rec_[0-9A-Za-z]{16}$","maxLength":20},"owner":{"$comment":"The caller's tenant is compared with tenantId by a semantic hook at run time: a record of another tenant is refused.","type":"object","properties":{"tenantId":{"type":"string","pattern":"^tn_[0-9a-z]{8,24}$"},"userId":{"type":"string","pattern":"^usr_[0-9A-Za-z]{12}$"},"displayName":{"type":"string","maxLength":120}},"required":["tenantId","userId"],"additionalProperties":false}}};
 
@@ -934,206 +928,7 @@ return validate20;
 export const readGraphValidator = (() => {
 
 const func0 = Object.prototype.hasOwnProperty;
-
 const func54 = codePointLength;
-
-function validate11(data, context){
-const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.name === undefined)) && (missing0 = "name")) || (((data.entityType === undefined)) && (missing0 = "entityType"))) || (((data.observations === undefined)) && (missing0 = "observations"))){
-return fail(validate11, instancePath, "#/properties/entities/items/required", "required", {missingProperty: missing0});
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if((!(((key0 === "name") || (key0 === "entityType")) || (key0 === "observations"))) && func0.call(data, key0)){
-return fail(validate11, instancePath, "#/properties/entities/items/additionalProperties", "additionalProperties", {additionalProperty: key0});
-break;
-}
-}
-if(_errs1 === errors){
-if(data.name !== undefined){
-let data0 = data.name;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if((data0.length > 128 && func54(data0) > 128)){
-return fail(validate11, instancePath+"/name", "#/properties/entities/items/properties/name/maxLength", "maxLength", {limit: 128});
-}
-}
-else {
-return fail(validate11, instancePath+"/name", "#/properties/entities/items/properties/name/type", "type", {type: "string"});
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.entityType !== undefined){
-let data1 = data.entityType;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 64 && func54(data1) > 64)){
-return fail(validate11, instancePath+"/entityType", "#/properties/entities/items/properties/entityType/maxLength", "maxLength", {limit: 64});
-}
-}
-else {
-return fail(validate11, instancePath+"/entityType", "#/properties/entities/items/properties/entityType/type", "type", {type: "string"});
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.observations !== undefined){
-let data2 = data.observations;
-const _errs6 = errors;
-if(errors === _errs6){
-if(Array.isArray(data2)){
-if(data2.length > 20){
-return fail(validate11, instancePath+"/observations", "#/properties/entities/items/properties/observations/maxItems", "maxItems", {limit: 20});
-}
-else {
-var valid1 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if((data3.length > 500 && func54(data3) > 500)){
-return fail(validate11, instancePath+"/observations/" + i0, "#/properties/entities/items/properties/observations/items/maxLength", "maxLength", {limit: 500});
-}
-}
-else {
-return fail(validate11, instancePath+"/observations/" + i0, "#/properties/entities/items/properties/observations/items/type", "type", {type: "string"});
-}
-}
-var valid1 = _errs8 === errors;
-if(!valid1){
-break;
-}
-}
-}
-}
-else {
-return fail(validate11, instancePath+"/observations", "#/properties/entities/items/properties/observations/type", "type", {type: "array"});
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-return fail(validate11, instancePath, "#/properties/entities/items/type", "type", {type: "object"});
-}
-}
-validate11.errors = vErrors;
-return errors === 0;
-}
-
-function validate13(data, context){
-const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.from === undefined)) && (missing0 = "from")) || (((data.to === undefined)) && (missing0 = "to"))) || (((data.relationType === undefined)) && (missing0 = "relationType"))){
-return fail(validate13, instancePath, "#/properties/relations/items/required", "required", {missingProperty: missing0});
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if((!(((key0 === "from") || (key0 === "to")) || (key0 === "relationType"))) && func0.call(data, key0)){
-return fail(validate13, instancePath, "#/properties/relations/items/additionalProperties", "additionalProperties", {additionalProperty: key0});
-break;
-}
-}
-if(_errs1 === errors){
-if(data.from !== undefined){
-let data0 = data.from;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if((data0.length > 128 && func54(data0) > 128)){
-return fail(validate13, instancePath+"/from", "#/properties/relations/items/properties/from/maxLength", "maxLength", {limit: 128});
-}
-}
-else {
-return fail(validate13, instancePath+"/from", "#/properties/relations/items/properties/from/type", "type", {type: "string"});
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-let data1 = data.to;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 128 && func54(data1) > 128)){
-return fail(validate13, instancePath+"/to", "#/properties/relations/items/properties/to/maxLength", "maxLength", {limit: 128});
-}
-}
-else {
-return fail(validate13, instancePath+"/to", "#/properties/relations/items/properties/to/type", "type", {type: "string"});
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.relationType !== undefined){
-let data2 = data.relationType;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 64 && func54(data2) > 64)){
-return fail(validate13, instancePath+"/relationType", "#/properties/relations/items/properties/relationType/maxLength", "maxLength", {limit: 64});
-}
-}
-else {
-return fail(validate13, instancePath+"/relationType", "#/properties/relations/items/properties/relationType/type", "type", {type: "string"});
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-return fail(validate13, instancePath, "#/properties/relations/items/type", "type", {type: "object"});
-}
-}
-validate13.errors = vErrors;
-return errors === 0;
-}
 
 function validate10(data, context){
 const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
@@ -1166,10 +961,109 @@ else {
 var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
 const _errs4 = errors;
-if(!((validate11(data0[i0]) || atPath(validate11, instancePath+"/entities/" + i0)))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
+if(errors === _errs4){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((((data1.name === undefined)) && (missing1 = "name")) || (((data1.entityType === undefined)) && (missing1 = "entityType"))) || (((data1.observations === undefined)) && (missing1 = "observations"))){
+return fail(validate10, instancePath+"/entities/" + i0, "#/properties/entities/items/required", "required", {missingProperty: missing1});
+}
+else {
+const _errs6 = errors;
+for(const key1 in data1){
+if((!(((key1 === "name") || (key1 === "entityType")) || (key1 === "observations"))) && func0.call(data1, key1)){
+return fail(validate10, instancePath+"/entities/" + i0, "#/properties/entities/items/additionalProperties", "additionalProperties", {additionalProperty: key1});
+break;
+}
+}
+if(_errs6 === errors){
+if(data1.name !== undefined){
+let data2 = data1.name;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if((data2.length > 128 && func54(data2) > 128)){
+return fail(validate10, instancePath+"/entities/" + i0+"/name", "#/properties/entities/items/properties/name/maxLength", "maxLength", {limit: 128});
+}
+}
+else {
+return fail(validate10, instancePath+"/entities/" + i0+"/name", "#/properties/entities/items/properties/name/type", "type", {type: "string"});
+}
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.entityType !== undefined){
+let data3 = data1.entityType;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if((data3.length > 64 && func54(data3) > 64)){
+return fail(validate10, instancePath+"/entities/" + i0+"/entityType", "#/properties/entities/items/properties/entityType/maxLength", "maxLength", {limit: 64});
+}
+}
+else {
+return fail(validate10, instancePath+"/entities/" + i0+"/entityType", "#/properties/entities/items/properties/entityType/type", "type", {type: "string"});
+}
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.observations !== undefined){
+let data4 = data1.observations;
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data4)){
+if(data4.length > 20){
+return fail(validate10, instancePath+"/entities/" + i0+"/observations", "#/properties/entities/items/properties/observations/maxItems", "maxItems", {limit: 20});
+}
+else {
+var valid3 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+let data5 = data4[i1];
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data5 === "string"){
+if((data5.length > 500 && func54(data5) > 500)){
+return fail(validate10, instancePath+"/entities/" + i0+"/observations/" + i1, "#/properties/entities/items/properties/observations/items/maxLength", "maxLength", {limit: 500});
+}
+}
+else {
+return fail(validate10, instancePath+"/entities/" + i0+"/observations/" + i1, "#/properties/entities/items/properties/observations/items/type", "type", {type: "string"});
+}
+}
+var valid3 = _errs13 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+else {
+return fail(validate10, instancePath+"/entities/" + i0+"/observations", "#/properties/entities/items/properties/observations/type", "type", {type: "array"});
+}
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+else {
+return fail(validate10, instancePath+"/entities/" + i0, "#/properties/entities/items/type", "type", {type: "object"});
+}
 }
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -1189,24 +1083,101 @@ var valid0 = true;
 }
 if(valid0){
 if(data.relations !== undefined){
-let data2 = data.relations;
-const _errs5 = errors;
-if(errors === _errs5){
-if(Array.isArray(data2)){
-if(data2.length > 200){
+let data6 = data.relations;
+const _errs15 = errors;
+if(errors === _errs15){
+if(Array.isArray(data6)){
+if(data6.length > 200){
 return fail(validate10, instancePath+"/relations", "#/properties/relations/maxItems", "maxItems", {limit: 200});
 }
 else {
-var valid2 = true;
-const len1 = data2.length;
-for(let i1=0; i1<len1; i1++){
-const _errs7 = errors;
-if(!((validate13(data2[i1]) || atPath(validate13, instancePath+"/relations/" + i1)))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
-errors = vErrors.length;
+var valid4 = true;
+const len2 = data6.length;
+for(let i2=0; i2<len2; i2++){
+let data7 = data6[i2];
+const _errs17 = errors;
+if(errors === _errs17){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+let missing2;
+if(((((data7.from === undefined)) && (missing2 = "from")) || (((data7.to === undefined)) && (missing2 = "to"))) || (((data7.relationType === undefined)) && (missing2 = "relationType"))){
+return fail(validate10, instancePath+"/relations/" + i2, "#/properties/relations/items/required", "required", {missingProperty: missing2});
 }
-var valid2 = _errs7 === errors;
-if(!valid2){
+else {
+const _errs19 = errors;
+for(const key2 in data7){
+if((!(((key2 === "from") || (key2 === "to")) || (key2 === "relationType"))) && func0.call(data7, key2)){
+return fail(validate10, instancePath+"/relations/" + i2, "#/properties/relations/items/additionalProperties", "additionalProperties", {additionalProperty: key2});
+break;
+}
+}
+if(_errs19 === errors){
+if(data7.from !== undefined){
+let data8 = data7.from;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data8 === "string"){
+if((data8.length > 128 && func54(data8) > 128)){
+return fail(validate10, instancePath+"/relations/" + i2+"/from", "#/properties/relations/items/properties/from/maxLength", "maxLength", {limit: 128});
+}
+}
+else {
+return fail(validate10, instancePath+"/relations/" + i2+"/from", "#/properties/relations/items/properties/from/type", "type", {type: "string"});
+}
+}
+var valid5 = _errs20 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data7.to !== undefined){
+let data9 = data7.to;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data9 === "string"){
+if((data9.length > 128 && func54(data9) > 128)){
+return fail(validate10, instancePath+"/relations/" + i2+"/to", "#/properties/relations/items/properties/to/maxLength", "maxLength", {limit: 128});
+}
+}
+else {
+return fail(validate10, instancePath+"/relations/" + i2+"/to", "#/properties/relations/items/properties/to/type", "type", {type: "string"});
+}
+}
+var valid5 = _errs22 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data7.relationType !== undefined){
+let data10 = data7.relationType;
+const _errs24 = errors;
+if(errors === _errs24){
+if(typeof data10 === "string"){
+if((data10.length > 64 && func54(data10) > 64)){
+return fail(validate10, instancePath+"/relations/" + i2+"/relationType", "#/properties/relations/items/properties/relationType/maxLength", "maxLength", {limit: 64});
+}
+}
+else {
+return fail(validate10, instancePath+"/relations/" + i2+"/relationType", "#/properties/relations/items/properties/relationType/type", "type", {type: "string"});
+}
+}
+var valid5 = _errs24 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+}
+else {
+return fail(validate10, instancePath+"/relations/" + i2, "#/properties/relations/items/type", "type", {type: "object"});
+}
+}
+var valid4 = _errs17 === errors;
+if(!valid4){
 break;
 }
 }
@@ -1216,7 +1187,7 @@ else {
 return fail(validate10, instancePath+"/relations", "#/properties/relations/type", "type", {type: "array"});
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
