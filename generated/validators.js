@@ -31,7 +31,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if((!(func0.call(schema31.properties, key0))) && func0.call(data, key0)){
+if((!((key0 === "recordId" || key0 === "status" || key0 === "summary" || key0 === "owner" || key0 === "tags" || key0 === "related" || key0 === "createdAt" || key0 === "updatedAt" || key0 === "internalNotes" || key0 === "nextCursor"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }

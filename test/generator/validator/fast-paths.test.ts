@@ -287,6 +287,18 @@ describe("the rewritten code", () => {
     expect(text).toMatch(/if\(\(!\(key(\d+) === "a"\)\) && func\d+\.call\(data, key\1\)\)\{/);
     expect(text).toMatch(/\((data\d*)\.length > 5 && (func\d+)\(\1\) > 5\)/);
     expect(text).toMatch(/\((data\d*)\.length < 4 && (func\d+)\(\1\) < 2\)/);
+    // Past eight names Ajv looks a key up in the schema's `properties`: up to 32, comparisons again.
+    const named = (count: number) =>
+      code({
+        type: "object",
+        properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: "string" }])),
+        additionalProperties: false,
+      });
+    expect(named(32)).not.toMatch(/\.call\(schema\d+/);
+    expect(named(32)).toMatch(/if\(\(!\(\(key(\d+) === "p0" \|\| key\1 === "p1" \|\| /);
+    expect(named(33)).toMatch(
+      /if\(\(!\(func\d+\.call\(schema\d+\.properties, key(\d+)\)\)\) && func\d+\.call\(data, key\1\)\)/,
+    );
     // A loop that checks every key keeps the check first.
     expect(code({ type: "object", properties: { a: { type: "string" } }, propertyNames: { maxLength: 3 } })).toMatch(
       /for\(const (key\d+) in data\)\{\nif\(!func\d+\.call\(data, \1\)\) continue;/,
