@@ -7,12 +7,6 @@ validate.errors = [{instancePath, schemaPath, keyword, params}];
 return false;
 }
 
-/** Puts the instance path of a call in front of each error the callee reported, and fails. */
-function atPath(validate, instancePath) {
-if (instancePath !== "") for (const error of validate.errors) error.instancePath = instancePath + error.instancePath;
-return false;
-}
-
 export const getRecordValidator = (() => {
 const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"recordId":{"$ref":"#/$defs/recordId"},"status":{"enum":["active","suspended","closed","pending_review"]},"summary":{"type":"string","maxLength":500,"description":"Free text written by the account team."},"owner":{"$ref":"#/$defs/owner"},"tags":{"type":"array","maxItems":16,"uniqueItems":true,"items":{"type":"string","pattern":"^[a-z][a-z0-9-]{0,31}$"}},"related":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/recordId"}},"createdAt":{"type":"string","format":"date-time","maxLength":40},"updatedAt":{"type":"string","format":"date-time","maxLength":40},"internalNotes":{"type":"string","maxLength":2000,"description":"Staff-only notes: never shown to the model."},"nextCursor":{"type":"string","minLength":1,"maxLength":128,"description":"Opaque cursor for the activity history."}},"required":["recordId","status","summary","owner","createdAt"],"additionalProperties":false,"$defs":{"recordId":{"type":"string","pattern":"^rec_[0-9A-Za-z]{16}$","maxLength":20},"owner":{"$comment":"The caller's tenant is compared with tenantId by a semantic hook at run time: a record of another tenant is refused.","type":"object","properties":{"tenantId":{"type":"string","pattern":"^tn_[0-9a-z]{8,24}$"},"userId":{"type":"string","pattern":"^usr_[0-9A-Za-z]{12}$"},"displayName":{"type":"string","maxLength":120}},"required":["tenantId","userId"],"additionalProperties":false}}};
 
@@ -37,8 +31,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!(func0.call(schema31.properties, key0))){
+if((!((key0 === "recordId" || key0 === "status" || key0 === "summary" || key0 === "owner" || key0 === "tags" || key0 === "related" || key0 === "createdAt" || key0 === "updatedAt" || key0 === "internalNotes" || key0 === "nextCursor"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -50,7 +43,7 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func70(data0) > 20){
+if((data0.length > 20 && func70(data0) > 20)){
 return fail(validate20, instancePath+"/recordId", "#/$defs/recordId/maxLength", "maxLength", {limit: 20});
 }
 else {
@@ -86,7 +79,7 @@ let data2 = data.summary;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func70(data2) > 500){
+if((data2.length > 500 && func70(data2) > 500)){
 return fail(validate20, instancePath+"/summary", "#/properties/summary/maxLength", "maxLength", {limit: 500});
 }
 }
@@ -113,8 +106,7 @@ return fail(validate20, instancePath+"/owner", "#/$defs/owner/required", "requir
 else {
 const _errs12 = errors;
 for(const key1 in data3){
-if(!func0.call(data3, key1)) continue;
-if(!(((key1 === "tenantId") || (key1 === "userId")) || (key1 === "displayName"))){
+if((!(((key1 === "tenantId") || (key1 === "userId")) || (key1 === "displayName"))) && func0.call(data3, key1)){
 return fail(validate20, instancePath+"/owner", "#/$defs/owner/additionalProperties", "additionalProperties", {additionalProperty: key1});
 break;
 }
@@ -163,7 +155,7 @@ let data6 = data3.displayName;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data6 === "string"){
-if(func70(data6) > 120){
+if((data6.length > 120 && func70(data6) > 120)){
 return fail(validate20, instancePath+"/owner/displayName", "#/$defs/owner/properties/displayName/maxLength", "maxLength", {limit: 120});
 }
 }
@@ -262,7 +254,7 @@ const _errs25 = errors;
 const _errs26 = errors;
 if(errors === _errs26){
 if(typeof data10 === "string"){
-if(func70(data10) > 20){
+if((data10.length > 20 && func70(data10) > 20)){
 return fail(validate20, instancePath+"/related/" + i2, "#/$defs/recordId/maxLength", "maxLength", {limit: 20});
 }
 else {
@@ -298,7 +290,7 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(errors === _errs28){
 if(typeof data11 === "string"){
-if(func70(data11) > 40){
+if((data11.length > 40 && func70(data11) > 40)){
 return fail(validate20, instancePath+"/createdAt", "#/properties/createdAt/maxLength", "maxLength", {limit: 40});
 }
 }
@@ -319,7 +311,7 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(errors === _errs30){
 if(typeof data12 === "string"){
-if(func70(data12) > 40){
+if((data12.length > 40 && func70(data12) > 40)){
 return fail(validate20, instancePath+"/updatedAt", "#/properties/updatedAt/maxLength", "maxLength", {limit: 40});
 }
 }
@@ -339,7 +331,7 @@ let data13 = data.internalNotes;
 const _errs32 = errors;
 if(errors === _errs32){
 if(typeof data13 === "string"){
-if(func70(data13) > 2000){
+if((data13.length > 2000 && func70(data13) > 2000)){
 return fail(validate20, instancePath+"/internalNotes", "#/properties/internalNotes/maxLength", "maxLength", {limit: 2000});
 }
 }
@@ -358,11 +350,11 @@ let data14 = data.nextCursor;
 const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data14 === "string"){
-if(func70(data14) > 128){
+if((data14.length > 128 && func70(data14) > 128)){
 return fail(validate20, instancePath+"/nextCursor", "#/properties/nextCursor/maxLength", "maxLength", {limit: 128});
 }
 else {
-if(func70(data14) < 1){
+if((data14.length < 2 && func70(data14) < 1)){
 return fail(validate20, instancePath+"/nextCursor", "#/properties/nextCursor/minLength", "minLength", {limit: 1});
 }
 }
@@ -418,8 +410,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!(((((key0 === "columns") || (key0 === "rows")) || (key0 === "rowCount")) || (key0 === "truncated")) || (key0 === "elapsedMs"))){
+if((!(((((key0 === "columns") || (key0 === "rows")) || (key0 === "rowCount")) || (key0 === "truncated")) || (key0 === "elapsedMs"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -453,8 +444,7 @@ return fail(validate20, instancePath+"/columns/" + i0, "#/$defs/column/required"
 else {
 const _errs7 = errors;
 for(const key1 in data1){
-if(!func0.call(data1, key1)) continue;
-if(!(((key1 === "name") || (key1 === "type")) || (key1 === "nullable"))){
+if((!(((key1 === "name") || (key1 === "type")) || (key1 === "nullable"))) && func0.call(data1, key1)){
 return fail(validate20, instancePath+"/columns/" + i0, "#/$defs/column/additionalProperties", "additionalProperties", {additionalProperty: key1});
 break;
 }
@@ -465,11 +455,11 @@ let data2 = data1.name;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(func71(data2) > 128){
+if((data2.length > 128 && func71(data2) > 128)){
 return fail(validate20, instancePath+"/columns/" + i0+"/name", "#/$defs/column/properties/name/maxLength", "maxLength", {limit: 128});
 }
 else {
-if(func71(data2) < 1){
+if((data2.length < 2 && func71(data2) < 1)){
 return fail(validate20, instancePath+"/columns/" + i0+"/name", "#/$defs/column/properties/name/minLength", "minLength", {limit: 1});
 }
 }
@@ -563,7 +553,7 @@ let valid7 = false;
 const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data7 === "string"){
-if(func71(data7) > 256){
+if((data7.length > 256 && func71(data7) > 256)){
 const err0 = {instancePath:instancePath+"/rows/" + i1+"/" + i2,schemaPath:"#/$defs/cell/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 256}};
 if(vErrors === null){
 vErrors = [err0];
@@ -771,8 +761,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!(((((((key0 === "path") || (key0 === "mimeType")) || (key0 === "sizeBytes")) || (key0 === "page")) || (key0 === "totalPages")) || (key0 === "content")) || (key0 === "modifiedAt"))){
+if((!(((((((key0 === "path") || (key0 === "mimeType")) || (key0 === "sizeBytes")) || (key0 === "page")) || (key0 === "totalPages")) || (key0 === "content")) || (key0 === "modifiedAt"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -783,11 +772,11 @@ let data0 = data.path;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func70(data0) > 1024){
+if((data0.length > 1024 && func70(data0) > 1024)){
 return fail(validate20, instancePath+"/path", "#/properties/path/maxLength", "maxLength", {limit: 1024});
 }
 else {
-if(func70(data0) < 1){
+if((data0.length < 2 && func70(data0) < 1)){
 return fail(validate20, instancePath+"/path", "#/properties/path/minLength", "minLength", {limit: 1});
 }
 }
@@ -903,7 +892,7 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data6 === "string"){
-if(func70(data6) > 40){
+if((data6.length > 40 && func70(data6) > 40)){
 return fail(validate20, instancePath+"/modifiedAt", "#/properties/modifiedAt/maxLength", "maxLength", {limit: 40});
 }
 }
@@ -939,208 +928,7 @@ return validate20;
 export const readGraphValidator = (() => {
 
 const func0 = Object.prototype.hasOwnProperty;
-
 const func54 = codePointLength;
-
-function validate11(data, context){
-const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.name === undefined)) && (missing0 = "name")) || (((data.entityType === undefined)) && (missing0 = "entityType"))) || (((data.observations === undefined)) && (missing0 = "observations"))){
-return fail(validate11, instancePath, "#/properties/entities/items/required", "required", {missingProperty: missing0});
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!(((key0 === "name") || (key0 === "entityType")) || (key0 === "observations"))){
-return fail(validate11, instancePath, "#/properties/entities/items/additionalProperties", "additionalProperties", {additionalProperty: key0});
-break;
-}
-}
-if(_errs1 === errors){
-if(data.name !== undefined){
-let data0 = data.name;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func54(data0) > 128){
-return fail(validate11, instancePath+"/name", "#/properties/entities/items/properties/name/maxLength", "maxLength", {limit: 128});
-}
-}
-else {
-return fail(validate11, instancePath+"/name", "#/properties/entities/items/properties/name/type", "type", {type: "string"});
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.entityType !== undefined){
-let data1 = data.entityType;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func54(data1) > 64){
-return fail(validate11, instancePath+"/entityType", "#/properties/entities/items/properties/entityType/maxLength", "maxLength", {limit: 64});
-}
-}
-else {
-return fail(validate11, instancePath+"/entityType", "#/properties/entities/items/properties/entityType/type", "type", {type: "string"});
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.observations !== undefined){
-let data2 = data.observations;
-const _errs6 = errors;
-if(errors === _errs6){
-if(Array.isArray(data2)){
-if(data2.length > 20){
-return fail(validate11, instancePath+"/observations", "#/properties/entities/items/properties/observations/maxItems", "maxItems", {limit: 20});
-}
-else {
-var valid1 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if(func54(data3) > 500){
-return fail(validate11, instancePath+"/observations/" + i0, "#/properties/entities/items/properties/observations/items/maxLength", "maxLength", {limit: 500});
-}
-}
-else {
-return fail(validate11, instancePath+"/observations/" + i0, "#/properties/entities/items/properties/observations/items/type", "type", {type: "string"});
-}
-}
-var valid1 = _errs8 === errors;
-if(!valid1){
-break;
-}
-}
-}
-}
-else {
-return fail(validate11, instancePath+"/observations", "#/properties/entities/items/properties/observations/type", "type", {type: "array"});
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-return fail(validate11, instancePath, "#/properties/entities/items/type", "type", {type: "object"});
-}
-}
-validate11.errors = vErrors;
-return errors === 0;
-}
-
-function validate13(data, context){
-const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.from === undefined)) && (missing0 = "from")) || (((data.to === undefined)) && (missing0 = "to"))) || (((data.relationType === undefined)) && (missing0 = "relationType"))){
-return fail(validate13, instancePath, "#/properties/relations/items/required", "required", {missingProperty: missing0});
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!(((key0 === "from") || (key0 === "to")) || (key0 === "relationType"))){
-return fail(validate13, instancePath, "#/properties/relations/items/additionalProperties", "additionalProperties", {additionalProperty: key0});
-break;
-}
-}
-if(_errs1 === errors){
-if(data.from !== undefined){
-let data0 = data.from;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func54(data0) > 128){
-return fail(validate13, instancePath+"/from", "#/properties/relations/items/properties/from/maxLength", "maxLength", {limit: 128});
-}
-}
-else {
-return fail(validate13, instancePath+"/from", "#/properties/relations/items/properties/from/type", "type", {type: "string"});
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-let data1 = data.to;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func54(data1) > 128){
-return fail(validate13, instancePath+"/to", "#/properties/relations/items/properties/to/maxLength", "maxLength", {limit: 128});
-}
-}
-else {
-return fail(validate13, instancePath+"/to", "#/properties/relations/items/properties/to/type", "type", {type: "string"});
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.relationType !== undefined){
-let data2 = data.relationType;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(func54(data2) > 64){
-return fail(validate13, instancePath+"/relationType", "#/properties/relations/items/properties/relationType/maxLength", "maxLength", {limit: 64});
-}
-}
-else {
-return fail(validate13, instancePath+"/relationType", "#/properties/relations/items/properties/relationType/type", "type", {type: "string"});
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-return fail(validate13, instancePath, "#/properties/relations/items/type", "type", {type: "object"});
-}
-}
-validate13.errors = vErrors;
-return errors === 0;
-}
 
 function validate10(data, context){
 const instancePath = context === undefined || context.instancePath === undefined ? "" : context.instancePath;
@@ -1155,8 +943,7 @@ return fail(validate10, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!((key0 === "entities") || (key0 === "relations"))){
+if((!((key0 === "entities") || (key0 === "relations"))) && func0.call(data, key0)){
 return fail(validate10, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -1174,10 +961,109 @@ else {
 var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
 const _errs4 = errors;
-if(!((validate11(data0[i0]) || atPath(validate11, instancePath+"/entities/" + i0)))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
+if(errors === _errs4){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((((data1.name === undefined)) && (missing1 = "name")) || (((data1.entityType === undefined)) && (missing1 = "entityType"))) || (((data1.observations === undefined)) && (missing1 = "observations"))){
+return fail(validate10, instancePath+"/entities/" + i0, "#/properties/entities/items/required", "required", {missingProperty: missing1});
+}
+else {
+const _errs6 = errors;
+for(const key1 in data1){
+if((!(((key1 === "name") || (key1 === "entityType")) || (key1 === "observations"))) && func0.call(data1, key1)){
+return fail(validate10, instancePath+"/entities/" + i0, "#/properties/entities/items/additionalProperties", "additionalProperties", {additionalProperty: key1});
+break;
+}
+}
+if(_errs6 === errors){
+if(data1.name !== undefined){
+let data2 = data1.name;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if((data2.length > 128 && func54(data2) > 128)){
+return fail(validate10, instancePath+"/entities/" + i0+"/name", "#/properties/entities/items/properties/name/maxLength", "maxLength", {limit: 128});
+}
+}
+else {
+return fail(validate10, instancePath+"/entities/" + i0+"/name", "#/properties/entities/items/properties/name/type", "type", {type: "string"});
+}
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.entityType !== undefined){
+let data3 = data1.entityType;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if((data3.length > 64 && func54(data3) > 64)){
+return fail(validate10, instancePath+"/entities/" + i0+"/entityType", "#/properties/entities/items/properties/entityType/maxLength", "maxLength", {limit: 64});
+}
+}
+else {
+return fail(validate10, instancePath+"/entities/" + i0+"/entityType", "#/properties/entities/items/properties/entityType/type", "type", {type: "string"});
+}
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.observations !== undefined){
+let data4 = data1.observations;
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data4)){
+if(data4.length > 20){
+return fail(validate10, instancePath+"/entities/" + i0+"/observations", "#/properties/entities/items/properties/observations/maxItems", "maxItems", {limit: 20});
+}
+else {
+var valid3 = true;
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+let data5 = data4[i1];
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data5 === "string"){
+if((data5.length > 500 && func54(data5) > 500)){
+return fail(validate10, instancePath+"/entities/" + i0+"/observations/" + i1, "#/properties/entities/items/properties/observations/items/maxLength", "maxLength", {limit: 500});
+}
+}
+else {
+return fail(validate10, instancePath+"/entities/" + i0+"/observations/" + i1, "#/properties/entities/items/properties/observations/items/type", "type", {type: "string"});
+}
+}
+var valid3 = _errs13 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+else {
+return fail(validate10, instancePath+"/entities/" + i0+"/observations", "#/properties/entities/items/properties/observations/type", "type", {type: "array"});
+}
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+else {
+return fail(validate10, instancePath+"/entities/" + i0, "#/properties/entities/items/type", "type", {type: "object"});
+}
 }
 var valid1 = _errs4 === errors;
 if(!valid1){
@@ -1197,24 +1083,101 @@ var valid0 = true;
 }
 if(valid0){
 if(data.relations !== undefined){
-let data2 = data.relations;
-const _errs5 = errors;
-if(errors === _errs5){
-if(Array.isArray(data2)){
-if(data2.length > 200){
+let data6 = data.relations;
+const _errs15 = errors;
+if(errors === _errs15){
+if(Array.isArray(data6)){
+if(data6.length > 200){
 return fail(validate10, instancePath+"/relations", "#/properties/relations/maxItems", "maxItems", {limit: 200});
 }
 else {
-var valid2 = true;
-const len1 = data2.length;
-for(let i1=0; i1<len1; i1++){
-const _errs7 = errors;
-if(!((validate13(data2[i1]) || atPath(validate13, instancePath+"/relations/" + i1)))){
-vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
-errors = vErrors.length;
+var valid4 = true;
+const len2 = data6.length;
+for(let i2=0; i2<len2; i2++){
+let data7 = data6[i2];
+const _errs17 = errors;
+if(errors === _errs17){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+let missing2;
+if(((((data7.from === undefined)) && (missing2 = "from")) || (((data7.to === undefined)) && (missing2 = "to"))) || (((data7.relationType === undefined)) && (missing2 = "relationType"))){
+return fail(validate10, instancePath+"/relations/" + i2, "#/properties/relations/items/required", "required", {missingProperty: missing2});
 }
-var valid2 = _errs7 === errors;
-if(!valid2){
+else {
+const _errs19 = errors;
+for(const key2 in data7){
+if((!(((key2 === "from") || (key2 === "to")) || (key2 === "relationType"))) && func0.call(data7, key2)){
+return fail(validate10, instancePath+"/relations/" + i2, "#/properties/relations/items/additionalProperties", "additionalProperties", {additionalProperty: key2});
+break;
+}
+}
+if(_errs19 === errors){
+if(data7.from !== undefined){
+let data8 = data7.from;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data8 === "string"){
+if((data8.length > 128 && func54(data8) > 128)){
+return fail(validate10, instancePath+"/relations/" + i2+"/from", "#/properties/relations/items/properties/from/maxLength", "maxLength", {limit: 128});
+}
+}
+else {
+return fail(validate10, instancePath+"/relations/" + i2+"/from", "#/properties/relations/items/properties/from/type", "type", {type: "string"});
+}
+}
+var valid5 = _errs20 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data7.to !== undefined){
+let data9 = data7.to;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data9 === "string"){
+if((data9.length > 128 && func54(data9) > 128)){
+return fail(validate10, instancePath+"/relations/" + i2+"/to", "#/properties/relations/items/properties/to/maxLength", "maxLength", {limit: 128});
+}
+}
+else {
+return fail(validate10, instancePath+"/relations/" + i2+"/to", "#/properties/relations/items/properties/to/type", "type", {type: "string"});
+}
+}
+var valid5 = _errs22 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data7.relationType !== undefined){
+let data10 = data7.relationType;
+const _errs24 = errors;
+if(errors === _errs24){
+if(typeof data10 === "string"){
+if((data10.length > 64 && func54(data10) > 64)){
+return fail(validate10, instancePath+"/relations/" + i2+"/relationType", "#/properties/relations/items/properties/relationType/maxLength", "maxLength", {limit: 64});
+}
+}
+else {
+return fail(validate10, instancePath+"/relations/" + i2+"/relationType", "#/properties/relations/items/properties/relationType/type", "type", {type: "string"});
+}
+}
+var valid5 = _errs24 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+}
+else {
+return fail(validate10, instancePath+"/relations/" + i2, "#/properties/relations/items/type", "type", {type: "object"});
+}
+}
+var valid4 = _errs17 === errors;
+if(!valid4){
 break;
 }
 }
@@ -1224,7 +1187,7 @@ else {
 return fail(validate10, instancePath+"/relations", "#/properties/relations/type", "type", {type: "array"});
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
@@ -1264,8 +1227,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!((((key0 === "query") || (key0 === "total")) || (key0 === "hits")) || (key0 === "nextCursor"))){
+if((!((((key0 === "query") || (key0 === "total")) || (key0 === "hits")) || (key0 === "nextCursor"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -1276,7 +1238,7 @@ let data0 = data.query;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func67(data0) > 512){
+if((data0.length > 512 && func67(data0) > 512)){
 return fail(validate20, instancePath+"/query", "#/properties/query/maxLength", "maxLength", {limit: 512});
 }
 }
@@ -1333,8 +1295,7 @@ return fail(validate20, instancePath+"/hits/" + i0, "#/$defs/hit/required", "req
 else {
 const _errs11 = errors;
 for(const key1 in data3){
-if(!func0.call(data3, key1)) continue;
-if(!(((((key1 === "id") || (key1 === "title")) || (key1 === "url")) || (key1 === "snippet")) || (key1 === "score"))){
+if((!(((((key1 === "id") || (key1 === "title")) || (key1 === "url")) || (key1 === "snippet")) || (key1 === "score"))) && func0.call(data3, key1)){
 return fail(validate20, instancePath+"/hits/" + i0, "#/$defs/hit/additionalProperties", "additionalProperties", {additionalProperty: key1});
 break;
 }
@@ -1345,11 +1306,11 @@ let data4 = data3.id;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
-if(func67(data4) > 128){
+if((data4.length > 128 && func67(data4) > 128)){
 return fail(validate20, instancePath+"/hits/" + i0+"/id", "#/$defs/hit/properties/id/maxLength", "maxLength", {limit: 128});
 }
 else {
-if(func67(data4) < 1){
+if((data4.length < 2 && func67(data4) < 1)){
 return fail(validate20, instancePath+"/hits/" + i0+"/id", "#/$defs/hit/properties/id/minLength", "minLength", {limit: 1});
 }
 else {
@@ -1374,7 +1335,7 @@ let data5 = data3.title;
 const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
-if(func67(data5) > 200){
+if((data5.length > 200 && func67(data5) > 200)){
 return fail(validate20, instancePath+"/hits/" + i0+"/title", "#/$defs/hit/properties/title/maxLength", "maxLength", {limit: 200});
 }
 }
@@ -1394,7 +1355,7 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data6 === "string"){
-if(func67(data6) > 2000){
+if((data6.length > 2000 && func67(data6) > 2000)){
 return fail(validate20, instancePath+"/hits/" + i0+"/url", "#/$defs/hit/properties/url/maxLength", "maxLength", {limit: 2000});
 }
 }
@@ -1414,7 +1375,7 @@ let data7 = data3.snippet;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
-if(func67(data7) > 1000){
+if((data7.length > 1000 && func67(data7) > 1000)){
 return fail(validate20, instancePath+"/hits/" + i0+"/snippet", "#/$defs/hit/properties/snippet/maxLength", "maxLength", {limit: 1000});
 }
 }
@@ -1484,11 +1445,11 @@ let data9 = data.nextCursor;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data9 === "string"){
-if(func67(data9) > 256){
+if((data9.length > 256 && func67(data9) > 256)){
 return fail(validate20, instancePath+"/nextCursor", "#/properties/nextCursor/maxLength", "maxLength", {limit: 256});
 }
 else {
-if(func67(data9) < 1){
+if((data9.length < 2 && func67(data9) < 1)){
 return fail(validate20, instancePath+"/nextCursor", "#/properties/nextCursor/minLength", "minLength", {limit: 1});
 }
 else {

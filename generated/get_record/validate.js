@@ -28,8 +28,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!((key0 === "recordId") || (key0 === "historyCursor"))){
+if((!((key0 === "recordId") || (key0 === "historyCursor"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -41,7 +40,7 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func65(data0) > 20){
+if((data0.length > 20 && func65(data0) > 20)){
 return fail(validate20, instancePath+"/recordId", "#/$defs/recordId/maxLength", "maxLength", {limit: 20});
 }
 else {
@@ -65,11 +64,11 @@ let data1 = data.historyCursor;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(func65(data1) > 128){
+if((data1.length > 128 && func65(data1) > 128)){
 return fail(validate20, instancePath+"/historyCursor", "#/properties/historyCursor/maxLength", "maxLength", {limit: 128});
 }
 else {
-if(func65(data1) < 1){
+if((data1.length < 2 && func65(data1) < 1)){
 return fail(validate20, instancePath+"/historyCursor", "#/properties/historyCursor/minLength", "minLength", {limit: 1});
 }
 }

@@ -26,8 +26,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!(((key0 === "sql") || (key0 === "params")) || (key0 === "maxRows"))){
+if((!(((key0 === "sql") || (key0 === "params")) || (key0 === "maxRows"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -38,11 +37,11 @@ let data0 = data.sql;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func65(data0) > 8000){
+if((data0.length > 8000 && func65(data0) > 8000)){
 return fail(validate20, instancePath+"/sql", "#/properties/sql/maxLength", "maxLength", {limit: 8000});
 }
 else {
-if(func65(data0) < 1){
+if((data0.length < 2 && func65(data0) < 1)){
 return fail(validate20, instancePath+"/sql", "#/properties/sql/minLength", "minLength", {limit: 1});
 }
 }
@@ -76,7 +75,7 @@ let valid2 = false;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(func65(data2) > 256){
+if((data2.length > 256 && func65(data2) > 256)){
 const err0 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 256}};
 if(vErrors === null){
 vErrors = [err0];

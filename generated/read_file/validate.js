@@ -26,8 +26,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!((key0 === "path") || (key0 === "page"))){
+if((!((key0 === "path") || (key0 === "page"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -38,11 +37,11 @@ let data0 = data.path;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func65(data0) > 1024){
+if((data0.length > 1024 && func65(data0) > 1024)){
 return fail(validate20, instancePath+"/path", "#/properties/path/maxLength", "maxLength", {limit: 1024});
 }
 else {
-if(func65(data0) < 1){
+if((data0.length < 2 && func65(data0) < 1)){
 return fail(validate20, instancePath+"/path", "#/properties/path/minLength", "minLength", {limit: 1});
 }
 }

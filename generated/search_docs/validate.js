@@ -26,8 +26,7 @@ return fail(validate20, instancePath, "#/required", "required", {missingProperty
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!func0.call(data, key0)) continue;
-if(!((((key0 === "query") || (key0 === "section")) || (key0 === "limit")) || (key0 === "cursor"))){
+if((!((((key0 === "query") || (key0 === "section")) || (key0 === "limit")) || (key0 === "cursor"))) && func0.call(data, key0)){
 return fail(validate20, instancePath, "#/additionalProperties", "additionalProperties", {additionalProperty: key0});
 break;
 }
@@ -38,11 +37,11 @@ let data0 = data.query;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func65(data0) > 512){
+if((data0.length > 512 && func65(data0) > 512)){
 return fail(validate20, instancePath+"/query", "#/properties/query/maxLength", "maxLength", {limit: 512});
 }
 else {
-if(func65(data0) < 1){
+if((data0.length < 2 && func65(data0) < 1)){
 return fail(validate20, instancePath+"/query", "#/properties/query/minLength", "minLength", {limit: 1});
 }
 }
@@ -98,11 +97,11 @@ let data3 = data.cursor;
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
-if(func65(data3) > 256){
+if((data3.length > 256 && func65(data3) > 256)){
 return fail(validate20, instancePath+"/cursor", "#/properties/cursor/maxLength", "maxLength", {limit: 256});
 }
 else {
-if(func65(data3) < 1){
+if((data3.length < 2 && func65(data3) < 1)){
 return fail(validate20, instancePath+"/cursor", "#/properties/cursor/minLength", "minLength", {limit: 1});
 }
 }

@@ -121,7 +121,8 @@ export function assembleModule(validators: readonly StandaloneValidator[]): stri
       .trim();
     const fast = withFastPaths(withoutUnusedSchemas(body));
     relocates ||= fast.relocates;
-    const shared = withSharedFailures(fast.code);
+    // A rewrite may leave a literal unread (a lookup in a schema's names, now comparisons).
+    const shared = withSharedFailures(withoutUnusedSchemas(fast.code));
     failures ||= shared.calls;
     sections.push(`export const ${exportName} = (() => {\n${shared.code}\nreturn ${functionName};\n})();\n`);
   }

@@ -11,7 +11,14 @@
  * - **Key loops.** `for (const key of Object.keys(data))` builds an array of the keys first; `for (const key in data)`
  *   walks the same own keys in the same order (ECMA-262 `OrdinaryOwnPropertyKeys`) from V8's enumeration cache.
  *   It also walks the prototype's enumerable keys, and `Object.prototype` has none unless a program adds one: each
- *   loop skips a key the object does not own, a check V8 answers without a lookup for the key a `for…in` just gave.
+ *   loop skips a key the object does not own. Where the loop's body is one `if` whose condition only reads the key
+ *   (`additionalProperties` and `patternProperties`: the key compared with the declared names, tested against the
+ *   patterns), the own check joins that condition after it, so it runs only for a key the body would act on: none,
+ *   for an object holding only declared names.
+ * - **String lengths.** `maxLength` and `minLength` count code points, one pass over the string
+ *   (`codePointLength`). A string has at least half as many code points as UTF-16 units and at most as many, so its
+ *   `length` alone decides a string of at most `maxLength` units or of at least twice `minLength`: the count runs
+ *   only for the rest.
  * - **Instance paths of calls.** A call of a function of the module (a `$ref`, or a part cut out by `split.ts`)
  *   passes the instance path of the value it checks, `instancePath + "/items/" + i0`, built for every array item
  *   and property even when nothing fails. Each such call passes nothing instead, so the callee reports its errors
@@ -54,6 +61,12 @@ export const PROTOTYPE_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * The name `esm-module.ts` imports Ajv's code point counter under (`ucs2length`), which Ajv calls only for
+ * `maxLength` and `minLength`, inside the check that the value is a string.
+ */
+const CODE_POINT_LENGTH = "codePointLength";
+
+/**
  * The context object Ajv passes to a function of the module, property by property; `dynamicAnchors` follows in
  * 2019-09 and 2020-12.
  */
@@ -68,7 +81,10 @@ interface Edit {
 /** A validator's code with the rewrites above applied, and whether it calls {@link RELOCATE_NAME}. */
 export function withFastPaths(code: string): { code: string; relocates: boolean } {
   const file = ts.createSourceFile("validator.js", code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
-  const hasOwn = hasOwnPropertyNames(file);
+  const hasOwn = boundNames(file, "Object.prototype.hasOwnProperty");
+  const counters = boundNames(file, CODE_POINT_LENGTH);
+  const stateless = patterns(file);
+  const literals = schemaLiterals(file);
   const functions = declaredFunctions(file);
   const anchors = readsDynamicAnchors(file);
   const edits: Edit[] = [];
@@ -81,9 +97,14 @@ export function withFastPaths(code: string): { code: string; relocates: boolean 
         edits.push({ start: node.getStart(file), end: node.getEnd(), text: kept });
         return;
       }
+      const guarded = lengthGuard(node, counters, file);
+      if (guarded !== undefined) {
+        edits.push({ start: node.getStart(file), end: node.getEnd(), text: guarded });
+        return;
+      }
     }
     if (ts.isForOfStatement(node)) {
-      edits.push(...ownKeyLoop(node, hasOwn, file));
+      edits.push(...ownKeyLoop(node, hasOwn, stateless, literals, file));
     }
     if (ts.isCallExpression(node)) {
       const edit = pathlessCall(node, functions, anchors, file);
@@ -165,8 +186,11 @@ function applyEdits(code: string, edits: readonly Edit[]): string {
   return rewritten;
 }
 
-/** The names bound to `Object.prototype.hasOwnProperty` (Ajv's `const func0 = Object.prototype.hasOwnProperty;`). */
-function hasOwnPropertyNames(file: ts.SourceFile): Set<string> {
+/**
+ * The names a module binds to a value at its top level: Ajv's `const func0 = Object.prototype.hasOwnProperty;`, or
+ * `const func54 = codePointLength;` for a helper the module imports.
+ */
+function boundNames(file: ts.SourceFile, value: string): Set<string> {
   const names = new Set<string>();
   for (const statement of file.statements) {
     if (!ts.isVariableStatement(statement)) continue;
@@ -174,7 +198,7 @@ function hasOwnPropertyNames(file: ts.SourceFile): Set<string> {
       if (
         ts.isIdentifier(declaration.name) &&
         declaration.initializer !== undefined &&
-        declaration.initializer.getText(file) === "Object.prototype.hasOwnProperty"
+        declaration.initializer.getText(file) === value
       ) {
         names.add(declaration.name.text);
       }
@@ -279,7 +303,13 @@ function withoutOwnCheck(node: ts.BinaryExpression, hasOwn: ReadonlySet<string>,
  * The edits that turn `for (const key of Object.keys(object))` into `for (const key in object)`, the body first
  * skipping a key the object does not own; none for any other loop.
  */
-function ownKeyLoop(node: ts.ForOfStatement, hasOwn: ReadonlySet<string>, file: ts.SourceFile): Edit[] {
+function ownKeyLoop(
+  node: ts.ForOfStatement,
+  hasOwn: ReadonlySet<string>,
+  stateless: ReadonlySet<string>,
+  literals: ReadonlyMap<string, string>,
+  file: ts.SourceFile,
+): Edit[] {
   const [hasOwnName] = hasOwn;
   if (hasOwnName === undefined || node.awaitModifier !== undefined) return [];
   const keys = node.expression;
@@ -292,13 +322,198 @@ function ownKeyLoop(node: ts.ForOfStatement, hasOwn: ReadonlySet<string>, file: 
   if (!ts.isIdentifier(key) || !ts.isBlock(node.statement)) return [];
   const object = (keys.arguments[0] as ts.Expression).getText(file);
   if (!/^[A-Za-z_$][\w$]*$/.test(object)) return [];
-  // Two edits that leave the body's text to the edits made inside it: the loop's head, and the check as its first
-  // statement.
+  // Edits that leave the body's text to the edits made inside it: the loop's head, and the own check either joined
+  // to the condition of the body's one `if` or as the body's first statement.
+  const head = { start: declarations.getStart(file), end: keys.getEnd(), text: `const ${key.text} in ${object}` };
+  const owns = `${hasOwnName}.call(${object}, ${key.text})`;
+  const [only] = node.statement.statements;
+  if (
+    node.statement.statements.length === 1 &&
+    only !== undefined &&
+    ts.isIfStatement(only) &&
+    only.elseStatement === undefined &&
+    readsOnly(only.expression, hasOwn, stateless, file)
+  ) {
+    const condition = only.expression;
+    const text = withDeclaredNames(condition, key.text, hasOwn, literals, file);
+    return [head, { start: condition.getStart(file), end: condition.getEnd(), text: `(${text}) && ${owns}` }];
+  }
   const bodyStart = node.statement.getStart(file) + 1;
-  return [
-    { start: declarations.getStart(file), end: keys.getEnd(), text: `const ${key.text} in ${object}` },
-    { start: bodyStart, end: bodyStart, text: `\nif(!${hasOwnName}.call(${object}, ${key.text})) continue;` },
-  ];
+  return [head, { start: bodyStart, end: bodyStart, text: `\nif(!${owns}) continue;` }];
+}
+
+/**
+ * The most names a lookup in a schema's `properties` becomes comparisons for. Comparing a key a `for…in` gave with a
+ * name is a comparison of two interned strings; the lookup is a call that searches the schema object's names
+ * (measured on the corpus: twice as fast a validation for twelve names; past a few dozen, the comparisons add up).
+ */
+const COMPARED_NAMES = 32;
+
+/** The schema literals of the module by name (Ajv's `const schema31 = {…};`, JSON text on one line). */
+function schemaLiterals(file: ts.SourceFile): Map<string, string> {
+  const literals = new Map<string, string>();
+  for (const statement of file.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const { name, initializer } of statement.declarationList.declarations) {
+      if (ts.isIdentifier(name) && initializer !== undefined && ts.isObjectLiteralExpression(initializer)) {
+        literals.set(name.text, initializer.getText(file));
+      }
+    }
+  }
+  return literals;
+}
+
+/**
+ * The own names of the object a read of a schema literal reaches (`schema31.properties`,
+ * `schema34.oneOf[1].properties`); undefined when the read does not reach a JSON object of the literal.
+ */
+function literalNames(read: ts.Expression, literals: ReadonlyMap<string, string>): string[] | undefined {
+  const path: Array<string | number> = [];
+  let at = read;
+  for (;;) {
+    if (ts.isPropertyAccessExpression(at) && ts.isIdentifier(at.name)) path.unshift(at.name.text);
+    else if (ts.isElementAccessExpression(at) && ts.isNumericLiteral(at.argumentExpression)) {
+      path.unshift(Number(at.argumentExpression.text));
+    } else break;
+    at = at.expression;
+  }
+  const text = ts.isIdentifier(at) ? literals.get(at.text) : undefined;
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  for (const step of path) {
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, step)) return undefined;
+    value = (value as Record<string | number, unknown>)[step];
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  return Object.keys(value);
+}
+
+/**
+ * A loop condition's text with each `hasOwn.call(schema31.properties, key)` (Ajv's test of a key against more than
+ * eight declared names) written as `(key === "a" || key === "b" || …)`: the same answer for a key, which a `for…in`
+ * gives as a string, when the schema object holds at most {@link COMPARED_NAMES} names.
+ */
+function withDeclaredNames(
+  condition: ts.Expression,
+  key: string,
+  hasOwn: ReadonlySet<string>,
+  literals: ReadonlyMap<string, string>,
+  file: ts.SourceFile,
+): string {
+  const start = condition.getStart(file);
+  const edits: Edit[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && node.arguments.length === 2 && ts.isPropertyAccessExpression(node.expression)) {
+      const { expression: callee, name } = node.expression;
+      const [object, argument] = node.arguments as unknown as [ts.Expression, ts.Expression];
+      const names =
+        name.text === "call" && ts.isIdentifier(callee) && hasOwn.has(callee.text) && argument.getText(file) === key
+          ? literalNames(object, literals)
+          : undefined;
+      if (names !== undefined && names.length > 0 && names.length <= COMPARED_NAMES) {
+        const compared = names.map((n) => `${key} === ${JSON.stringify(n)}`).join(" || ");
+        edits.push({ start: node.getStart(file) - start, end: node.getEnd() - start, text: `(${compared})` });
+        return;
+      }
+    }
+    node.forEachChild(visit);
+  };
+  visit(condition);
+  return applyEdits(condition.getText(file), edits);
+}
+
+/**
+ * The names the module binds to a regular expression that keeps no state between tests (Ajv's
+ * `const pattern4 = new RegExp("…", "u");`: no `g` or `y` flag, so `test` leaves `lastIndex` alone).
+ */
+function patterns(file: ts.SourceFile): Set<string> {
+  const names = new Set<string>();
+  for (const statement of file.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const { name, initializer } of statement.declarationList.declarations) {
+      if (!ts.isIdentifier(name) || initializer === undefined || !ts.isNewExpression(initializer)) continue;
+      if (!ts.isIdentifier(initializer.expression) || initializer.expression.text !== "RegExp") continue;
+      const [source, flags] = initializer.arguments ?? [];
+      if (source === undefined || !ts.isStringLiteral(source)) continue;
+      if (flags !== undefined && !(ts.isStringLiteral(flags) && !/[gy]/.test(flags.text))) continue;
+      names.add(name.text);
+    }
+  }
+  return names;
+}
+
+/** `name`, `object.name`, `object["name"]`, `object[0]`: a read of a variable or of a property along a path. */
+function isPlainRead(node: ts.Expression): boolean {
+  if (ts.isIdentifier(node)) return true;
+  if (ts.isPropertyAccessExpression(node)) return ts.isIdentifier(node.name) && isPlainRead(node.expression);
+  if (ts.isElementAccessExpression(node)) {
+    const index = node.argumentExpression;
+    return (ts.isStringLiteral(index) || ts.isNumericLiteral(index)) && isPlainRead(node.expression);
+  }
+  return false;
+}
+
+/**
+ * Whether evaluating an expression does nothing but read: comparisons, `!`, `&&` and `||` of reads and literals, a
+ * test of a stateless pattern, an own-property check. Only then may another check be evaluated before it.
+ */
+function readsOnly(
+  node: ts.Expression,
+  hasOwn: ReadonlySet<string>,
+  stateless: ReadonlySet<string>,
+  file: ts.SourceFile,
+): boolean {
+  const inner = unwrap(node);
+  if (ts.isStringLiteral(inner) || ts.isNumericLiteral(inner) || isPlainRead(inner)) return true;
+  if (ts.isPrefixUnaryExpression(inner)) {
+    return inner.operator === ts.SyntaxKind.ExclamationToken && readsOnly(inner.operand, hasOwn, stateless, file);
+  }
+  if (ts.isBinaryExpression(inner)) {
+    const operator = inner.operatorToken.kind;
+    return (
+      (operator === ts.SyntaxKind.BarBarToken ||
+        operator === ts.SyntaxKind.AmpersandAmpersandToken ||
+        operator === ts.SyntaxKind.EqualsEqualsEqualsToken ||
+        operator === ts.SyntaxKind.ExclamationEqualsEqualsToken) &&
+      readsOnly(inner.left, hasOwn, stateless, file) &&
+      readsOnly(inner.right, hasOwn, stateless, file)
+    );
+  }
+  if (!ts.isCallExpression(inner) || !ts.isPropertyAccessExpression(inner.expression)) return false;
+  const { expression: receiver, name } = inner.expression;
+  const args = inner.arguments;
+  if (!ts.isIdentifier(receiver) || !args.every((arg) => isPlainRead(arg))) return false;
+  if (name.text === "test") return stateless.has(receiver.text) && args.length === 1;
+  return name.text === "call" && hasOwn.has(receiver.text) && args.length === 2;
+}
+
+/**
+ * `count(text) > limit` (`maxLength`) as `(text.length > limit && count(text) > limit)`, and `count(text) < limit`
+ * (`minLength`) as `(text.length < 2 * limit && count(text) < limit)`, where `count` is one of the module's names for
+ * the code point counter and the limit a number written in the code; undefined for any other expression.
+ */
+function lengthGuard(node: ts.BinaryExpression, counters: ReadonlySet<string>, file: ts.SourceFile) {
+  const operator = node.operatorToken.kind;
+  const longest = operator === ts.SyntaxKind.GreaterThanToken;
+  if (!longest && operator !== ts.SyntaxKind.LessThanToken) return undefined;
+  const count = node.left;
+  if (!ts.isCallExpression(count) || count.arguments.length !== 1 || !ts.isNumericLiteral(node.right)) {
+    return undefined;
+  }
+  const [text] = count.arguments as unknown as [ts.Expression];
+  if (!ts.isIdentifier(count.expression) || !counters.has(count.expression.text) || !isPlainRead(text)) {
+    return undefined;
+  }
+  const limit = Number(node.right.text);
+  if (!Number.isSafeInteger(2 * limit) || limit < 0) return undefined;
+  const units = `${text.getText(file)}.length`;
+  const decided = longest ? `${units} > ${limit}` : `${units} < ${2 * limit}`;
+  return `(${decided} && ${node.getText(file)})`;
 }
 
 /**

@@ -43,11 +43,66 @@ export interface SplitSchema {
 }
 
 /**
- * The smallest subschema worth a function of its own, in characters of its JSON text once its own parts are cut
- * out. Each function costs its first call a compilation of its own; measured on the corpus (bench/cold-start.js),
- * smaller parts made a full first validation slower than they made a first validation of `{}` faster.
+ * The smallest subschema worth a function of its own, in characters of the JSON text of its code-bearing keywords
+ * ({@link CODE_KEYWORDS}) once its own parts are cut out. Each function costs its first call a compilation of its
+ * own; measured on the corpus (bench/cold-start.js), smaller parts made a full first validation slower than they
+ * made a first validation of `{}` faster.
  */
 export const PART_MIN_LENGTH = 300;
+
+/**
+ * The keywords Ajv writes code for (validation, applicators, references, and `format`, checked when asserted). Only
+ * they count toward a part's size: an annotation (`description`, `title`, `examples`, `default`, an `x-` keyword)
+ * compiles to nothing, and a part cut for its annotations costs a call for every item and property it checks,
+ * on every validation, and saves its first call nothing.
+ */
+export const CODE_KEYWORDS: ReadonlySet<string> = new Set([
+  "type",
+  "enum",
+  "const",
+  "nullable",
+  "required",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "propertyNames",
+  "dependencies",
+  "dependentRequired",
+  "dependentSchemas",
+  "minProperties",
+  "maxProperties",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "contains",
+  "minContains",
+  "maxContains",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "format",
+  "multipleOf",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "$ref",
+  "$dynamicRef",
+  "$recursiveRef",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "discriminator",
+]);
 
 /** Keywords whose subschemas apply to the instance's properties or items: where parts are cut. */
 const CHILD_SINGLE = new Set(["additionalProperties", "items", "additionalItems"]);
@@ -131,7 +186,7 @@ interface Walked {
 function walk(node: JsonSchema, pointer: string, schemaPath: string | undefined, state: WalkState): Walked {
   if (!isSchemaObject(node)) return { schema: node, length: String(node).length, named: false };
   let copy: SchemaObject | undefined;
-  let length = JSON.stringify(node, (key, value) => (key !== "" && isSchemaObject(value) ? 0 : value)).length;
+  let length = codeLength(node);
   let named = IDENTITY_KEYWORDS.some((keyword) => typeof node[keyword] === "string");
   // Below a subschema with an identity of its own, references resolve against its base: nothing there is cut.
   const pathBelow = pointer === "" || (!named && !state.targets.has(pointer)) ? schemaPath : undefined;
@@ -167,6 +222,19 @@ function walk(node: JsonSchema, pointer: string, schemaPath: string | undefined,
     }
   }
   return { schema: copy ?? node, length, named };
+}
+
+/**
+ * About the length of the JSON text a subschema's code-bearing keywords take, each subschema under them counted as
+ * one character (the walk adds what it keeps of them).
+ */
+function codeLength(node: SchemaObject): number {
+  let length = 2;
+  for (const [keyword, value] of Object.entries(node)) {
+    if (!CODE_KEYWORDS.has(keyword)) continue;
+    length += keyword.length + 4 + JSON.stringify(value, (_key, inner) => (isSchemaObject(inner) ? 0 : inner)).length;
+  }
+  return length;
 }
 
 /** Registers a part and returns the schema that refers to it in its place. */

@@ -170,21 +170,85 @@ describe("fast paths keep Ajv's verdicts and errors", () => {
     expect(generated(JSON.parse('{"name":"x","constructor":1}'))).toBe(true);
   });
 
-  it("skips a key an object only inherits, as Ajv's own-key loop does", async () => {
+  /** Nine declared names: past eight, Ajv looks a key up in the schema's `properties` instead of comparing it. */
+  const NINE = Object.fromEntries([..."abcdefghi"].map((name) => [name, { type: "string" }]));
+
+  it.each([
+    ["names compared", { a: { type: "string" } }, {}],
+    ["names looked up", NINE, {}],
+    ["names and patterns", { a: { type: "string" } }, { "^x": { type: "number" }, "^add": { type: "number" } }],
+  ])("skips a key an object only inherits, as Ajv's own-key loop does (%s)", async (_label, properties, patterns) => {
     const { generated, reference } = await pair(
-      { type: "object", properties: { a: { type: "string" } }, additionalProperties: false },
+      { type: "object", properties, patternProperties: patterns, additionalProperties: false },
       "2020-12",
     );
     const value = JSON.parse('{"a":"x"}');
     const prototype = Object.prototype as Record<string, unknown>;
-    prototype.added = 1;
+    // Inherited keys that no name or pattern matches, and one a pattern matches with a value it refuses.
+    prototype.added = "not a number";
+    prototype.xtra = "not a number";
     try {
       expect(outcome(generated, value)).toEqual(outcome(reference, value));
       expect(generated(value)).toBe(true);
     } finally {
       delete prototype.added;
+      delete prototype.xtra;
     }
-    expect(generated(JSON.parse('{"a":"x","added":1}'))).toBe(false);
+    expect(outcome(generated, JSON.parse('{"a":"x","zzz":1}'))).toEqual(
+      outcome(reference, JSON.parse('{"a":"x","zzz":1}')),
+    );
+    expect(generated(JSON.parse('{"a":"x","zzz":1}'))).toBe(false);
+  });
+
+  it("counts code points as Ajv does wherever a string's length alone does not decide", async () => {
+    const limits: Array<{ minLength?: number; maxLength?: number }> = [
+      { maxLength: 0 },
+      { maxLength: 1 },
+      { maxLength: 2 },
+      { maxLength: 3 },
+      { minLength: 0 },
+      { minLength: 1 },
+      { minLength: 2 },
+      { minLength: 3 },
+      { minLength: 2, maxLength: 3 },
+    ];
+    const properties = Object.fromEntries(limits.map((limit, i) => [`s${i}`, { type: "string", ...limit }]));
+    // Each property checked apart, so that every limit meets every string (the first error ends a validation).
+    const pairs = await Promise.all(
+      Object.entries(properties).map(([name, schema]) =>
+        pair({ type: "object", properties: { [name]: schema } }, "2020-12"),
+      ),
+    );
+    // One or two UTF-16 units per code point, and lone surrogates, which count one each.
+    const text = fc
+      .array(fc.constantFrom("a", "é", "\u{1F600}", "\uD800", "\uDC00", "\u{10FFFF}"), { maxLength: 8 })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, (string) => {
+        for (const [i, { generated, reference }] of pairs.entries()) {
+          const value = { [`s${i}`]: string };
+          expect(outcome(generated, value)).toEqual(outcome(reference, value));
+        }
+      }),
+      { numRuns: 500 },
+    );
+    // Positive control: a string within each limit passes it, among them strings of more UTF-16 units than
+    // `maxLength` whose code points are within it.
+    const within = [
+      "",
+      "\u{1F600}",
+      "\u{1F600}\u{1F600}",
+      "a\u{1F600}b",
+      "",
+      "\u{1F600}",
+      "\u{1F600}a",
+      "abc",
+      "\u{1F600}".repeat(3),
+    ];
+    for (const [i, { generated }] of pairs.entries()) {
+      expect(generated({ [`s${i}`]: within[i] }), `s${i}`).toBe(true);
+      expect(generated.errors).toBeNull();
+    }
   });
 });
 
@@ -211,6 +275,34 @@ describe("the rewritten code", () => {
     // Nor does any function build its context's defaults: it reads the instance path alone.
     expect(text).not.toContain('{instancePath=""');
     expect(text).toMatch(/\|\| atPath\(validate\d+, instancePath\+"\/list\/" \+ i\d+\)/);
+  });
+
+  it("checks a key is own only where the loop would act on it, and counts code points only past what length decides", () => {
+    const text = code({
+      type: "object",
+      properties: { a: { type: "string", minLength: 2, maxLength: 5 } },
+      additionalProperties: false,
+    });
+    expect(text).not.toContain("continue;");
+    expect(text).toMatch(/if\(\(!\(key(\d+) === "a"\)\) && func\d+\.call\(data, key\1\)\)\{/);
+    expect(text).toMatch(/\((data\d*)\.length > 5 && (func\d+)\(\1\) > 5\)/);
+    expect(text).toMatch(/\((data\d*)\.length < 4 && (func\d+)\(\1\) < 2\)/);
+    // Past eight names Ajv looks a key up in the schema's `properties`: up to 32, comparisons again.
+    const named = (count: number) =>
+      code({
+        type: "object",
+        properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: "string" }])),
+        additionalProperties: false,
+      });
+    expect(named(32)).not.toMatch(/\.call\(schema\d+/);
+    expect(named(32)).toMatch(/if\(\(!\(\(key(\d+) === "p0" \|\| key\1 === "p1" \|\| /);
+    expect(named(33)).toMatch(
+      /if\(\(!\(func\d+\.call\(schema\d+\.properties, key(\d+)\)\)\) && func\d+\.call\(data, key\1\)\)/,
+    );
+    // A loop that checks every key keeps the check first.
+    expect(code({ type: "object", properties: { a: { type: "string" } }, propertyNames: { maxLength: 3 } })).toMatch(
+      /for\(const (key\d+) in data\)\{\nif\(!func\d+\.call\(data, \1\)\) continue;/,
+    );
   });
 
   it("leaves a call that passes dynamic anchors on as it is", () => {
