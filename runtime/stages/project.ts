@@ -20,14 +20,29 @@ export interface ProjectOptions {
 /** The default bound for strings the plan does not bound itself, as in `x-toolgate.view.maxStringChars`. */
 export const DEFAULT_MAX_STRING_CHARS = 2000;
 
-/** One value waiting to be projected, and where its projection goes. */
+/**
+ * One value waiting to be projected, and where its projection goes. Its path is written only when something needs
+ * it (an omission, a lifted medium, the path of a container's members): most values of a view are leaves that are
+ * placed whole, and writing a pointer for each of them was a large share of projecting a small result.
+ */
 interface Frame {
   value: unknown;
   plan: ViewPlan;
-  path: string;
+  /** The path of the container the value is in (`""` at the root). */
+  base: string;
+  /** The value's key in that container (an array index as a number), or `undefined` for the root itself. */
+  segment: string | number | undefined;
   /** The container that receives the projection: an array (appended) or an object (under `key`). */
   into: unknown[] | Record<string, unknown>;
+  /** The key the projection is placed under in an object (`""` in an array, which appends). */
   key: string;
+}
+
+/** The JSON pointer of a frame's value. */
+function pathOf(frame: Frame): string {
+  const { segment } = frame;
+  if (segment === undefined) return frame.base;
+  return typeof segment === "number" ? `${frame.base}/${segment}` : `${frame.base}/${pointerSegment(segment)}`;
 }
 
 /** Escapes one key for a JSON pointer (RFC 6901 §3). */
@@ -127,7 +142,7 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
   const omissions: Omission[] = [];
   const media: LiftedMedia[] = [];
   const root: Record<string, unknown> = {};
-  const stack: Frame[] = [{ value: data, plan, path: "", into: root, key: "view" }];
+  const stack: Frame[] = [{ value: data, plan, base: "", segment: undefined, into: root, key: "view" }];
 
   const putString = (frame: Frame, text: string, max: number, overflow: StringOverflow): void => {
     const bounded = boundText(text, max);
@@ -138,11 +153,11 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
       // Shown as whole lines with a marked gap.
     } else if (overflow !== "omit") {
       place(frame.into, frame.key, bounded.text);
-      omissions.push({ path: frame.path, kind: "excerpt", count: bounded.leftOut });
+      omissions.push({ path: pathOf(frame), kind: "excerpt", count: bounded.leftOut });
     } else {
       // Left out whole: the count is the string's length in code points.
       const length = bounded.leftOut + Math.max(0, max - 1);
-      omissions.push({ path: frame.path, kind: "omitted", count: length });
+      omissions.push({ path: pathOf(frame), kind: "omitted", count: length });
     }
   };
 
@@ -154,12 +169,13 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
     const shown = stringLines(text, max);
     if (shown === undefined) return false;
     place(frame.into, frame.key, shown.text);
-    omissions.push(...shown.omissions.map((omission) => ({ path: frame.path, ...omission })));
+    const path = pathOf(frame);
+    omissions.push(...shown.omissions.map((omission) => ({ path, ...omission })));
     return true;
   };
 
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
-    const { value, path } = frame;
+    const { value } = frame;
     const type = jsonType(value);
     // A plan node that does not fit the value (validated data and a generated plan should never disagree) falls
     // back to the `value` rule, which never passes structure it knows nothing about.
@@ -169,7 +185,7 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
       case "value": {
         if (type === "string") putString(frame, value as string, node.max ?? maxStringChars, "excerpt");
         else if (type === "primitive") place(frame.into, frame.key, value);
-        else omissions.push({ path, kind: "omitted", count: 1 });
+        else omissions.push({ path: pathOf(frame), kind: "omitted", count: 1 });
         break;
       }
       case "string":
@@ -185,11 +201,11 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
         if (lifted === undefined && node.form === "block" && node.otherwise !== undefined) {
           stack.push({ ...frame, plan: node.otherwise });
         } else if (lifted === undefined || lifted === "malformed") {
-          omissions.push({ path, kind: "omitted", count: 1 });
+          omissions.push({ path: pathOf(frame), kind: "omitted", count: 1 });
         } else {
           place(frame.into, frame.key, lifted.description);
-          if (lifted.part !== undefined) media.push({ path, part: lifted.part });
-          else omissions.push({ path, kind: "omitted", count: 1 });
+          if (lifted.part !== undefined) media.push({ path: pathOf(frame), part: lifted.part });
+          else omissions.push({ path: pathOf(frame), kind: "omitted", count: 1 });
         }
         break;
       }
@@ -198,12 +214,13 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
         const out: Record<string, unknown> = {};
         place(frame.into, frame.key, out);
         const keys = Object.keys(node.properties);
+        const path = pathOf(frame);
         // Pushed in reverse so the stack pops them in plan order, which keeps the view's key order stable.
         for (let i = keys.length - 1; i >= 0; i--) {
           const key = keys[i] as string;
           const child = node.properties[key];
           if (child === undefined || !Object.hasOwn(source, key)) continue;
-          stack.push({ value: source[key], plan: child, path: `${path}/${pointerSegment(key)}`, into: out, key });
+          stack.push({ value: source[key], plan: child, base: path, segment: key, into: out, key });
         }
         break;
       }
@@ -212,12 +229,13 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
         const source = value as unknown[];
         const out: unknown[] = [];
         place(frame.into, frame.key, out);
+        const path = pathOf(frame);
         let shown = source.length;
         if (node.kind === "array" && node.take !== undefined) shown = Math.min(shown, Math.max(0, node.take));
         if (node.kind === "tuple" && node.rest === undefined) shown = Math.min(shown, node.items.length);
         for (let i = shown - 1; i >= 0; i--) {
           const itemPlan = node.kind === "array" ? node.items : (node.items[i] ?? node.rest ?? { kind: "value" });
-          stack.push({ value: source[i], plan: itemPlan, path: `${path}/${i}`, into: out, key: String(i) });
+          stack.push({ value: source[i], plan: itemPlan, base: path, segment: i, into: out, key: "" });
         }
         if (shown < source.length) omissions.push({ path, kind: "items", count: source.length - shown });
         break;
@@ -243,14 +261,15 @@ function pushAny(
   node: Extract<ViewPlan, { kind: "any" }>,
   max: number,
 ): void {
+  const path = pathOf(frame);
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     place(frame.into, frame.key, out);
     const shown = node.take === undefined ? value.length : Math.min(value.length, Math.max(0, node.take));
     for (let i = shown - 1; i >= 0; i--) {
-      stack.push({ value: value[i], plan: node, path: `${frame.path}/${i}`, into: out, key: String(i) });
+      stack.push({ value: value[i], plan: node, base: path, segment: i, into: out, key: "" });
     }
-    if (shown < value.length) omissions.push({ path: frame.path, kind: "items", count: value.length - shown });
+    if (shown < value.length) omissions.push({ path, kind: "items", count: value.length - shown });
     return;
   }
   const out: Record<string, unknown> = {};
@@ -266,7 +285,8 @@ function pushAny(
     children.push({
       value: source[key],
       plan: node,
-      path: `${frame.path}/${pointerSegment(key)}`,
+      base: path,
+      segment: key,
       into: out,
       key: cleaned,
     });
