@@ -82,7 +82,7 @@ export function startSha256(): RunningSha256 | undefined {
 interface NodeBytes {
   Buffer: {
     byteLength(text: string, encoding: "utf8"): number;
-    from(buffer: ArrayBufferLike, offset: number, length: number): { indexOf(value: Uint8Array): number };
+    from(buffer: ArrayBufferLike, offset: number, length: number): Uint8Array & { indexOf(value: Uint8Array): number };
   };
 }
 
@@ -164,6 +164,15 @@ export function startTextHash(): RunningTextHash | undefined {
  * returning, so concurrent admits never share the scratch.
  */
 export function hashTextNow(text: string): HashedText | undefined {
+  if (text.length <= PIECE_UNITS && nodeHashing !== undefined && nodeBytes !== undefined) {
+    // A text that is encoded whole (nearly every result): one view of the scratch for both the hash and the search,
+    // and no running hash to build around it.
+    scratch ??= new Uint8Array(PIECE_UNITS * 3);
+    const { written } = encoder.encodeInto(text, scratch);
+    const bytes = nodeBytes.Buffer.from(scratch.buffer, 0, written);
+    const sha256 = nodeHashing.createHash("sha256").update(bytes).digest("hex");
+    return { byteLength: written, sha256, replacement: bytes.indexOf(REPLACEMENT_BYTES) >= 0 };
+  }
   const running = startTextHash();
   if (running === undefined) return undefined;
   running.add(text);
