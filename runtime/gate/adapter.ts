@@ -26,6 +26,7 @@ import type { ContextBudget, Failure, Outcome, Success, ToolSpec } from "../type
 import { admitPayload } from "./admit.js";
 import type {
   AdmitContext,
+  CallContext,
   CatalogAdapter,
   GateHooks,
   GateState,
@@ -78,6 +79,8 @@ function mergeHooks<T, V, I>(
   defaults: GateHooks<T, V, I> | undefined,
   call: GateHooks<T, V, I> | undefined,
 ): GateHooks<T, V, I> {
+  // The usual call names no hooks, and its adapter none either: no lists to build.
+  if (defaults === undefined && call === undefined) return { semantic: undefined };
   const semantic = [...semanticList(defaults?.semantic), ...semanticList(call?.semantic)];
   return {
     ...defaults,
@@ -193,28 +196,35 @@ function adapterFor<T, V, I>(gate: GateState<T, V, I>, defaults: AdmitContext<T,
     spec,
     async admit(raw, ctx = {}) {
       let merged: AdmitContext<T, V, I> = defaults;
+      // The caller's turn, before a call without one is given its own.
+      let given: Turn | undefined;
       let outcome: Outcome<T, V>;
       try {
-        merged = { ...defaults, ...ctx, hooks: mergeHooks(defaults.hooks, ctx.hooks) };
-        outcome = await admitPayload(gate, raw, { ...merged, turn: merged.turn ?? new Turn() }, 0);
+        // One object for the call's context: the merged one is the context the stages get, with a private turn when
+        // the caller named none (so the re-call limit still holds).
+        const call = { ...defaults, ...ctx, hooks: mergeHooks(defaults.hooks, ctx.hooks) } as CallContext<T, V, I>;
+        merged = call;
+        given = call.turn as Turn | undefined;
+        if (given === undefined) call.turn = new Turn();
+        outcome = await admitPayload(gate, raw, call, 0);
       } catch (error) {
         // The outermost net: every stage guards what it touches, so only a missing tokenizer should get here; if
         // anything else does, the call still ends in one typed outcome with one event, and the error is dropped.
         return thrownFailure(
           spec,
-          merged,
+          merged === defaults ? merged : { ...merged, turn: given },
           isTokenizerUnavailable(error) ? "tokenizer_unavailable" : "unexpected_throw",
         );
       }
-      if (merged.turn !== undefined) {
+      if (given !== undefined) {
         // A failure's note is short, but it is in the context too: measure it the way the contract counts (left
         // unmeasured when the tokenizer cannot be loaded: the outcome is what the call ends in, whatever the note).
         // A turn that sums tokens gets counts, not the byte bounds the gate's verdicts are made on.
-        const exactly = turnCountsTokens(merged.turn) && spec.context.unit === "tokens";
+        const exactly = turnCountsTokens(given) && spec.context.unit === "tokens";
         const note = outcome.ok ? undefined : await measureNote(outcome, spec.context, exactly);
         if (outcome.ok && exactly && outcome.contextUsed.exact === false) await countTokens(outcome, spec.context);
         try {
-          merged.turn.record(outcome as Outcome<unknown, unknown>, note && { unit: note.unit, value: note.value });
+          given.record(outcome as Outcome<unknown, unknown>, note && { unit: note.unit, value: note.value });
         } catch {
           // A `turn` that is no Turn (the caller's mistake) is not recorded in; the call still ends in its outcome.
         }

@@ -110,6 +110,14 @@ export class Admission<T, V, I> {
     if (this.recallDepth > 0) return outcome;
     const { spec, ctx } = this;
     const budget = spec.context;
+    // Built member by member, in the order the event has always listed them: only what applies is set.
+    const sizes: GateEvent["sizes"] = { rawBytes: outcome.provenance.rawBytes, maxBytes: spec.limits.maxBytes };
+    if (facts.viewSize !== undefined) {
+      sizes.viewSize = facts.viewSize;
+      sizes.budget = budget.max;
+      sizes.unit = budget.unit;
+    }
+    if (facts.viewSizeExact === false) sizes.exact = false;
     const event: GateEvent = {
       v: EVENT_VERSION,
       tool: spec.name,
@@ -117,21 +125,20 @@ export class Admission<T, V, I> {
       code: outcome.ok ? "ok" : outcome.error.code,
       stage: facts.stage,
       rawKind: facts.rawKind,
-      sizes: {
-        rawBytes: outcome.provenance.rawBytes,
-        maxBytes: spec.limits.maxBytes,
-        ...(facts.viewSize === undefined ? {} : { viewSize: facts.viewSize, budget: budget.max, unit: budget.unit }),
-        ...(facts.viewSizeExact === false ? { exact: false as const } : {}),
-      },
+      sizes,
       correlationId: ctx.correlationId,
       turn: ctx.turn.id,
       receivedAt: this.provenance.receivedAt,
-      ...(facts.policy === undefined ? {} : { policy: facts.policy }),
-      ...(facts.flags === undefined || facts.flags.length === 0 ? {} : { flags: facts.flags }),
-      // Only a call that did re-call (not one whose recall was refused for repeated arguments) says so.
-      ...((ctx.recalls?.made ?? 0) > 0 ? { recall: true, recalls: ctx.recalls?.made } : {}),
-      ...(this.summarize === undefined ? {} : { summarize: this.summarize }),
     };
+    if (facts.policy !== undefined) event.policy = facts.policy;
+    if (facts.flags !== undefined && facts.flags.length > 0) event.flags = facts.flags;
+    // Only a call that did re-call (not one whose recall was refused for repeated arguments) says so.
+    const recalls = ctx.recalls?.made ?? 0;
+    if (recalls > 0) {
+      event.recall = true;
+      event.recalls = recalls;
+    }
+    if (this.summarize !== undefined) event.summarize = this.summarize;
     const { observing } = this;
     // Set only in observe mode, so an enforced admit builds its event as before.
     if (observing !== undefined) event.mode = "observe";

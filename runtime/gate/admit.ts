@@ -39,6 +39,7 @@
 import { largestArray } from "../policies/candidate.js";
 import { finishDirect, runPolicies } from "../policies/chain.js";
 import { spillsIncompleteText } from "../policies/spill.js";
+import { isoTimestamp } from "../record/clock.js";
 import { hashArguments } from "../record/provenance.js";
 import { decode, hashPayload } from "../stages/decode.js";
 import { KIND_STAGES } from "../stages/kinds.js";
@@ -78,7 +79,7 @@ export async function admitPayload<T, V, I>(
   if (recallDepth === 0) ctx.recalls = { made: 0 };
   const admission = new Admission(spec, ctx, provenance, recallDepth);
   // Receive: classify and read under the ceiling. The payload counts as received once it is all read (or refused).
-  const received = await receive(raw, {
+  const receiving = receive(raw, {
     maxBytes: limits.maxBytes,
     maxDepth: limits.maxDepth,
     result: admission.result,
@@ -86,7 +87,10 @@ export async function admitPayload<T, V, I>(
     timeoutMs: limits.timeoutMs,
     keep: admission.observing === undefined ? undefined : keeperFor(admission.observing),
   });
-  provenance.receivedAt = (ctx.now?.() ?? new Date()).toISOString();
+  const received = receiving instanceof Promise ? await receiving : receiving;
+  // The caller's clock when it has one (tests pass a fixed one), else the clock's text without a `Date` per call.
+  const now = ctx.now?.();
+  provenance.receivedAt = now === undefined || now === null ? isoTimestamp() : now.toISOString();
   const argumentsHash = ctx.args === undefined ? undefined : await hashArguments(ctx.args);
   if (argumentsHash !== undefined) ctx.turn.noteArguments(spec.name, argumentsHash);
   provenance.argumentsHash = argumentsHash;
@@ -119,7 +123,8 @@ export async function admitPayload<T, V, I>(
   // View (the plan's projection, or the text view fitted to the budget), and measure what the model would read.
   const shown = stages.view(admission, data);
   const success = shown instanceof Promise ? await shown : shown;
-  const measured = await measureView(success, budget);
+  const measuring = measureView(success, budget);
+  const measured = measuring instanceof Promise ? await measuring : measuring;
   // Within budget, the admit ends here; but a text view that left lines out goes to a chain that can spill it, so
   // the model can read the lines it was told were left out (`spillsIncompleteText`).
   if (measured.within && !spillsIncompleteText(admission, success)) return finishDirect(admission, success, measured);

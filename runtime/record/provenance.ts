@@ -20,6 +20,8 @@ interface NodeHash {
 /** The part of `node:crypto` the gate uses. */
 interface NodeHashing {
   createHash(algorithm: "sha256"): NodeHash;
+  /** One-shot digest (Node ≥ 20.12): no `Hash` object per call, about half the cost of one for a small payload. */
+  hash?: (algorithm: "sha256", data: Uint8Array, encoding: "hex") => string;
 }
 
 /** A built-in module of the host, when it has one by that name (`process.getBuiltinModule`, Node ≥ 20.16). */
@@ -34,6 +36,13 @@ export function hostBuiltin<T>(name: string): T | undefined {
 
 const nodeHashing = hostBuiltin<NodeHashing>("node:crypto");
 
+/** sha256 of bytes as lowercase hex with `node:crypto`: its one-shot digest where it has one. */
+function nodeSha256Hex(hashing: NodeHashing, bytes: Uint8Array): string {
+  return hashing.hash === undefined
+    ? hashing.createHash("sha256").update(bytes).digest("hex")
+    : hashing.hash("sha256", bytes, "hex");
+}
+
 /** sha256 of bytes as lowercase hex through Web Crypto: the path for hosts without `node:crypto`. */
 export async function sha256HexWebCrypto(bytes: Uint8Array): Promise<string> {
   const digest = await globalThis.crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
@@ -47,7 +56,7 @@ export async function sha256HexWebCrypto(bytes: Uint8Array): Promise<string> {
  * then take {@link sha256Hex}'s asynchronous path.
  */
 export function sha256HexNow(bytes: Uint8Array): string | undefined {
-  return nodeHashing?.createHash("sha256").update(bytes).digest("hex");
+  return nodeHashing === undefined ? undefined : nodeSha256Hex(nodeHashing, bytes);
 }
 
 /** sha256 of bytes, as lowercase hex. */
@@ -82,7 +91,7 @@ export function startSha256(): RunningSha256 | undefined {
 interface NodeBytes {
   Buffer: {
     byteLength(text: string, encoding: "utf8"): number;
-    from(buffer: ArrayBufferLike, offset: number, length: number): { indexOf(value: Uint8Array): number };
+    from(buffer: ArrayBufferLike, offset: number, length: number): Uint8Array & { indexOf(value: Uint8Array): number };
   };
 }
 
@@ -164,6 +173,15 @@ export function startTextHash(): RunningTextHash | undefined {
  * returning, so concurrent admits never share the scratch.
  */
 export function hashTextNow(text: string): HashedText | undefined {
+  if (text.length <= PIECE_UNITS && nodeHashing !== undefined && nodeBytes !== undefined) {
+    // A text that is encoded whole (nearly every result): one view of the scratch for both the hash and the search,
+    // and no running hash to build around it.
+    scratch ??= new Uint8Array(PIECE_UNITS * 3);
+    const { written } = encoder.encodeInto(text, scratch);
+    const bytes = nodeBytes.Buffer.from(scratch.buffer, 0, written);
+    const sha256 = nodeSha256Hex(nodeHashing, bytes);
+    return { byteLength: written, sha256, replacement: bytes.indexOf(REPLACEMENT_BYTES) >= 0 };
+  }
   const running = startTextHash();
   if (running === undefined) return undefined;
   running.add(text);

@@ -343,12 +343,24 @@ export async function measureText(text: string, budget: ContextBudget, limit = b
  * never imports it.
  */
 export function measureVerdict(text: string, budget: ContextBudget, limit = budget.max): Promise<Measured> {
-  // UTF-8 takes at least one byte per UTF-16 code unit: a longer text is past the bound without being read.
-  if (budget.unit === "tokens" && text.length <= limit) {
+  const verdict = verdictNow(text, budget, limit);
+  return verdict instanceof Promise ? verdict : Promise.resolve(verdict);
+}
+
+/**
+ * {@link measureVerdict}'s verdict, without a promise whenever no tokenizer has to run: a byte budget, or a token
+ * budget the text's UTF-8 length is within. The gate's measure stage takes it so, and a small result waits for
+ * nothing.
+ */
+function verdictNow(text: string, budget: ContextBudget, limit: number): Measured | Promise<Measured> {
+  if (budget.unit === "bytes") {
     const bytes = utf8Length(text);
-    if (bytes <= limit) {
-      return Promise.resolve({ unit: "tokens", value: bytes, exact: false, within: true, bound: "bytes" });
-    }
+    return { unit: "bytes", value: bytes, exact: true, within: bytes <= limit };
+  }
+  // UTF-8 takes at least one byte per UTF-16 code unit: a longer text is past the bound without being read.
+  if (text.length <= limit) {
+    const bytes = utf8Length(text);
+    if (bytes <= limit) return { unit: "tokens", value: bytes, exact: false, within: true, bound: "bytes" };
   }
   return measureText(text, budget, limit);
 }
@@ -376,15 +388,15 @@ export function noteMeasuredView<T, V>(view: Success<T, V>, budget: ContextBudge
 
 /**
  * Stage `measure` on the view the view stage made: the note {@link noteMeasuredView} left for it, else
- * {@link measureModelContent}.
+ * {@link measureModelContent}'s verdict, returned as it is (no promise) when no tokenizer had to run.
  */
-export function measureView<T, V>(view: Success<T, V>, budget: ContextBudget): Promise<Measured> {
+export function measureView<T, V>(view: Success<T, V>, budget: ContextBudget): Measured | Promise<Measured> {
   const noted = measuredViews.get(view);
   if (noted !== undefined) {
     measuredViews.delete(view);
-    if (noted.budget === budget) return Promise.resolve(noted.measured);
+    if (noted.budget === budget) return noted.measured;
   }
-  return measureModelContent(view, budget);
+  return verdictNow(toModelContent(view as Success<unknown, unknown>), budget, budget.max);
 }
 
 /**

@@ -33,6 +33,7 @@ interface Frame {
   segment: string | number | undefined;
   /** The container that receives the projection: an array (appended) or an object (under `key`). */
   into: unknown[] | Record<string, unknown>;
+  /** The key the projection is placed under in an object (`""` in an array, which appends). */
   key: string;
 }
 

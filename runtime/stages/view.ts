@@ -43,7 +43,7 @@ export function view<T, V, I>(admission: Admission<T, V, I>, data: T): Success<T
       complete = false;
     }
   }
-  return {
+  const success: Success<T, V> = {
     ok: true,
     data,
     view: projection.view,
@@ -52,9 +52,11 @@ export function view<T, V, I>(admission: Admission<T, V, I>, data: T): Success<T
     continuation: complete ? undefined : continuationOf(data, spec.view.continuation),
     provenance: admission.provenance,
     contextUsed: { unit: budget.unit, value: 0, budget: budget.max },
-    ...(flags.length > 0 ? { flags } : {}),
-    ...(parts !== undefined && parts.length > 0 ? { parts } : {}),
   };
+  // Set after the others, in this order, only when there are some: the keys of every success stay in one order.
+  if (flags.length > 0) success.flags = flags;
+  if (parts !== undefined && parts.length > 0) success.parts = parts;
+  return success;
 }
 
 /**

@@ -355,4 +355,23 @@ describe("data of a value that arrived parsed", () => {
     const again = receiveParsedValue("mcp_structured", { polluted: 1 }, { maxDepth: 8, maxBytes: 1000 });
     expect(again.ok && again.parsed !== undefined).toBe(true);
   });
+
+  it("gives way to the writer while Array.prototype holds an index, and copies again once it holds none", () => {
+    // Any index there is one `push` could reach (a setter would run for every array the runtime fills): the copy
+    // must not vouch for its arrays then.
+    Object.defineProperty(Array.prototype, "0", { configurable: true, writable: true, value: "inherited" });
+    const limits = { maxDepth: 8, maxBytes: 1000 };
+    const value = { list: ["a", { items: [1, 2] }] };
+    try {
+      const received = receiveParsedValue("mcp_structured", value, limits);
+      expect(received).toEqual(receiveWrittenValue("mcp_structured", value, limits));
+      expect(received.ok && received.parsed === undefined && received.text).toBe('{"list":["a",{"items":[1,2]}]}');
+    } finally {
+      delete (Array.prototype as unknown as Record<string, unknown>)["0"];
+      // Deleting an index leaves the length it raised; the prototype is plain once the length is 0 again.
+      (Array.prototype as unknown[]).length = 0;
+    }
+    const again = receiveParsedValue("mcp_structured", value, limits);
+    expect(again.ok && again.parsed !== undefined && again.text).toBe('{"list":["a",{"items":[1,2]}]}');
+  });
 });

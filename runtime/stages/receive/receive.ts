@@ -38,37 +38,63 @@ import { settle, stoppedRefusal, thenOf, type Waiting } from "./waiting.js";
  * `parsedResult`). Never rejects: whatever the raw value's own code throws is a `transport_error`
  * (`hostile_raw`), and every wait ends with `limits.signal` or `limits.timeoutMs`.
  */
-export async function receive(delivered: unknown, limits: ReceiveLimits): Promise<Received | NotReceived> {
+export function receive(
+  delivered: unknown,
+  limits: ReceiveLimits,
+): Received | NotReceived | Promise<Received | NotReceived> {
   const timeoutMs = limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const waiting: Waiting = { signal: limits.signal, deadline: Date.now() + timeoutMs, timeoutMs };
+  // What is at hand (a string, bytes, a parsed value) is received without a promise, so a small result waits for
+  // nothing; only what must be waited for (a promise, a stream, a response) returns one.
   try {
-    return await receiveRaw(delivered, limits, waiting);
+    const received = receiveRaw(delivered, limits, waiting);
+    return received instanceof Promise ? received.catch(hostileRefusal) : received;
   } catch {
-    // A getter, a proxy trap or a revoked proxy threw while the gate looked at the raw value: the error is the raw
-    // value's own (its message may be anything), so only the fact is kept.
-    return refused("unsupported", "transport_error", "transport", 0, { reason: "hostile_raw" });
+    return hostileRefusal();
   }
+}
+
+/**
+ * A getter, a proxy trap or a revoked proxy threw while the gate looked at the raw value: the error is the raw
+ * value's own (its message may be anything), so only the fact is kept.
+ */
+function hostileRefusal(): NotReceived {
+  return refused("unsupported", "transport_error", "transport", 0, { reason: "hostile_raw" });
 }
 
 /**
  * {@link receive} without its guard: it may throw whatever the raw value's code throws. A promise is settled, a
  * string received as text; an object goes to the first reader of {@link RAW_READERS} that knows its kind.
  */
-async function receiveRaw(
+function receiveRaw(
+  delivered: unknown,
+  limits: ReceiveLimits,
+  waiting: Waiting,
+): Received | NotReceived | Promise<Received | NotReceived> {
+  if (thenOf(delivered) !== undefined) return receiveSettled(delivered, limits, waiting);
+  return receiveValue(delivered, limits, waiting);
+}
+
+/** `admit(fetch(url))`, `admit(client.callTool(...))`: the transport's own rejection is the transport failure. */
+async function receiveSettled(
   delivered: unknown,
   limits: ReceiveLimits,
   waiting: Waiting,
 ): Promise<Received | NotReceived> {
-  let raw = delivered;
-  if (thenOf(raw) !== undefined) {
-    // `admit(fetch(url))`, `admit(client.callTool(...))`: the transport's own rejection is the transport failure.
-    const settled = await settle(raw, waiting);
-    if (typeof settled === "symbol") return stoppedRefusal("transport_failure", settled, waiting, 0);
-    if (!settled.ok)
-      return refused("transport_failure", codeForThrown(settled.error), "transport", 0, { reason: "thrown" });
-    raw = settled.value;
-  }
-  if (limits.keep !== undefined) raw = limits.keep(raw);
+  const settled = await settle(delivered, waiting);
+  if (typeof settled === "symbol") return stoppedRefusal("transport_failure", settled, waiting, 0);
+  if (!settled.ok)
+    return refused("transport_failure", codeForThrown(settled.error), "transport", 0, { reason: "thrown" });
+  return receiveValue(settled.value, limits, waiting);
+}
+
+/** What was delivered, or what its promise settled to: classified and read by its kind. */
+function receiveValue(
+  delivered: unknown,
+  limits: ReceiveLimits,
+  waiting: Waiting,
+): Received | NotReceived | Promise<Received | NotReceived> {
+  const raw = limits.keep === undefined ? delivered : limits.keep(delivered);
   if (typeof raw === "string") return receiveString("string", raw, limits.maxBytes);
   if (typeof raw !== "object" || raw === null)
     return refused("unsupported", "transport_error", "transport", 0, { reason: "unsupported_raw" });
