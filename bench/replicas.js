@@ -10,7 +10,7 @@
  * none is refused).
  *
  * Three contenders, interleaved round by round (the order turned each round): through the balancer, the same calls
- * on one replica reached directly (50 more host sessions on replica 0, no balancer), and the same calls made
+ * on one replica reached directly (a fourth replica alike, outside the balancer, with 50 host sessions of its own), and the same calls made
  * directly to server-everything (no gate, no balancer): the floor.
  *
  * Reported, each with its criterion:
@@ -196,9 +196,11 @@ export async function runReplicasBench({ sessions = 50, calls = 200, rounds = 5,
   const contracts = path.join(work, "replicas-contracts");
   await mkdir(contracts, { recursive: true });
   await writeFile(path.join(contracts, "echo.tool.json"), JSON.stringify(ECHO, null, 2));
-  const eventFiles = [0, 1, 2].map((i) => path.join(work, `replicas-events-${process.pid}-${i}.jsonl`));
+  const eventFiles = [0, 1, 2, 3].map((i) => path.join(work, `replicas-events-${process.pid}-${i}.jsonl`));
   const flags = ["--schemas", contracts, "--turns", "session"];
-  const cluster = await startCluster({ replicas: 3, server: "http", flags, eventFiles });
+  // The spare is one replica alike, outside the balancer: the one-replica contender and the outcomes' reference
+  // (each replica holds at most 64 host sessions, so it is not one of the three).
+  const cluster = await startCluster({ replicas: 3, spares: 1, server: "http", flags, eventFiles });
   const hostsOpen = [];
   try {
     const serverUrl = /--url (\S+)/.exec(cluster.proxies[0].child.spawnargs.join(" "))?.[1];
@@ -208,10 +210,11 @@ export async function runReplicasBench({ sessions = 50, calls = 200, rounds = 5,
         .filter((line) => /could not/.test(line));
       throw new Error(`${error.message}; the replicas said: ${said.slice(0, 3).join(" / ")}`);
     });
-    const single = await hosts(cluster.proxies[0].url, sessions);
+    const [spare] = cluster.spares;
+    const single = await hosts(spare.url, sessions);
     const direct = await hosts(serverUrl, sessions);
     // One replica alone, reached without the balancer: the outcomes every answer must equal.
-    const alone = await host(cluster.proxies[0].url);
+    const alone = await host(spare.url);
     hostsOpen.push(...gated, ...single, ...direct, alone);
 
     const stats = { gated: tally(), single: tally(), direct: tally() };
