@@ -625,7 +625,7 @@ if (selected.has("replicas"))
     rows.push([
       `${rep.sessions} host sessions × ${rep.callsPerSession} calls, 3 replicas behind HAProxy, Redis, --turns session (load ${machine.loadAverageAtStart[0]})`,
       `p50 ${msOf(rep.p50.gated)}, p99 ${msOf(rep.p99.gated)}; over one replica p50 +${msOf(rep.p50OverheadSingleMs)}, p99 +${msOf(rep.p99OverheadSingleMs)}`,
-      `one replica directly: p50 ${msOf(rep.p50.single)}, p99 ${msOf(rep.p99.single)}`,
+      `one replica directly: p50 ${msOf(rep.p50.single)}, p99 ${msOf(rep.p99.single)} (${rep.singleLost} lost, ${rep.singleWrong} not its own answer)`,
       x(rep.p50RatioSingle),
       "(reported)",
       "",
