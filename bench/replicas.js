@@ -5,16 +5,30 @@
  * (`test/fixtures/replicas/cluster.mjs` starts them all). Against it, interleaved round by round, the same 50
  * sessions' calls made directly to server-everything (no gate, no balancer): the floor.
  *
- * Reported: p50 and p99 of a call's latency each way and the overhead (the median of the per-round p50 ratios,
- * and of the per-round p50 and p99 differences); each replica's resident memory after every round (flat: its
- * growth from the first round to the last); every answer checked against its own request (zero lost, zero
- * duplicated or crossed: each call gets exactly one answer, with its own text), each answer's text against what one
- * replica alone answers for the same message, and, one call in twenty, a text long enough to spill, read back on
- * the call after (which reaches another replica) and compared with what was sent.
+ * Every replica runs with `--turns session`: each gated call is also claimed in its host session's turn, counted in
+ * Redis, as a deployment holding the re-call cap across replicas does (every call here has its own arguments, so
+ * none is refused).
+ *
+ * Three contenders, interleaved round by round (the order turned each round): through the balancer, the same calls
+ * on one replica reached directly (a fourth replica alike, outside the balancer, with 50 host sessions of its own), and the same calls made
+ * directly to server-everything (no gate, no balancer): the floor.
+ *
+ * Reported, each with its criterion:
+ * - p50 and p99 of a call's latency each way, and the overhead against one replica and against the server direct
+ *   (the median of the per-round p50 ratios, and of the per-round p50 and p99 differences);
+ * - each replica's resident memory, sampled every second over the whole run: flat when, for every replica, the
+ *   mean of the last quarter of its samples is within {@link FLAT_WITHIN} of the mean of the second quarter (the
+ *   first quarter is the warm-up);
+ * - zero lost (every call answered), zero crossed (each answer carries its own request's text) and zero duplicated
+ *   (each replica's events file holds exactly one gated `echo` per call a gate answered, so no call was run twice);
+ * - the same outcomes as one replica: one call in ten is also made on one replica alone and must give the same
+ *   answer (spill handles aside), and one in twenty is long enough to spill and is read back on the call after,
+ *   which the balancer sends to another replica, and compared with what was sent.
  *
  *   node bench/replicas.js [--sessions N] [--calls N] [--rounds N]   (after `npm run build`)
  *
- * Bounded: every call has a 30 s timeout, and the whole run stops at 15 minutes.
+ * Bounded: every call has a 30 s timeout, and the whole run stops at 45 minutes (a full run on a busy two-core
+ * machine takes about 15).
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -43,7 +57,9 @@ const ECHO = {
 };
 
 const CALL_TIMEOUT_MS = 30_000;
-const RUN_LIMIT_MS = 15 * 60_000;
+const RUN_LIMIT_MS = 45 * 60_000;
+/** Flat memory: the last quarter's mean RSS within this fraction of the second quarter's, on every replica. */
+export const FLAT_WITHIN = 0.1;
 
 /** The message of call `call` of session `session`: every twentieth long enough to spill. */
 function message(session, call) {
@@ -123,9 +139,54 @@ async function burst(hosts, from, calls, check, stats) {
   return latencies.sort((a, b) => a - b);
 }
 
+/** Samples each process's resident memory every `everyMs` until `stop()`; the samples per process. */
+function sampleMemory(pids, everyMs = 1000) {
+  const samples = pids.map(() => []);
+  let pending = Promise.resolve();
+  const timer = setInterval(() => {
+    pending = Promise.all(pids.map((pid, i) => rss(pid).then((bytes) => samples[i].push(bytes))));
+  }, everyMs);
+  return {
+    samples,
+    stop: async () => {
+      clearInterval(timer);
+      await pending;
+    },
+  };
+}
+
+/** The mean of `values`. */
+const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
 /**
- * The load test. `rounds` rounds, each of `calls / rounds` calls per session through the replicas and as many
- * directly, in alternating order.
+ * Whether one process's memory stayed flat: the last quarter's mean against the second quarter's (the first is the
+ * warm-up), as a relative change.
+ */
+export function memoryDrift(samples) {
+  const quarter = Math.floor(samples.length / 4);
+  if (quarter === 0) return { second: Number.NaN, last: Number.NaN, change: Number.NaN, flat: false };
+  const second = mean(samples.slice(quarter, 2 * quarter));
+  const last = mean(samples.slice(samples.length - quarter));
+  const change = (last - second) / second;
+  return { second, last, change, flat: Math.abs(change) <= FLAT_WITHIN };
+}
+
+/** The gated `echo` calls recorded in each replica's events file. */
+async function gatedCalls(files) {
+  let count = 0;
+  for (const file of files) {
+    const text = await readFile(file, "utf8").catch(() => "");
+    for (const line of text.split("\n")) if (line.includes('"tool":"echo"')) count++;
+  }
+  return count;
+}
+
+/** Tallies of one contender's calls. */
+const tally = () => ({ answered: 0, lost: 0, wrong: 0, mismatched: 0, spillsRead: 0, problems: [] });
+
+/**
+ * The load test. `rounds` rounds, each of `calls / rounds` calls per session through the replicas, on one replica,
+ * and directly, in an order turned each round.
  */
 export async function runReplicasBench({ sessions = 50, calls = 200, rounds = 5, work }) {
   const deadline = setTimeout(() => {
@@ -135,7 +196,11 @@ export async function runReplicasBench({ sessions = 50, calls = 200, rounds = 5,
   const contracts = path.join(work, "replicas-contracts");
   await mkdir(contracts, { recursive: true });
   await writeFile(path.join(contracts, "echo.tool.json"), JSON.stringify(ECHO, null, 2));
-  const cluster = await startCluster({ replicas: 3, server: "http", flags: ["--schemas", contracts] });
+  const eventFiles = [0, 1, 2, 3].map((i) => path.join(work, `replicas-events-${process.pid}-${i}.jsonl`));
+  const flags = ["--schemas", contracts, "--turns", "session"];
+  // The spare is one replica alike, outside the balancer: the one-replica contender and the outcomes' reference
+  // (each replica holds at most 64 host sessions, so it is not one of the three).
+  const cluster = await startCluster({ replicas: 3, spares: 1, server: "http", flags, eventFiles });
   const hostsOpen = [];
   try {
     const serverUrl = /--url (\S+)/.exec(cluster.proxies[0].child.spawnargs.join(" "))?.[1];
@@ -145,22 +210,27 @@ export async function runReplicasBench({ sessions = 50, calls = 200, rounds = 5,
         .filter((line) => /could not/.test(line));
       throw new Error(`${error.message}; the replicas said: ${said.slice(0, 3).join(" / ")}`);
     });
+    const [spare] = cluster.spares;
+    const single = await hosts(spare.url, sessions);
     const direct = await hosts(serverUrl, sessions);
     // One replica alone, reached without the balancer: the outcomes every answer must equal.
-    const alone = await host(cluster.proxies[0].url);
-    hostsOpen.push(...gated, ...direct, alone);
+    const alone = await host(spare.url);
+    hostsOpen.push(...gated, ...single, ...direct, alone);
 
-    const stats = { answered: 0, lost: 0, wrong: 0, spillsRead: 0, problems: [] };
-    const directStats = { answered: 0, lost: 0, wrong: 0, spillsRead: 0, problems: [] };
+    const stats = { gated: tally(), single: tally(), direct: tally() };
     const reference = new Map();
+    let compared = 0;
     const checkGated = async (session, call, result, client) => {
       const text = textOf(result);
       const sent = message(session, call);
-      if (!text.includes(JSON.stringify(`Echo: ${sent}`).slice(1, 40))) return "not its own answer";
+      if (!text.includes(JSON.stringify(`Echo: ${sent}`).slice(1, 40)))
+        return `not its own answer: ${text.slice(0, 200)}`;
       // One call in ten is also made on one replica alone: the answer must be the same outcome.
       if (call % 10 === 9) {
+        compared++;
         const own = await alone.client.callTool({ name: "echo", arguments: { message: sent } });
         if (outcomeOf(own) !== outcomeOf(result)) {
+          stats.gated.mismatched++;
           return `an outcome one replica alone does not give: ${outcomeOf(result).slice(0, 160)} / ${outcomeOf(own).slice(0, 160)}`;
         }
         reference.set(`${session}/${call}`, true);
@@ -172,60 +242,84 @@ export async function runReplicasBench({ sessions = 50, calls = 200, rounds = 5,
         const page = await client.callTool({ name: "read_tool_result", arguments: { handle } });
         const lines = page.structuredContent?.lines ?? [];
         if (page.isError || lines[1] !== sent.split("\n")[1]) return `its spill did not read back: ${textOf(page)}`;
-        stats.spillsRead++;
+        stats.gated.spillsRead++;
       }
       return undefined;
     };
+    const checkSingle = (session, call, result) =>
+      textOf(result).includes(JSON.stringify(`Echo: ${message(session, call)}`).slice(1, 40))
+        ? undefined
+        : `not its own answer: ${textOf(result).slice(0, 200)}`;
     const checkDirect = (session, call, result) =>
       textOf(result) === `Echo: ${message(session, call)}` ? undefined : "not its own answer";
+    const contenders = {
+      gated: (from, count) => burst(gated, from, count, checkGated, stats.gated),
+      single: (from, count) => burst(single, from, count, checkSingle, stats.single),
+      direct: (from, count) => burst(direct, from, count, checkDirect, stats.direct),
+    };
 
     const perRound = Math.ceil(calls / rounds);
-    const memory = cluster.proxies.map(() => []);
+    const memory = sampleMemory(cluster.proxies.map((proxy) => proxy.child.pid));
     const roundsOut = [];
+    const names = Object.keys(contenders);
     for (let round = 0; round < rounds; round++) {
       const from = round * perRound;
       const count = Math.min(perRound, calls - from);
-      const order = round % 2 === 0 ? ["gated", "direct"] : ["direct", "gated"];
       const latencies = {};
-      for (const which of order) {
-        latencies[which] =
-          which === "gated"
-            ? await burst(gated, from, count, checkGated, stats)
-            : await burst(direct, from, count, checkDirect, directStats);
+      for (let k = 0; k < names.length; k++) {
+        const which = names[(round + k) % names.length];
+        latencies[which] = await contenders[which](from, count);
       }
-      for (const [i, proxy] of cluster.proxies.entries()) memory[i].push(await rss(proxy.child.pid));
-      const p = (which, q) => quantile(latencies[which], q);
-      roundsOut.push({
-        gated: { p50: p("gated", 0.5), p99: p("gated", 0.99) },
-        direct: { p50: p("direct", 0.5), p99: p("direct", 0.99) },
-      });
+      const q = (which, p) => quantile(latencies[which], p);
+      roundsOut.push(Object.fromEntries(names.map((which) => [which, { p50: q(which, 0.5), p99: q(which, 0.99) }])));
       process.stderr.write(
-        `replicas: round ${round + 1}/${rounds}: p50 ${p("gated", 0.5).toFixed(1)} ms vs ${p("direct", 0.5).toFixed(1)} ms direct, p99 ${p("gated", 0.99).toFixed(1)} vs ${p("direct", 0.99).toFixed(1)}\n`,
+        `replicas: round ${round + 1}/${rounds}: p50 ${names.map((which) => `${which} ${q(which, 0.5).toFixed(1)}`).join(", ")} ms; p99 ${names.map((which) => `${which} ${q(which, 0.99).toFixed(1)}`).join(", ")} ms\n`,
       );
     }
+    await memory.stop();
     const med = (values) => summarize(values).median;
-    const growth = memory.map((samples) => samples.at(-1) - samples[0]);
+    const of = (which, p) => med(roundsOut.map((r) => r[which][p]));
+    const over = (which, base, p) => med(roundsOut.map((r) => r[which][p] - r[base][p]));
+    const drift = memory.samples.map(memoryDrift);
+    // Every gated call is one event: through the balancer, on one replica, and each comparison made on it. The
+    // replicas' last lines are given a moment to reach their files.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const recorded = await gatedCalls(eventFiles);
+    const gatedAnswers = stats.gated.answered + stats.single.answered + compared;
     return {
       sessions,
       callsPerSession: calls,
       rounds,
       replicas: cluster.proxies.length,
-      calls: stats.answered + stats.lost,
-      answered: stats.answered,
-      lost: stats.lost,
-      wrong: stats.wrong,
-      directLost: directStats.lost,
-      directWrong: directStats.wrong,
-      spillsRead: stats.spillsRead,
-      comparedWithOneReplica: reference.size,
-      problems: [...stats.problems, ...directStats.problems].slice(0, 20),
-      p50: { gated: med(roundsOut.map((r) => r.gated.p50)), direct: med(roundsOut.map((r) => r.direct.p50)) },
-      p99: { gated: med(roundsOut.map((r) => r.gated.p99)), direct: med(roundsOut.map((r) => r.direct.p99)) },
+      calls: stats.gated.answered + stats.gated.lost,
+      answered: stats.gated.answered,
+      lost: stats.gated.lost,
+      wrong: stats.gated.wrong - stats.gated.mismatched,
+      mismatched: stats.gated.mismatched,
+      duplicated: recorded - gatedAnswers,
+      recordedGatedCalls: recorded,
+      gatedAnswers,
+      singleLost: stats.single.lost,
+      singleWrong: stats.single.wrong,
+      directLost: stats.direct.lost,
+      directWrong: stats.direct.wrong,
+      spillsRead: stats.gated.spillsRead,
+      comparedWithOneReplica: compared,
+      equalToOneReplica: reference.size,
+      problems: [...stats.gated.problems, ...stats.single.problems, ...stats.direct.problems].slice(0, 20),
+      p50: { gated: of("gated", "p50"), single: of("single", "p50"), direct: of("direct", "p50") },
+      p99: { gated: of("gated", "p99"), single: of("single", "p99"), direct: of("direct", "p99") },
       p50Ratio: med(roundsOut.map((r) => r.gated.p50 / r.direct.p50)),
-      p50OverheadMs: med(roundsOut.map((r) => r.gated.p50 - r.direct.p50)),
-      p99OverheadMs: med(roundsOut.map((r) => r.gated.p99 - r.direct.p99)),
-      memoryBytes: memory,
-      memoryGrowthBytes: growth,
+      p50RatioSingle: med(roundsOut.map((r) => r.gated.p50 / r.single.p50)),
+      p50OverheadMs: over("gated", "direct", "p50"),
+      p99OverheadMs: over("gated", "direct", "p99"),
+      p50OverheadSingleMs: over("gated", "single", "p50"),
+      p99OverheadSingleMs: over("gated", "single", "p99"),
+      memoryFlatWithin: FLAT_WITHIN,
+      memoryDrift: drift,
+      memoryFlat: drift.every((replica) => replica.flat),
+      memorySamples: memory.samples,
+      memoryGrowthBytes: memory.samples.map((samples) => samples.at(-1) - samples[0]),
       roundsDetail: roundsOut,
     };
   } finally {

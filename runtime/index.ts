@@ -117,15 +117,19 @@ export {
 } from "./record/otel.js";
 export { hashArguments, sha256Hex } from "./record/provenance.js";
 export {
+  type CallClaim,
   type Compaction,
+  type ContextTotals,
   type Contribution,
   type ContributionReason,
   type ContributionStatus,
   describeUnread,
+  MemoryTurnStore,
   type ToolShare,
   Turn,
   type TurnOptions,
   type TurnReport,
+  type TurnStore,
   type TurnWindow,
   type WindowState,
 } from "./record/turn.js";

@@ -16,6 +16,7 @@ import {
   MemorySpillStore,
   openTelemetrySink,
   readBack,
+  type TurnStore,
 } from "@toolgate/runtime";
 import { configFolders, readConfig } from "../cli/config.js";
 import { type Console, parseCommandArgs, UsageError } from "../cli/console.js";
@@ -28,10 +29,12 @@ import type { RunningProxy } from "./serve.js";
 import type { SessionStore, SharedSession } from "./sessions.js";
 import type { ProxyTelemetry, ProxyTelemetryInfo } from "./telemetry.js";
 import type { ServerTarget } from "./transports.js";
+import type { TurnSettings } from "./turns.js";
 
 export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [--server PREFIX] [--allow-ungated] [--observe]
                  [--events FILE] [--otel] [--spill-dir DIR | --redis URL] [--max-message-bytes N]
                  [--listen PORT [--host ADDR]] [--watch [--reload-redis URL [--reload-key KEY]]]
+                 [--turns session|named] [--turn-budget BYTES] [--turn-budget-tokens TOKENS]
                  (--url URL [--header "Name: value"]... | [--cwd DIR] -- COMMAND [ARGS...])
       Start the MCP server COMMAND over stdio (or reach it over Streamable HTTP at --url, each --header sent
       with every request) and serve its tools to the host over stdio, each result admitted by its contract
@@ -62,7 +65,13 @@ export const PROXY_HELP = `  toolgate proxy [--schemas DIR | --generated DIR] [-
       with x-toolgate.mode "observe"; without --observe, every other contract enforces.
       --redis URL (redis://HOST:PORT, needs the redis package): spills go to Redis, and with --listen and --url
       host sessions are kept there too, so replicas behind a round-robin balancer serve one host session on
-      any replica (docs/operations.md, "Running replicas"); in front of a stdio server, balance by Mcp-Session-Id instead.`;
+      any replica (docs/operations.md, "Running replicas"); in front of a stdio server, balance by Mcp-Session-Id instead.
+      Turns: a call whose _meta["toolgate/turn"] names a turn is counted in that turn of its host session, and
+      with --turns session every other call in its session's one turn (default --turns named: in none). In a
+      turn, a gated tool called again with the same arguments is a re-call: its contract's recall.max of them
+      pass, the next is refused (recall_limit) without calling the server. --turn-budget BYTES and
+      --turn-budget-tokens TOKENS: once a turn's gated results take that much, its calls are refused
+      (turn_budget). With --redis the counts are kept in Redis, the same on every replica.`;
 
 /** The flags of `toolgate proxy`; the server's command follows `--`. */
 export const PROXY_OPTIONS = {
@@ -84,6 +93,9 @@ export const PROXY_OPTIONS = {
   watch: { type: "boolean" },
   "reload-redis": { type: "string" },
   "reload-key": { type: "string" },
+  turns: { type: "string" },
+  "turn-budget": { type: "string" },
+  "turn-budget-tokens": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -201,6 +213,7 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
     readBack: spills ? readBack(store) : undefined,
     sink: sinks.length === 0 ? undefined : fanOut(...sinks),
     telemetry,
+    turns: await turnSettings(values, redis),
     log: (line: string) => io.err(line),
   };
   const open = async (host: Transport, resumed?: SharedSession): Promise<HostedProxy> => {
@@ -227,6 +240,26 @@ export async function runProxy(argv: readonly string[], io: Console): Promise<nu
     await new Promise<void>((resolve) => (events === undefined ? resolve() : events.end(resolve)));
     await redis?.close();
   }
+}
+
+/**
+ * How calls are counted in turns (`turns.ts`): `--turns session` or `named` (default), `--turn-budget BYTES` and
+ * `--turn-budget-tokens TOKENS`, counted in Redis with `--redis` (every replica the same turn), else in memory.
+ */
+async function turnSettings(values: Values, redis: { turns: TurnStore } | undefined): Promise<TurnSettings> {
+  const scope = values.turns ?? "named";
+  if (scope !== "session" && scope !== "named") throw new UsageError("--turns must be session or named");
+  const count = (flag: "turn-budget" | "turn-budget-tokens") => {
+    const text = values[flag];
+    if (text === undefined) return undefined;
+    if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new UsageError(`--${flag} must be a whole number above 0`);
+    return Number(text);
+  };
+  const bytes = count("turn-budget");
+  const tokens = count("turn-budget-tokens");
+  const budget = bytes === undefined && tokens === undefined ? undefined : { bytes, tokens };
+  const store = redis?.turns ?? new (await import("@toolgate/runtime")).MemoryTurnStore();
+  return { store, scope, budget };
 }
 
 /** Where spills go: Redis (`--redis`, whose connection the host sessions share), `--spill-dir`, or memory. */
@@ -275,7 +308,7 @@ async function connectRedis(url: string, io: Console) {
   }
   const loaded = await import("redis").catch(() => undefined);
   if (loaded === undefined) throw new UsageError("--redis needs the redis package installed beside toolgate");
-  const [{ RedisSpillStore }, { RedisSessionStore }, { IDLE_MS }] = await Promise.all([
+  const [{ RedisSpillStore, RedisTurnStore }, { RedisSessionStore }, { IDLE_MS }] = await Promise.all([
     import("@toolgate/runtime/redis"),
     import("./sessions.js"),
     import("./http-host.js"),
@@ -285,11 +318,14 @@ async function connectRedis(url: string, io: Console) {
   client.on("error", (error: Error) => io.err(`toolgate proxy: redis: ${error.message}`));
   await client.connect();
   const commands = client as unknown as ConstructorParameters<typeof RedisSessionStore>[0]["client"] &
-    ConstructorParameters<typeof RedisSpillStore>[0]["client"];
+    ConstructorParameters<typeof RedisSpillStore>[0]["client"] &
+    ConstructorParameters<typeof RedisTurnStore>[0]["client"];
   return {
     spills: new RedisSpillStore({ client: commands }),
     // A session the host left without DELETE expires from Redis after the idle time, as it closes on one proxy.
     sessions: new RedisSessionStore({ client: commands, ttlMs: IDLE_MS }),
+    // A turn's counters outlive its last call as long as its session does.
+    turns: new RedisTurnStore({ client: commands, ttlMs: IDLE_MS }),
     close: async () => {
       await client.close().catch(() => undefined);
     },

@@ -19,6 +19,7 @@ import { type AddressInfo, BlockList, isIPv4 } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { RESUME_AFTER_MS, resumableAnswers } from "./resume.js";
 import type { RunningProxy } from "./serve.js";
 import { adoptSession, type SessionStore, type SharedSession } from "./sessions.js";
 
@@ -231,6 +232,9 @@ class Sessions {
   async #open(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const http: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      // A host whose answer stream breaks with a replica learns it on resuming, from any replica (`resume.ts`).
+      eventStore: resumableAnswers(() => http),
+      retryInterval: RESUME_AFTER_MS,
       onsessioninitialized: (id) => {
         const now = Date.now();
         const session: Live = { http, proxy, open: 0, idleSince: now, requests: 0 };
@@ -302,6 +306,8 @@ class Sessions {
     if (this.#live.size + this.#opening.size >= max) throw new Error(`this replica holds its most sessions (${max})`);
     const http: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
+      eventStore: resumableAnswers(() => http),
+      retryInterval: RESUME_AFTER_MS,
       ...(this.allowedHosts === undefined
         ? {}
         : { enableDnsRebindingProtection: true, allowedHosts: this.allowedHosts }),

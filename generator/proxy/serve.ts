@@ -18,11 +18,13 @@ import {
   cleanText,
   type EventSink,
   type InputIssue,
+  MemoryTurnStore,
   markupSafeJson,
   mcpCallFailure,
   type Outcome,
   type ReadBack,
   type ToolAdapter,
+  Turn,
   toModelParts,
   toModelRefusal,
   transportFailure,
@@ -34,6 +36,7 @@ import type { ServerHello } from "./sessions.js";
 import { readsResourceLinks, serveSpillResources, spillLink } from "./spill-resources.js";
 import { type GateTaskResult, hostTask, serveTasks, TaskLedger } from "./tasks.js";
 import type { ProxyTelemetry, ToolCallTrace } from "./telemetry.js";
+import { claimCall, SessionTurns, spend, type TurnSettings } from "./turns.js";
 import { MESSAGE_TOO_LARGE } from "./upstream.js";
 
 /** One tool the proxy gates: its adapter, the JSON Schema of its view, and its definition as the contract has it. */
@@ -88,6 +91,8 @@ export interface ProxyOptions {
    * server is not initialized again; what it said then is served on, and spills are read back under the same id.
    */
   resume?: { server: ServerHello; readBack: string } | undefined;
+  /** How calls are counted in turns (`turns.ts`): without it, a turn only where a host names one, in memory. */
+  turns?: TurnSettings | undefined;
 }
 
 /** A running proxy. */
@@ -116,6 +121,8 @@ interface Session {
   protocolVersion: string | undefined;
   /** The tasks this host session created, when the proxy serves tasks (the server runs calls as tasks). */
   tasks: TaskLedger | undefined;
+  /** The session's turns, where its calls' re-calls and context are counted. */
+  turns: SessionTurns;
 }
 
 /** What a `tools/call` handler is given of the request (the SDK's `CallToolRequest`). */
@@ -172,15 +179,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   });
   const links = options.readBack !== undefined && readsResourceLinks(hello.protocolVersion);
   const tasks = capabilities.tasks === undefined ? undefined : new TaskLedger();
-  const session: Session = {
-    client,
-    options,
-    id: options.resume?.readBack ?? randomUUID(),
-    types,
-    links,
-    tasks,
-    protocolVersion: hello.protocolVersion,
-  };
+  const id = options.resume?.readBack ?? randomUUID();
+  const turns = new SessionTurns(options.turns ?? { store: new MemoryTurnStore(), scope: "named" }, id);
+  const session: Session = { client, options, id, types, links, tasks, turns, protocolVersion: hello.protocolVersion };
   if (options.readBack !== undefined) {
     serveSpillResources(server, client, serverCapabilities, options.readBack, session.id, types);
   }
@@ -328,6 +329,11 @@ async function callTool(
   const input = tool.adapter.checkInput(args ?? {});
   // Observed, the arguments reach the server as the host sent them: observe mode refuses nothing.
   if (!input.ok && !observing(options, tool)) return inputRefusal(name, input.issues);
+  const turn = session.turns.turnOf(request.params._meta);
+  if (turn !== undefined && !observing(options, tool)) {
+    const refusal = await claimCall(turn, name, args, tool.adapter.spec.recallLimit);
+    if (refusal !== undefined) return refusal;
+  }
   // The server's answer as it sent it (a loose schema: the gate, not the SDK, judges its content).
   const sent = client.request(call(), types.ResultSchema, { ...forward, timeout: tool.adapter.spec.limits.timeoutMs });
   trace?.watchUpstream(sent);
@@ -342,7 +348,7 @@ async function callTool(
     }
     raw = Promise.resolve(answer);
   }
-  const answer = await admitted(session, name, tool, raw, String(extra.requestId), extra.signal, args, trace);
+  const answer = await admitted(session, name, tool, raw, String(extra.requestId), extra.signal, args, trace, turn);
   await progress.sent();
   return answer;
 }
@@ -357,6 +363,7 @@ async function admitted(
   signal: AbortSignal,
   args?: Record<string, unknown>,
   trace?: ToolCallTrace | undefined,
+  turn?: Turn | undefined,
 ): Promise<CallToolResult> {
   const { options } = session;
   const reader = options.readBack;
@@ -364,12 +371,15 @@ async function admitted(
     args,
     correlationId,
     session: session.id,
+    // The event names the call's turn; a turn of its own records the outcome, so a long turn holds no ledger here.
+    ...(turn === undefined ? {} : { turn: new Turn({ id: turn.id }) }),
     sink: options.sink,
     ...(reader === undefined ? {} : reader.context),
     signal,
     ...(options.observe === true ? { mode: "observe" as const } : {}),
   });
   trace?.end(outcome);
+  if (turn !== undefined && outcome.ok && outcome.observed === undefined) await spend(turn, outcome.contextUsed);
   const answer = hostResult(outcome);
   if (session.links && outcome.ok && outcome.spill !== undefined && outcome.observed === undefined) {
     answer.content.push(spillLink(outcome.spill.handle, name));

@@ -8,6 +8,9 @@
  * default, down to 40%), what each tool contributed, and when compacting did not help, that the turn should stop.
  */
 import type { FailureCode, Omission, Outcome } from "../types.js";
+import { type CallClaim, type ContextTotals, MemoryTurnStore, type TurnStore } from "./turn-store.js";
+
+export { type CallClaim, type ContextTotals, MemoryTurnStore, type TurnStore } from "./turn-store.js";
 
 /** What one tool call contributed to the turn. */
 export type ContributionStatus = "complete" | "partial" | "absent" | "failed";
@@ -71,6 +74,12 @@ export interface TurnOptions {
   window?: TurnWindow | undefined;
   /** Called after each outcome is recorded, with the window's state (when a window is set). */
   onWindow?: ((state: WindowState) => void) | undefined;
+  /**
+   * Where {@link Turn.claimCall} and {@link Turn.spend} keep the turn's counters: one store every process shares
+   * (`RedisTurnStore` of `@toolgate/runtime/redis`) makes every process that opens a turn of the same `id` count the
+   * same turn. By default, a store of this turn's own.
+   */
+  store?: TurnStore | undefined;
 }
 
 /** The model's context window, and when to compact it. */
@@ -163,6 +172,7 @@ export class Turn {
   readonly #window: TurnWindow | undefined;
   readonly #onWindow: TurnOptions["onWindow"];
   readonly #compactions: Compaction[] = [];
+  #store: TurnStore | undefined;
 
   /** Opens a turn; see {@link TurnOptions}. */
   constructor(options: TurnOptions = {}) {
@@ -179,6 +189,50 @@ export class Turn {
       this.#window = { ...window, compactAt, aimAt: Math.min(fraction(window.aimAt, 0.4), compactAt) };
     }
     this.#onWindow = options.onWindow;
+    this.#store = options.store;
+  }
+
+  /** The turn's store: the one given, or (made at first use, since most turns never claim) one of its own. */
+  get #counters(): TurnStore {
+    this.#store ??= new MemoryTurnStore({ maxTurns: 1 });
+    return this.#store;
+  }
+
+  /**
+   * Claims a call of `tool` with arguments of `argumentsHash` before it is made, in the turn's store (see
+   * {@link TurnOptions.store}): the same tool with the same arguments again is a re-call, allowed up to
+   * {@link recallLimitFor} times in the turn and refused after (`allowed: false`: do not make the call).
+   */
+  async claimCall(tool: string, argumentsHash: string, contractLimit: number): Promise<CallClaim> {
+    const claim = await this.#counters.claimCall(
+      this.id,
+      tool,
+      argumentsHash,
+      this.recallLimitFor(tool, contractLimit),
+    );
+    // Only the count is mirrored here (one number per tool): the arguments seen stay in the store, which bounds them.
+    if (claim.recalls > this.recallsOf(tool)) this.#recalls.set(tool, claim.recalls);
+    return claim;
+  }
+
+  /** Adds a result's context to the turn's totals in its store; answers the totals after. */
+  async spend(used: { unit: "bytes" | "tokens"; value: number }): Promise<ContextTotals> {
+    const value = Number.isFinite(used.value) && used.value > 0 ? Math.ceil(used.value) : 0;
+    return this.#counters.addContext(this.id, used.unit, value);
+  }
+
+  /**
+   * Whether the turn's results, as its store counts them, already take its budget (a budget unit reached counts):
+   * false when the turn has no budget.
+   */
+  async budgetSpent(): Promise<boolean> {
+    const budget = this.#budget;
+    if (budget?.bytes === undefined && budget?.tokens === undefined) return false;
+    const totals = await this.#counters.context(this.id);
+    return (
+      (budget.bytes !== undefined && totals.bytes >= budget.bytes) ||
+      (budget.tokens !== undefined && totals.tokens >= budget.tokens)
+    );
   }
 
   /**
