@@ -186,6 +186,14 @@ const TEMPORARY_TAG = randomBytes(6).toString("hex");
 let temporaries = 0;
 
 /**
+ * Whether a file name is one of {@link writeFileInside}'s temporary files, this process's or another's (a write in
+ * progress, not yet renamed): `.NAME.PID.TAGCOUNT.tmp`, the tag 12 hex digits and the count a decimal number.
+ */
+export function isTemporaryFile(entry: string): boolean {
+  return /^\..+\.\d+\.[0-9a-f]{12}\d+\.tmp$/.test(entry);
+}
+
+/**
  * Write `content` to `relative` below `root` without following a link: the path is checked with
  * {@link checkWritablePath}, missing folders below the root are made one at a time (and checked again), and the content goes to a
  * temporary file in the target's folder, created exclusively, then renamed over the target.

@@ -16,7 +16,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ContractError } from "../contract/errors.js";
 import { compareOutput } from "../emit/write.js";
-import { lstatIfAny, UnsafeOutputError, writeFileInside } from "../files.js";
+import { isTemporaryFile, lstatIfAny, UnsafeOutputError, writeFileInside } from "../files.js";
 import { type GenerateOptions, generate } from "../pipeline.js";
 import type { ProxyTool } from "./serve.js";
 
@@ -96,9 +96,6 @@ function importPrefix(contract: string, serverName: string): string | undefined 
 /** The proxy's compile cache, below the project's `node_modules`. */
 const CACHE = ".cache/toolgate/proxy";
 
-/** A temporary file `writeFileInside` renames into place (one of a concurrent run's, not yet renamed). */
-const TEMPORARY = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
-
 /**
  * Refuse a cache folder that holds anything but the files just written (and the folders they are in): a link, a
  * `node_modules` that would take the place of the project's `@toolgate/runtime`, a `package.json` of someone
@@ -124,7 +121,7 @@ async function checkCacheFolder(modules: string, relative: string, written: Read
       const name = inside === "" ? entry : `${inside}/${entry}`;
       const stats = await lstat(path.join(folder, ...name.split("/")));
       if (stats.isDirectory() && folders.has(name)) pending.push(name);
-      else if (!stats.isFile() || !(written.has(name) || TEMPORARY.test(entry))) {
+      else if (!stats.isFile() || !(written.has(name) || isTemporaryFile(entry))) {
         throw notWritten(path.join(folder, ...name.split("/")));
       }
     }

@@ -56,6 +56,22 @@ describe("the proxy's compile cache", () => {
     expect((await loadProxyCatalog({ schemas, projectRoot: root })).folder).toBe(catalog.folder);
   });
 
+  it("loads beside another replica's write in progress: its temporary files are not taken for planted ones", async () => {
+    const { root, schemas } = await project();
+    const folder = await cacheFolder(root, schemas);
+    await mkdir(folder, { recursive: true });
+    // What a replica starting at the same moment leaves for an instant: a file written, not yet renamed into place.
+    const sibling = `.index.js.${process.pid + 1}.0123456789ab17.tmp`;
+    await writeFile(path.join(folder, sibling), "export {};\n");
+    const catalog = await loadProxyCatalog({ schemas, projectRoot: root });
+    expect((await catalog.findTool("get_record")?.adapter.admit(await VALID()))?.ok).toBe(true);
+    // A name that only looks temporary is still refused.
+    await writeFile(path.join(folder, ".index.js.tmp"), PLANTED);
+    await expect(loadProxyCatalog({ schemas, projectRoot: root })).rejects.toThrow(
+      /\.index\.js\.tmp is in the proxy's compile cache/,
+    );
+  });
+
   it("refuses a link planted at the cache folder: nothing is written through it", async () => {
     const { root, schemas, victim } = await project();
     await mkdir(path.join(root, "node_modules", ".cache", "toolgate"), { recursive: true });
