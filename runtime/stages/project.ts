@@ -82,11 +82,19 @@ function pathOf(frame: Frame): string {
   return `${base}/${typeof segment === "number" ? segment : pointerSegment(segment)}`;
 }
 
-/** Puts a value into an object or array without ever invoking a setter (a `__proto__` key stays an own key). */
+const ownOfObjectPrototype = Object.prototype.hasOwnProperty;
+
+/**
+ * Puts a value into an object or array without ever invoking a setter (a `__proto__` key stays an own key). Every
+ * object a view places into is a `{}` the projection made, and it places each key once (a plan's keys are distinct,
+ * an `any` node's cleaned keys are made so), so a key is on its prototype chain exactly when it is an own key of
+ * `Object.prototype`, whose own prototype cannot be changed: asked of that one object, the question is several times
+ * cheaper than `in` on objects of as many shapes as the view has.
+ */
 function place(into: unknown[] | Record<string, unknown>, key: string, value: unknown): void {
   if (Array.isArray(into)) {
     into.push(value);
-  } else if (key in into) {
+  } else if (ownOfObjectPrototype.call(Object.prototype, key)) {
     // Inherited (`__proto__`, `constructor`, or anything added to `Object.prototype`): assigning could run a setter
     // or fail on a read-only property, so the key is defined as an own property.
     Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
