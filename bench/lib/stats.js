@@ -3,6 +3,7 @@
  * them alike, every figure is the median of its repeats, and the spread (interquartile range relative to the
  * median) is printed beside it, so a reader can tell a real difference from noise.
  */
+import { readFileSync } from "node:fs";
 
 /**
  * The median, quartiles and relative spread of a list of samples, which are kept in the order they were taken.
@@ -118,6 +119,93 @@ export async function perCallAsync(work, targetMs = 20) {
     for (let i = 0; i < calls; i++) keep(await work());
     return (performance.now() - start) / calls;
   };
+}
+
+/**
+ * Milliseconds of CPU time the calling thread has run so far: the main thread's own run time from Linux's
+ * `/proc/thread-self/schedstat` (nanoseconds), else the process's user + system time from `process.cpuUsage()`.
+ * The thread's time, not the process's: the process's counts the compiler's and the collector's helper threads too,
+ * which run when they please; and not wall time, which on a machine shared by many processes mostly measures how
+ * long the thread waited for a core, a wait that does not depend on the code being timed.
+ * @type {{ (): number, source: string }}
+ */
+export const threadCpuMs = (() => {
+  try {
+    readFileSync("/proc/thread-self/schedstat", "utf8");
+    const clock = () => Number.parseInt(readFileSync("/proc/thread-self/schedstat", "utf8"), 10) / 1e6;
+    return Object.assign(clock, { source: "main thread CPU time (/proc/thread-self/schedstat)" });
+  } catch {
+    const clock = () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1000;
+    };
+    return Object.assign(clock, { source: "process CPU time (process.cpuUsage)" });
+  }
+})();
+
+/**
+ * Like {@link perCallAsync}, timed in the main thread's CPU time ({@link threadCpuMs}): each sample is the CPU
+ * milliseconds per call over enough calls to take about `targetMs` of it. The wall-clock milliseconds per call of the
+ * same calls are kept beside it, sample by sample, in the sampler's `wall`.
+ * @param {() => unknown} work
+ * @param {number} [targetMs]
+ * @returns {Promise<{ (): Promise<number>, wall: number[] }>}
+ */
+export async function cpuPerCallAsync(work, targetMs = 20) {
+  let calls = 1;
+  for (;;) {
+    const start = threadCpuMs();
+    for (let i = 0; i < calls; i++) keep(await work());
+    const elapsed = threadCpuMs() - start;
+    if (elapsed >= targetMs / 4 || calls >= 1 << 20) {
+      calls = Math.max(1, Math.round((calls * targetMs) / Math.max(elapsed, 0.001)));
+      break;
+    }
+    calls *= 4;
+  }
+  /** @type {number[]} */
+  const wall = [];
+  const sample = async () => {
+    const startWall = performance.now();
+    const start = threadCpuMs();
+    for (let i = 0; i < calls; i++) keep(await work());
+    const cpu = threadCpuMs() - start;
+    wall.push((performance.now() - startWall) / calls);
+    return cpu / calls;
+  };
+  return Object.assign(sample, { wall });
+}
+
+/**
+ * Like {@link perCall}, timed in the main thread's CPU time, with the wall-clock figures kept beside it as in
+ * {@link cpuPerCallAsync}.
+ * @param {() => unknown} work
+ * @param {number} [targetMs]
+ * @returns {{ (): number, wall: number[] }}
+ */
+export function cpuPerCall(work, targetMs = 20) {
+  let calls = 1;
+  for (;;) {
+    const start = threadCpuMs();
+    for (let i = 0; i < calls; i++) keep(work());
+    const elapsed = threadCpuMs() - start;
+    if (elapsed >= targetMs / 4 || calls >= 1 << 24) {
+      calls = Math.max(1, Math.round((calls * targetMs) / Math.max(elapsed, 0.001)));
+      break;
+    }
+    calls *= 4;
+  }
+  /** @type {number[]} */
+  const wall = [];
+  const sample = () => {
+    const startWall = performance.now();
+    const start = threadCpuMs();
+    for (let i = 0; i < calls; i++) keep(work());
+    const cpu = threadCpuMs() - start;
+    wall.push((performance.now() - startWall) / calls);
+    return cpu / calls;
+  };
+  return Object.assign(sample, { wall });
 }
 
 let sinkValue;

@@ -154,19 +154,22 @@ export function toModelContent(outcome: Outcome<unknown, unknown>): string {
     body.push(`</${RESULT_TAG}>`);
     return body.join("\n");
   }
-  const lines = [`${open} complete="${outcome.complete}"${outcome.policy ? ` policy="${outcome.policy}"` : ""}>`];
-  if (outcome.summary !== undefined) lines.push(`<summary>${markupSafeJson(outcome.summary)}</summary>`);
-  else lines.push(markupSafeJson(outcome.view));
-  if (outcome.parts !== undefined) lines.push(...mediaLines(outcome.parts));
-  if (outcome.spill !== undefined) lines.push(spilledLine(outcome.spill));
+  // Line by line onto one string: the content is measured on every admit, and an array of lines joined at the end
+  // cost more than the lines' own few concatenations.
+  let text = `${open} complete="${outcome.complete}"${outcome.policy ? ` policy="${outcome.policy}"` : ""}>\n`;
+  text +=
+    outcome.summary !== undefined
+      ? `<summary>${markupSafeJson(outcome.summary)}</summary>`
+      : markupSafeJson(outcome.view);
+  if (outcome.parts !== undefined) for (const line of mediaLines(outcome.parts)) text += `\n${line}`;
+  if (outcome.spill !== undefined) text += `\n${spilledLine(outcome.spill)}`;
   // A summary stands for the whole value; the preview's omissions describe a view the model does not see.
   if (outcome.summary === undefined && outcome.omissions.length > 0)
-    lines.push(`<omitted>${markupSafeJson(outcome.omissions)}</omitted>`);
+    text += `\n<omitted>${markupSafeJson(outcome.omissions)}</omitted>`;
   if (outcome.continuation !== undefined) {
-    lines.push(`<continuation>${markupSafeJson(outcome.continuation)}</continuation>`);
+    text += `\n<continuation>${markupSafeJson(outcome.continuation)}</continuation>`;
   }
-  lines.push(`</${RESULT_TAG}>`);
-  return lines.join("\n");
+  return `${text}\n</${RESULT_TAG}>`;
 }
 
 /**

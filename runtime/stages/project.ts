@@ -37,6 +37,37 @@ interface Frame {
   key: string;
 }
 
+/** An object node's properties as two lists in plan order: its keys, and the plan of each. */
+interface PropertyList {
+  keys: readonly string[];
+  plans: readonly ViewPlan[];
+}
+
+/**
+ * Each object node's {@link PropertyList}, made on its first projection. A plan is a constant of generated code,
+ * projected on every admit: listing its keys again for every object of every result was a share of projecting a
+ * small one. Keyed by the `properties` object, which a plan does not change once it is in use.
+ */
+const PROPERTY_LISTS = new WeakMap<Record<string, ViewPlan>, PropertyList>();
+
+function propertyList(properties: Record<string, ViewPlan>): PropertyList {
+  let list = PROPERTY_LISTS.get(properties);
+  if (list === undefined) {
+    const keys: string[] = [];
+    const plans: ViewPlan[] = [];
+    for (const key of Object.keys(properties)) {
+      const plan = properties[key];
+      // A key listed with no plan (an optional member left undefined) projects nothing, as before.
+      if (plan === undefined) continue;
+      keys.push(key);
+      plans.push(plan);
+    }
+    list = { keys, plans };
+    PROPERTY_LISTS.set(properties, list);
+  }
+  return list;
+}
+
 /** Escapes one key for a JSON pointer (RFC 6901 §3). */
 export function pointerSegment(key: string): string {
   // Most keys need no escaping; `includes` is cheaper than two replacements that find nothing.
@@ -51,11 +82,19 @@ function pathOf(frame: Frame): string {
   return `${base}/${typeof segment === "number" ? segment : pointerSegment(segment)}`;
 }
 
-/** Puts a value into an object or array without ever invoking a setter (a `__proto__` key stays an own key). */
+const ownOfObjectPrototype = Object.prototype.hasOwnProperty;
+
+/**
+ * Puts a value into an object or array without ever invoking a setter (a `__proto__` key stays an own key). Every
+ * object a view places into is a `{}` the projection made, and it places each key once (a plan's keys are distinct,
+ * an `any` node's cleaned keys are made so), so a key is on its prototype chain exactly when it is an own key of
+ * `Object.prototype`, whose own prototype cannot be changed: asked of that one object, the question is several times
+ * cheaper than `in` on objects of as many shapes as the view has.
+ */
 function place(into: unknown[] | Record<string, unknown>, key: string, value: unknown): void {
   if (Array.isArray(into)) {
     into.push(value);
-  } else if (key in into) {
+  } else if (ownOfObjectPrototype.call(Object.prototype, key)) {
     // Inherited (`__proto__`, `constructor`, or anything added to `Object.prototype`): assigning could run a setter
     // or fail on a read-only property, so the key is defined as an own property.
     Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
@@ -151,6 +190,12 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
   const stack: Frame[] = [{ value: data, plan, base: "", segment: undefined, into: root, key: "view" }];
 
   const putString = (frame: Frame, text: string, max: number, overflow: StringOverflow): void => {
+    // No more UTF-16 units than the bound, so no more code points either, cleaned or not: whole, as `boundText` would
+    // find, without the bounded form it makes for each string (most strings of a small result are such).
+    if (text.length <= max) {
+      place(frame.into, frame.key, cleanText(text));
+      return;
+    }
     const bounded = boundText(text, max);
     // Nothing left out means whole, except under a negative bound, where even an empty string is an excerpt.
     if (bounded.leftOut === 0 && max >= 0) {
@@ -219,14 +264,13 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
         const source = value as Record<string, unknown>;
         const out: Record<string, unknown> = {};
         place(frame.into, frame.key, out);
-        const keys = Object.keys(node.properties);
+        const { keys, plans } = propertyList(node.properties);
         const base = pathOf(frame);
         // Pushed in reverse so the stack pops them in plan order, which keeps the view's key order stable.
         for (let i = keys.length - 1; i >= 0; i--) {
           const key = keys[i] as string;
-          const child = node.properties[key];
-          if (child === undefined || !Object.hasOwn(source, key)) continue;
-          stack.push({ value: source[key], plan: child, base, segment: key, into: out, key });
+          if (!Object.hasOwn(source, key)) continue;
+          stack.push({ value: source[key], plan: plans[i] as ViewPlan, base, segment: key, into: out, key });
         }
         break;
       }
