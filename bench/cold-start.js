@@ -28,7 +28,7 @@ import Ajv from "ajv";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import addFormats from "ajv-formats";
 import { build } from "esbuild";
-import { outputSchemaSha256 } from "../runtime/dist/mcp-validator.js";
+import { outputSchemaSha256 } from "../runtime/dist/integrations/mcp-validator.js";
 import { generateContracts, outputSchemaContracts } from "./lib/corpus.js";
 import { sampleOf } from "./lib/samples.js";
 import { interleave } from "./lib/stats.js";

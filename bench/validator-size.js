@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { outputSchemaSha256 } from "../runtime/dist/mcp-validator.js";
+import { outputSchemaSha256 } from "../runtime/dist/integrations/mcp-validator.js";
 
 /**
  * A catalog's `validators.js`, cut into its import lines, what its tools share, its result validators by export name,

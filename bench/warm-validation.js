@@ -17,7 +17,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { outputSchemaSha256 } from "../runtime/dist/mcp-validator.js";
+import { outputSchemaSha256 } from "../runtime/dist/integrations/mcp-validator.js";
 import { generateContracts, outputSchemaContracts } from "./lib/corpus.js";
 import { sampleOf } from "./lib/samples.js";
 import { interleave, ratio } from "./lib/stats.js";

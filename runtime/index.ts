@@ -10,7 +10,7 @@ export {
   type CatalogWatchOptions,
   type WatchedCatalog,
   watchCatalog,
-} from "./catalog-watch.js";
+} from "./catalog/watch.js";
 export {
   codeForThrown,
   FAILURE_CODES,
@@ -21,7 +21,8 @@ export {
   type TransportFailureKind,
   type TransportFailureOptions,
   transportFailure,
-} from "./failure.js";
+} from "./contract/failure.js";
+export type * from "./contract/types.js";
 // What generated validators call, from their own light entries (`@toolgate/runtime/formats`, `…/validators`).
 export { formatValidators } from "./formats.js";
 export { defineTool, lookupTool } from "./gate/adapter.js";
@@ -42,14 +43,6 @@ export type {
   ToolCatalog,
 } from "./gate/context.js";
 export {
-  canonicalJson,
-  guardParsedValue,
-  isOverflowingNumberLiteral,
-  isUnsafeIntegerLiteral,
-  parseJsonText,
-  scanJsonText,
-} from "./json-text.js";
-export {
   type McpClientWatch,
   type McpValidator,
   type McpValidatorOptions,
@@ -62,7 +55,7 @@ export {
   sha256HexSync,
   type WatchableMcpClient,
   watchMcpClient,
-} from "./mcp-validator.js";
+} from "./integrations/mcp-validator.js";
 export { previewPlan } from "./policies/candidate.js";
 export {
   FileSpillStore,
@@ -151,6 +144,13 @@ export { receive } from "./stages/receive/receive.js";
 export type { RawKind } from "./stages/receive/received.js";
 export { DEFAULT_CONTENT_RULES } from "./stages/result-kind.js";
 export { ownedByTenant } from "./stages/tenancy.js";
-export { boundText, cleanText, codePointLength, EXCERPT_MARK } from "./text.js";
-export type * from "./types.js";
+export { boundText, cleanText, codePointLength, EXCERPT_MARK } from "./text/hygiene.js";
+export {
+  canonicalJson,
+  guardParsedValue,
+  isOverflowingNumberLiteral,
+  isUnsafeIntegerLiteral,
+  parseJsonText,
+  scanJsonText,
+} from "./text/json.js";
 export { jsonEqual } from "./validators.js";

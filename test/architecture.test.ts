@@ -68,6 +68,21 @@ describe("the architecture", () => {
     }
   });
 
+  it("keeps only the runtime package's entries at the runtime's root", () => {
+    // Each subpath of `@toolgate/runtime` is one file at the root (the `./formats` entry is bundled from its own);
+    // everything those entries share lives in a folder named for what it is.
+    const manifest = JSON.parse(readFileSync(path.join(REPO, "runtime/package.json"), "utf8")) as {
+      exports: Record<string, string | { default: string }>;
+    };
+    const entries = Object.values(manifest.exports)
+      .map((target) => (typeof target === "string" ? target : target.default))
+      .filter((target) => target.startsWith("./dist/"))
+      .map((target) => `runtime/${target.slice("./dist/".length).replace(/\.js$/, ".ts")}`)
+      .sort();
+    const atRoot = sources.filter((file) => path.posix.dirname(file) === "runtime");
+    expect(atRoot).toEqual(entries);
+  });
+
   it("has no import cycle", () => {
     const state = new Map<string, "open" | "done">();
     const cycles: string[][] = [];

@@ -3,7 +3,8 @@
  * `admit` merges the call's context over the adapter's defaults, runs {@link admitPayload} inside the outermost net,
  * and records the outcome on the turn. {@link lookupTool} finds a catalog's adapter by a name chosen at run time.
  */
-import { FAILURE_MESSAGES, RETRY_DEFAULTS } from "../failure.js";
+import { FAILURE_MESSAGES, RETRY_DEFAULTS } from "../contract/failure.js";
+import type { ContextBudget, Failure, Outcome, Success, ToolSpec } from "../contract/types.js";
 import {
   deliver,
   EVENT_VERSION,
@@ -22,7 +23,6 @@ import {
   measureText,
 } from "../stages/measure.js";
 import { toModelContent } from "../stages/model-content.js";
-import type { ContextBudget, Failure, Outcome, Success, ToolSpec } from "../types.js";
 import { admitPayload } from "./admit.js";
 import type {
   AdmitContext,

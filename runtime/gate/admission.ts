@@ -4,7 +4,18 @@
  * one event of the admit. One object per payload, with its methods on the prototype: the stages share it instead of
  * closing over locals.
  */
-import { FAILURE_MESSAGES, RETRY_DEFAULTS } from "../failure.js";
+import { FAILURE_MESSAGES, RETRY_DEFAULTS } from "../contract/failure.js";
+import type {
+  ContentPart,
+  Diagnostics,
+  Failure,
+  FailureCode,
+  GateFlag,
+  GateStage,
+  Outcome,
+  Provenance,
+  ToolSpec,
+} from "../contract/types.js";
 import {
   deliver,
   EVENT_VERSION,
@@ -17,17 +28,6 @@ import {
 import { type KeptOriginal, originalText } from "../stages/receive/observe.js";
 import type { ParsedCopy, RawKind } from "../stages/receive/received.js";
 import { type ResolvedResult, resolveResult } from "../stages/result-kind.js";
-import type {
-  ContentPart,
-  Diagnostics,
-  Failure,
-  FailureCode,
-  GateFlag,
-  GateStage,
-  Outcome,
-  Provenance,
-  ToolSpec,
-} from "../types.js";
 import type { CallContext } from "./context.js";
 
 /** What a finished admission reports to the event sink besides the outcome. */

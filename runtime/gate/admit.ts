@@ -36,6 +36,7 @@
  *   call as `oversize` with `detail.recall = "repeated_arguments"`, since they would return the same result.
  */
 
+import type { Outcome, Provenance } from "../contract/types.js";
 import { largestArray } from "../policies/candidate.js";
 import { finishDirect, runPolicies } from "../policies/chain.js";
 import { spillsIncompleteText } from "../policies/spill.js";
@@ -48,7 +49,6 @@ import { type KeptOriginal, keepOriginal } from "../stages/receive/observe.js";
 import { receive } from "../stages/receive/receive.js";
 import { refusalOutcome } from "../stages/receive/refusal.js";
 import { semantic } from "../stages/semantic.js";
-import type { Outcome, Provenance } from "../types.js";
 import { Admission } from "./admission.js";
 import type { CallContext, GateState } from "./context.js";
 

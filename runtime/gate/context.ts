@@ -2,10 +2,11 @@
  * What callers and generated adapters see of the gate: the adapter, the context of one call, and the hooks through
  * which the caller's own code takes part (semantic checks, summaries, re-calls). Types only.
  */
+
+import type { GateMode, InputIssue, Outcome, ToolSpec } from "../contract/types.js";
 import type { SpillStore } from "../policies/spill-store.js";
 import type { EventSink } from "../record/events.js";
 import type { Turn } from "../record/turn.js";
-import type { GateMode, InputIssue, Outcome, ToolSpec } from "../types.js";
 
 /** What a semantic hook learns about the call besides the data. */
 export interface SemanticInfo<I> {

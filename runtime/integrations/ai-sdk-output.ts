@@ -3,10 +3,11 @@
  * which is what a gated `execute` resolves to (the outcome itself stays in the process, for `outcomeOf`), and a JSON
  * Schema as a Standard Schema, which the AI SDK accepts. Both typed structurally: nothing of `ai` is imported.
  */
+
+import type { Failure, Outcome } from "../contract/types.js";
 import type { ReadBackOutcome } from "../read-back/index.js";
 import type { ModelPart } from "../stages/model-content.js";
 import { RESULT_TAG, toModelContent, toModelParts } from "../stages/model-content.js";
-import type { Failure, Outcome } from "../types.js";
 import { reportsFailure } from "./gate-call.js";
 
 /** One part of a `content` output: the text, or a file part (the AI SDK's shape for images and audio). */

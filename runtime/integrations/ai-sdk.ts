@@ -13,10 +13,11 @@
  * The AI SDK's shapes are typed structurally here, and nothing of `ai` is imported (the read-back tool's input schema
  * is a Standard Schema, which the AI SDK takes), so the adapter adds little to a bundle and serves nearby versions.
  */
+
+import type { Outcome } from "../contract/types.js";
 import type { ToolAdapter, ToolCatalog } from "../gate/context.js";
 import type { ReadBack, ReadBackOutcome } from "../read-back/index.js";
 import { parsedResult } from "../stages/receive/parsed-value.js";
-import type { Outcome } from "../types.js";
 import { type AiInputSchema, type AiToolOutput, aiSchema, renderedOutput, shownOutput } from "./ai-sdk-output.js";
 import {
   type AnyToolAdapter,

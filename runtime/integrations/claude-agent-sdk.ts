@@ -17,9 +17,10 @@
  * `Turn`, an event sink) as every gated call does. The SDK's shapes are typed structurally: this file imports
  * nothing of it.
  */
+
+import type { Outcome } from "../contract/types.js";
 import type { ToolCatalog } from "../gate/context.js";
 import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
-import type { Outcome } from "../types.js";
 import {
   type AnyToolAdapter,
   adaptersFor,

@@ -7,11 +7,11 @@
  * Nothing here imports a framework: each adapter types the framework's shapes structurally, so an app's bundle
  * carries the adapter and the runtime it already uses, and one adapter serves the framework's nearby versions.
  */
-import { errorProperty } from "../failure.js";
+import { errorProperty } from "../contract/failure.js";
+import type { Outcome } from "../contract/types.js";
 import type { AdmitContext, ToolAdapter, ToolCatalog } from "../gate/context.js";
 import type { ReadBack, ReadBackOutcome } from "../read-back/index.js";
 import { type ModelPart, toModelContent, toModelParts } from "../stages/model-content.js";
-import type { Outcome } from "../types.js";
 
 /** Any tool's adapter, as an integration holds it: the catalog's types are the application's, not the framework's. */
 // biome-ignore lint/suspicious/noExplicitAny: an adapter of any tool of any catalog; each outcome is the caller's to narrow.

@@ -5,10 +5,10 @@
  *
  * Nothing here imports LangChain: `langchain.ts` constructs the framework's own objects.
  */
-import { errorProperty } from "../failure.js";
+import { errorProperty } from "../contract/failure.js";
+import type { Outcome } from "../contract/types.js";
 import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
 import { parsedResult } from "../stages/receive/parsed-value.js";
-import type { Outcome } from "../types.js";
 
 /** One block of a LangChain message's content (`{ type: "text", text }`, an image block…). */
 export type LangChainBlock = { type: string } & Record<string, unknown>;

@@ -13,9 +13,9 @@
  */
 import { ToolMessage } from "@langchain/core/messages";
 import { DynamicStructuredTool } from "@langchain/core/tools";
+import type { Outcome } from "../contract/types.js";
 import type { ToolCatalog } from "../gate/context.js";
 import type { ReadBack } from "../read-back/index.js";
-import type { Outcome } from "../types.js";
 import {
   type AnyToolAdapter,
   findAdapter,

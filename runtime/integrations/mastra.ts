@@ -9,11 +9,11 @@
  * The tools are typed structurally; only {@link readBackTool} constructs a Mastra tool, with Mastra's `createTool`.
  */
 import { createTool } from "@mastra/core/tools";
+import type { Outcome } from "../contract/types.js";
 import type { ToolCatalog } from "../gate/context.js";
 import type { ReadBack, ReadBackOutcome } from "../read-back/index.js";
 import { type ModelPart, RESULT_TAG } from "../stages/model-content.js";
 import { parsedResult } from "../stages/receive/parsed-value.js";
-import type { Outcome } from "../types.js";
 import {
   type AnyAdmitContext,
   type AnyToolAdapter,

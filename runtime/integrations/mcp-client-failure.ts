@@ -12,14 +12,14 @@
  *
  * Nothing here imports the SDK: its shapes are typed structurally.
  */
-import { type TransportFailure, transportFailure } from "../failure.js";
+import { type TransportFailure, transportFailure } from "../contract/failure.js";
 import {
   type McpValidatorOptions,
   type McpValidatorProvider,
   mcpCallFailure,
   mcpValidatorProvider,
   type OutputValidators,
-} from "../mcp-validator.js";
+} from "./mcp-validator.js";
 
 /**
  * The v2 client's `jsonSchemaValidator` from the generated `outputValidators` (the catalog's `index.ts` exports it),

@@ -5,7 +5,7 @@
  * fetched with `taskResult`, once per task (a second fetch gets the first one's outcome).
  */
 import { markupSafeText } from "../stages/model-content.js";
-import { boundText } from "../text.js";
+import { boundText } from "../text/hygiene.js";
 import type { AnyToolAdapter } from "./gate-call.js";
 
 /** Most tasks one gated client remembers; past it, the oldest is forgotten (its result can no longer be fetched). */

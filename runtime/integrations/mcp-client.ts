@@ -26,10 +26,11 @@
  *
  * Nothing here imports the SDK: the client is typed structurally, so one adapter serves nearby versions.
  */
+
+import type { Outcome } from "../contract/types.js";
 import type { ToolCatalog } from "../gate/context.js";
 import type { ReadBackOutcome } from "../read-back/index.js";
 import { type ModelPart, toModelRefusal } from "../stages/model-content.js";
-import type { Outcome } from "../types.js";
 import { adaptersFor, findAdapter, type GateOptions, gateCall, readBackCall, reportsFailure } from "./gate-call.js";
 import { mcpClientCallFailure } from "./mcp-client-failure.js";
 import { ANY_RESULT, ClientTasks, field, type TaskState, taskStateOf } from "./mcp-client-tasks.js";

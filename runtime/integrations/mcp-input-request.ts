@@ -13,7 +13,7 @@
  * (a URL-mode elicitation's `url`) passes only as it is: a string with nothing to clean or escape but `&`.
  */
 import { markupSafeText } from "../stages/model-content.js";
-import { boundText, cleanText } from "../text.js";
+import { boundText, cleanText } from "../text/hygiene.js";
 
 /** Most characters of one string of a request for input (a message, a title, a description). */
 export const INPUT_TEXT_MAX_CHARS = 4_000;

@@ -15,11 +15,10 @@
  * The SDK's shapes are typed structurally here: nothing in this file imports the SDK, and the types follow the
  * application's own server class.
  */
-import { type TransportFailure, transportFailure } from "../failure.js";
+import { type TransportFailure, transportFailure } from "../contract/failure.js";
+import type { Outcome } from "../contract/types.js";
 import type { ToolCatalog } from "../gate/context.js";
-import { mcpCallFailure } from "../mcp-validator.js";
 import type { ModelPart } from "../stages/model-content.js";
-import type { Outcome } from "../types.js";
 import {
   adaptersFor,
   findAdapter,
@@ -30,6 +29,7 @@ import {
   type ToolCallInfo,
   UngatedToolError,
 } from "./gate-call.js";
+import { mcpCallFailure } from "./mcp-validator.js";
 
 /**
  * A tool as an MCP server of the SDK lists it (its `MCPTool`). These shapes say `undefined` in an optional member

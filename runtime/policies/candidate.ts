@@ -3,11 +3,12 @@
  * strings optionally to shorter excerpts) as a success that stands in for the full view, measured on what the
  * model reads, and finished once it fits.
  */
+
+import type { GateFlag, Outcome, Success, ViewPlan } from "../contract/types.js";
 import { contextUsedOf, type Measured, measureModelContent } from "../stages/measure.js";
 import { pointerSegment, project } from "../stages/project.js";
 import { isJsonKind } from "../stages/result-kind.js";
 import { continuationOf } from "../stages/view.js";
-import type { GateFlag, Outcome, Success, ViewPlan } from "../types.js";
 import type { LargestArray, OverBudget } from "./policy.js";
 
 /**

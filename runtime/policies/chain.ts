@@ -7,9 +7,10 @@
  * its policies run as for any oversize result, with the excerpt as the preview, but nothing is refused for it. At
  * `drop`, or when every policy passed, the admit ends `direct` with the excerpt, as it would have without the chain.
  */
+
+import type { Outcome, OversizePolicy, Success } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
 import { contextUsedOf, type Measured } from "../stages/measure.js";
-import type { Outcome, OversizePolicy, Success } from "../types.js";
 import { drop, oversizeFailure } from "./drop.js";
 import { type OverBudget, type Policy, passes } from "./policy.js";
 import { recall } from "./recall.js";

@@ -2,8 +2,9 @@
  * Policy `drop`, and the end of every chain: a typed `oversize` failure that says how large the view was, which
  * part is largest (what a narrower call should ask less of), and why each policy tried before it passed.
  */
+
+import type { Failure } from "../contract/types.js";
 import { locationText } from "../stages/issues.js";
-import type { Failure } from "../types.js";
 import type { OverBudget, Policy } from "./policy.js";
 
 /** The call's `oversize` failure, with a hint that would narrow it. */

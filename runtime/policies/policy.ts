@@ -3,10 +3,11 @@
  * and either ends the admit (a finished {@link Outcome}) or passes to the next policy of the contract's chain with
  * a short reason (`{ pass: "no_hook" }`), which the final `oversize` failure reports in `detail`.
  */
+
+import type { Outcome, Success } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
 import type { GateState } from "../gate/context.js";
 import type { Measured } from "../stages/measure.js";
-import type { Outcome, Success } from "../types.js";
 
 /** The largest array in a view and its length: usually what a narrower call should ask less of. */
 export interface LargestArray {

@@ -5,9 +5,9 @@
  * already used in the turn fail the call as `oversize` with `detail.recall = "repeated_arguments"`, since they
  * would return the same result.
  */
-import { codeForThrown, transportFailure } from "../failure.js";
+import { codeForThrown, transportFailure } from "../contract/failure.js";
+import type { Success } from "../contract/types.js";
 import { hashArguments } from "../record/provenance.js";
-import type { Success } from "../types.js";
 import { type OverBudget, type Policy, type PolicyVerdict, pass } from "./policy.js";
 
 /** The hook's narrowed arguments, or a reason to pass. */

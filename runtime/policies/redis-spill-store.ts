@@ -8,7 +8,7 @@
  * Imported from `@toolgate/runtime/redis` only: the main entry never loads it. It takes a connected node-redis
  * client (`redis` is an optional peer dependency) or connects one with {@link RedisSpillStore.connect}.
  */
-import type { SpillReference } from "../types.js";
+import type { SpillReference } from "../contract/types.js";
 import { decodeSpill, encodeSpill, rememberedDigest, unexpired } from "./spill-format.js";
 import {
   isSpillHandle,

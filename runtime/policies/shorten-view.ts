@@ -13,10 +13,11 @@
  *
  * The walk recurses along the view, whose depth the parse stage bounded (`limits.maxDepth`, at most 64).
  */
+
+import type { Omission } from "../contract/types.js";
 import { type LineExcerpt, lineExcerpt, viewCost } from "../stages/line-excerpt.js";
 import { pointerSegment } from "../stages/project.js";
-import { cleanText } from "../text.js";
-import type { Omission } from "../types.js";
+import { cleanText } from "../text/hygiene.js";
 
 /**
  * One part of a view, with what it costs in the model content's JSON (bytes, UTF-8, markup escapes included) and the

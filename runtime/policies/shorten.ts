@@ -18,12 +18,13 @@
  * When the call names a store (`ctx.spillStore`, as `readBack(store).context` gives), the whole view is spilled (the
  * projection `spill` stores, `spilledValue`) and the shortened view carries the handle, its `<spilled …/>` line measured within the budget too.
  */
+
+import type { SpillReference, Success } from "../contract/types.js";
 import { type Measured, measureText } from "../stages/measure.js";
 import { toModelContent } from "../stages/model-content.js";
 import { isJsonKind } from "../stages/result-kind.js";
 import { continuationOf } from "../stages/view.js";
-import { utf8Length } from "../text.js";
-import type { SpillReference, Success } from "../types.js";
+import { utf8Length } from "../text/hygiene.js";
 import { acceptCandidate, measureCandidate } from "./candidate.js";
 import { type OverBudget, type Policy, type PolicyVerdict, pass } from "./policy.js";
 import { cutOmissions, cutView, largestPart, type ViewNode, viewTree } from "./shorten-view.js";

@@ -10,9 +10,9 @@
  * Every store keeps, with the value, who may read it back (the tenant and session of the call that spilled it),
  * when it expires (`ttlMs`), and the index that makes every array item or line addressable (`spill-layout.ts`).
  */
-import { errorProperty } from "../failure.js";
-import { hasInvisible } from "../text.js";
-import type { SpillReference } from "../types.js";
+import { errorProperty } from "../contract/failure.js";
+import type { SpillReference } from "../contract/types.js";
+import { hasInvisible } from "../text/hygiene.js";
 import {
   decodeSpill,
   encodeSpill,

@@ -17,14 +17,15 @@
  * strings and keys cleaned as the view cleans them, media described and never their data), and a text result as its
  * cleaned text. The validated value itself is never stored; the application reads it from the outcome's `data`.
  */
+
+import type { SpillReference, Success, ViewPlan } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
 import { sha256Hex } from "../record/provenance.js";
 import type { Measured } from "../stages/measure.js";
 import { project } from "../stages/project.js";
 import { isJsonKind } from "../stages/result-kind.js";
 import { textOf, textView } from "../stages/text-view.js";
-import { cleanText } from "../text.js";
-import type { SpillReference, Success, ViewPlan } from "../types.js";
+import { cleanText } from "../text/hygiene.js";
 import { acceptCandidate, measureCandidate, previewCandidate } from "./candidate.js";
 import { type OverBudget, type Policy, type PolicyVerdict, pass } from "./policy.js";
 import { getDefaultSpillStore } from "./spill-store.js";

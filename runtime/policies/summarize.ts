@@ -6,7 +6,7 @@
  * and whether the cache had it.
  */
 import { measureText } from "../stages/measure.js";
-import { cleanText } from "../text.js";
+import { cleanText } from "../text/hygiene.js";
 import { acceptCandidate, measureCandidate, previewCandidate } from "./candidate.js";
 import { type OverBudget, type Policy, type PolicyVerdict, pass } from "./policy.js";
 

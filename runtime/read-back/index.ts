@@ -19,9 +19,10 @@
  * and gives the exact arguments of the next page. Every read checks that the handle is well-formed, known, intact
  * (sha256, by the store), not expired, and spilled for the reader's tenant and session, each a typed failure.
  */
+
+import type { ContextBudget } from "../contract/types.js";
 import type { SpillStore } from "../policies/spill-store.js";
 import { DEFAULT_TOKENIZER, measureText } from "../stages/measure.js";
-import type { ContextBudget } from "../types.js";
 import { checkArgs, inputSchema, outputSchema, type ReadBackArgs } from "./arguments.js";
 import { type LoadedCache, openRecord } from "./open.js";
 import { jsonPage, type PageSettings, textPage } from "./pages.js";

@@ -9,10 +9,10 @@
  * `matches`, `lines`, `parts`) is parsed from the very cleaned JSON text the model reads, so the two never differ.
  */
 
+import type { ContextBudget } from "../contract/types.js";
 import { measureText } from "../stages/measure.js";
 import { markupSafeText } from "../stages/model-content.js";
-import { cleanText } from "../text.js";
-import type { ContextBudget } from "../types.js";
+import { cleanText } from "../text/hygiene.js";
 import type { ReadBackArgs } from "./arguments.js";
 import { renderPage } from "./render.js";
 import { itemsOf, type Loaded, lineOf, partsOf, select } from "./select.js";

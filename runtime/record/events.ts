@@ -4,8 +4,9 @@
  * Events carry codes, numbers, the tool's name and the caller's correlation id: never payload text, instance
  * paths or messages, so a log pipeline can keep them without handling tool output.
  */
+
+import type { FailureCode, GateFlag, GateStage } from "../contract/types.js";
 import type { RawKind } from "../stages/receive/received.js";
-import type { FailureCode, GateFlag, GateStage } from "../types.js";
 
 /** How an admit's view was brought within budget: `direct` (it fit), a policy, or `drop` (an `oversize` failure). */
 export type PolicyMix = "direct" | "summarize" | "spill" | "recall" | "shorten" | "drop";

@@ -7,7 +7,7 @@
  * still loads where there is no such module; there the Web Crypto API (`crypto.subtle`, which every runtime the gate
  * targets provides) is the fallback.
  */
-import { canonicalJson } from "../json-text.js";
+import { canonicalJson } from "../text/json.js";
 
 const encoder = new TextEncoder();
 

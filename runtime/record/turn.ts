@@ -7,7 +7,7 @@
  * the model's window, {@link Turn.window} says after each admit how full it is, whether to compact (at 70% by
  * default, down to 40%), what each tool contributed, and when compacting did not help, that the turn should stop.
  */
-import type { FailureCode, Omission, Outcome } from "../types.js";
+import type { FailureCode, Omission, Outcome } from "../contract/types.js";
 import { type CallClaim, type ContextTotals, MemoryTurnStore, type TurnStore } from "./turn-store.js";
 
 export { type CallClaim, type ContextTotals, MemoryTurnStore, type TurnStore } from "./turn-store.js";

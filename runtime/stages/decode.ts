@@ -4,10 +4,11 @@
  * decoded, so a payload refused as invalid UTF-8 still has its hash. Decoding is strict UTF-8, and a BOM is kept so
  * that parse refuses it by name.
  */
+
+import type { Failure, Provenance } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
 import { sha256HexNow, sha256HexWebCrypto } from "../record/provenance.js";
-import { decodeUtf8 } from "../text.js";
-import type { Failure, Provenance } from "../types.js";
+import { decodeUtf8 } from "../text/hygiene.js";
 import type { Received } from "./receive/received.js";
 
 const encoder = new TextEncoder();

@@ -9,8 +9,9 @@
  *   (`instruction_like_text`) or, when the contract says `reject`, fails the call as `semantic_violation`. It is
  *   matched on a folded form, so fullwidth letters and Cyrillic or Greek lookalikes read as the words they imitate.
  */
-import { cleanText, isInvisibleAstral, isInvisibleUnit, utf8Length } from "../text.js";
-import type { FieldPath, FieldRule, ValidationIssue } from "../types.js";
+
+import type { FieldPath, FieldRule, ValidationIssue } from "../contract/types.js";
+import { cleanText, isInvisibleAstral, isInvisibleUnit, utf8Length } from "../text/hygiene.js";
 import { pointerSegment } from "./project.js";
 
 /** A value found at a path, with its concrete instance path. */

@@ -4,8 +4,8 @@
  * of the property it is about. Paths and names are chosen by the tool or the model, so they are bounded and every
  * control or invisible character in them is escaped.
  */
-import { diagnosticText } from "../failure.js";
-import type { InputIssue, ValidateFunction, ValidationIssue } from "../types.js";
+import { diagnosticText } from "../contract/failure.js";
+import type { InputIssue, ValidateFunction, ValidationIssue } from "../contract/types.js";
 
 /** Most validation issues reported: enough to fix a contract, bounded against a payload made of errors. */
 export const MAX_ISSUES = 20;

@@ -8,8 +8,9 @@
  * | `text` | the text itself, bounded by `result.text.maxLines` (`result_too_large`, `too_many_lines`) | the text view |
  * | `content` | the admitted blocks (`schema_mismatch`, `no_content_blocks`, when the payload had none) | the text view |
  */
+
+import type { Failure, ResultKind, Success } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
-import type { Failure, ResultKind, Success } from "../types.js";
 import { countLines } from "./line-excerpt.js";
 import { parse } from "./parse.js";
 import { textView } from "./text-view.js";

@@ -10,7 +10,7 @@
  * backslashes and controls escaped, and `<`, `>`, `&` and their lookalikes as `\u00XX`, see `markupSafeJson`), and
  * each line break as the two characters `\n`. So a view of `maxBytes` costs at most `maxBytes` in the rendered body.
  */
-import { cleanText } from "../text.js";
+import { cleanText } from "../text/hygiene.js";
 import { markupSafeJson } from "./model-content.js";
 
 /** Where a text view left lines out. Line numbers are 1-based and inclusive. */

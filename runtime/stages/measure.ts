@@ -30,8 +30,9 @@
  * limit, and never more than `limit × 128` code units. Special-token text such as `<|endoftext|>` is counted as
  * plain text.
  */
-import { utf8Length } from "../text.js";
-import type { ContextBudget, Outcome, Success } from "../types.js";
+
+import type { ContextBudget, Outcome, Success } from "../contract/types.js";
+import { utf8Length } from "../text/hygiene.js";
 import { toModelContent } from "./model-content.js";
 
 /** The tokenizers a contract can name. */

@@ -7,7 +7,7 @@
  * U+2028/U+2029 escaped too. That is still valid JSON with the same value, but no text from a tool can form a tag,
  * not even `＜/tool_result＞` in fullwidth forms, so nothing inside can close the delimiter or open a new one.
  */
-import type { ContentPart, Outcome } from "../types.js";
+import type { ContentPart, Outcome } from "../contract/types.js";
 
 /** The delimiter's tag name. */
 export const RESULT_TAG = "tool_result";

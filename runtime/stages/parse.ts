@@ -3,9 +3,10 @@
  * nesting past the contract's depth (`schema_mismatch`: the bound is the contract's), integers JSON.parse would
  * round (`invalid_json`), and escaped lone surrogates (`invalid_encoding`).
  */
+
+import type { Failure } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
-import { type JsonParse, parseJsonText } from "../json-text.js";
-import type { Failure } from "../types.js";
+import { type JsonParse, parseJsonText } from "../text/json.js";
 import { TOO_DEEP_ISSUE } from "./issues.js";
 
 /** A parsed value. */

@@ -5,8 +5,9 @@
  * keeps a description of it, never its data: base64 read as text costs the model thousands of tokens and says
  * nothing. The media itself goes on as a part, which the view stage holds to the contract's media rules.
  */
-import { boundText } from "../text.js";
-import type { LiftedMedia, MediaDescription, ViewPlan } from "../types.js";
+
+import type { LiftedMedia, MediaDescription, ViewPlan } from "../contract/types.js";
+import { boundText } from "../text/hygiene.js";
 import { base64Bytes, essence } from "./receive/content-blocks.js";
 import { matchesSignature } from "./receive/media-signatures.js";
 

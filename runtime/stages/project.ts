@@ -6,8 +6,9 @@
  * `Object.prototype`) is defined with `Object.defineProperty`, so `__proto__` stays an own property and never
  * becomes a prototype; any other key is simply assigned.
  */
-import { boundText, cleanText } from "../text.js";
-import type { LiftedMedia, Omission, Projection, StringOverflow, ViewPlan } from "../types.js";
+
+import type { LiftedMedia, Omission, Projection, StringOverflow, ViewPlan } from "../contract/types.js";
+import { boundText, cleanText } from "../text/hygiene.js";
 import { lineExcerpt, viewCost } from "./line-excerpt.js";
 import { liftMedia } from "./project-media.js";
 

@@ -1,5 +1,5 @@
 /** A tool's result kind as the gate applies it: the contract's `result` block, with the defaults it leaves out. */
-import type { ContentRules, MediaRule, ResultKind, ToolSpec } from "../types.js";
+import type { ContentRules, MediaRule, ResultKind, ToolSpec } from "../contract/types.js";
 
 /** What the gate knows of a tool's result: its kind, the blocks allowed beside it, and the text bounds. */
 export interface ResolvedResult {

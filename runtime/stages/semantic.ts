@@ -3,9 +3,10 @@
  * finds a violation. A hook that throws fails closed. Hooks are the caller's code: their verdicts are reduced to
  * locations and short rule codes.
  */
+
+import type { Failure, ValidationIssue } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
 import type { SemanticHook, SemanticInfo, SemanticVerdict, SemanticViolation } from "../gate/context.js";
-import type { Failure, ValidationIssue } from "../types.js";
 import { checkFieldRules } from "./fields.js";
 import { locationText, MAX_ISSUES, safeIssues } from "./issues.js";
 

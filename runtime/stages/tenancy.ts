@@ -3,8 +3,8 @@
  * caller's tenant.
  */
 
+import type { FieldPath } from "../contract/types.js";
 import type { SemanticHook, SemanticViolation } from "../gate/context.js";
-import type { FieldPath } from "../types.js";
 import { locate } from "./fields.js";
 
 /**

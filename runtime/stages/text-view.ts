@@ -14,9 +14,10 @@
  * The `spill` policy fits the view again with its reference beside it (`fields`), so the excerpt leaves room for
  * the `<spilled …/>` line that names the handle and the read-back tool.
  */
+
+import type { ContentPart, ContextBudget, Omission, Success, TextView } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
-import { boundText, cleanText, utf8Length } from "../text.js";
-import type { ContentPart, ContextBudget, Omission, Success, TextView } from "../types.js";
+import { boundText, cleanText, utf8Length } from "../text/hygiene.js";
 import { cleanedLines, type LineExcerpt, lineExcerpt, type TextLines, viewCost } from "./line-excerpt.js";
 import { MAX_TOKEN_UNITS, measureText, measureVerdict, noteMeasuredView } from "./measure.js";
 import { toModelContent } from "./model-content.js";

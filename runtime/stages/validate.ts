@@ -1,6 +1,7 @@
 /** Stage `validate`: the generated validator on the whole value, before any view or shortening. */
+
+import type { Failure } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
-import type { Failure } from "../types.js";
 import { toIssues } from "./issues.js";
 
 /**

@@ -2,9 +2,10 @@
  * Stage `view`: the generated projection of a valid value (the contract's view plan, with text hygiene), and the
  * continuation token when something was left out: the success the model would read, before it is measured.
  */
+
+import type { ContentPart, ContentRules, LiftedMedia, Omission, Success } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
-import { codePointLength } from "../text.js";
-import type { ContentPart, ContentRules, LiftedMedia, Omission, Success } from "../types.js";
+import { codePointLength } from "../text/hygiene.js";
 import { locate, opaqueTokenProblem } from "./fields.js";
 import { mediaAllowed } from "./receive/content-blocks.js";
 

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Outcome, parsedResult } from "../../runtime/index.js";
-import { parsedValueJson } from "../../runtime/json-text.js";
+import { parsedValueJson } from "../../runtime/text/json.js";
 import { goodRecord, recordTool, STRUCTURED_RESULT } from "../runtime/fixture.js";
 
 const structured = () => recordTool({ result: STRUCTURED_RESULT });

@@ -5,7 +5,7 @@
  * 100,000-character key costs a few hundred characters of diagnostics at most.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_PATH_CHARS } from "../../runtime/failure.js";
+import { MAX_PATH_CHARS } from "../../runtime/contract/failure.js";
 import { type Failure, mcpValidatorProvider, outputSchemaSha256 } from "../../runtime/index.js";
 import { compile, goodRecord, recordTool } from "../runtime/fixture.js";
 

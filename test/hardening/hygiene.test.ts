@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cleanText, markupSafeJson, toModelContent } from "../../runtime/index.js";
 import { foldLookalikes, instructionText, looksLikeInstructions } from "../../runtime/stages/fields.js";
-import { hasInvisible } from "../../runtime/text.js";
+import { hasInvisible } from "../../runtime/text/hygiene.js";
 import { type AnyAdapter, adaptersOf, generateInto, REPO } from "./scratch.js";
 
 const cp = (...points: number[]) => String.fromCodePoint(...points);

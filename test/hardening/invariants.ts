@@ -33,7 +33,7 @@ import {
   toModelContent,
   toModelParts,
 } from "../../runtime/index.js";
-import { hasInvisible } from "../../runtime/text.js";
+import { hasInvisible } from "../../runtime/text/hygiene.js";
 import { HOSTILE_MARKER, TOOL_TEXT } from "./hostile-raw.js";
 import { type KindUnderTest, kindSuccessViolations } from "./kinds.js";
 import { MARKER, type Payload } from "./payloads.js";

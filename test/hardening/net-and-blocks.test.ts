@@ -12,7 +12,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Outcome } from "../../runtime/index.js";
-import { isWellFormedText } from "../../runtime/text.js";
+import { isWellFormedText } from "../../runtime/text/hygiene.js";
 import { admitCollecting, expectNoLeak, goodRecord, recordTool, STRUCTURED_RESULT } from "../runtime/fixture.js";
 
 const MARKER = "HOSTILEr7k";

@@ -13,12 +13,12 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { JsonSchema } from "../../generator/schema/shapes.js";
 import type { Outcome } from "../../runtime/index.js";
-import { canonicalJson } from "../../runtime/json-text.js";
 import { hashTextNow } from "../../runtime/record/provenance.js";
 import { receiveCallToolResult } from "../../runtime/stages/receive/mcp-result.js";
 import { receiveParsedValue, receiveWrittenValue } from "../../runtime/stages/receive/parsed-value.js";
 import type { ReceiveLimits } from "../../runtime/stages/receive/received.js";
 import { DEFAULT_CONTENT_RULES, DEFAULT_TEXT_RULE } from "../../runtime/stages/result-kind.js";
+import { canonicalJson } from "../../runtime/text/json.js";
 import { mutatedValue, valueArbitrary } from "./payloads.js";
 import { type AnyAdapter, adaptersOf, generateInto, REPO } from "./scratch.js";
 

@@ -7,6 +7,7 @@
  * view declares reads back whole, past the preview's cuts.
  */
 import { describe, expect, it } from "vitest";
+import type { ViewPlan } from "../../runtime/contract/types.js";
 import {
   defineTool,
   MemorySpillStore,
@@ -17,8 +18,7 @@ import {
 } from "../../runtime/index.js";
 import { wholePlan } from "../../runtime/policies/spill.js";
 import { project } from "../../runtime/stages/project.js";
-import { hasInvisible } from "../../runtime/text.js";
-import type { ViewPlan } from "../../runtime/types.js";
+import { hasInvisible } from "../../runtime/text/hygiene.js";
 import { compile, recordSpec, textTool } from "../runtime/fixture.js";
 
 const OMITTED = "OMITTED-5d1f0a";

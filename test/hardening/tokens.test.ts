@@ -13,6 +13,7 @@ import * as cl100k from "gpt-tokenizer/encoding/cl100k_base";
 import * as o200k from "gpt-tokenizer/encoding/o200k_base";
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { ContextBudget } from "../../runtime/contract/types.js";
 import {
   boundedTokenCount,
   CHUNK_RUNS,
@@ -23,7 +24,6 @@ import {
   type TokenizerParts,
 } from "../../runtime/stages/measure.js";
 import { toModelContent } from "../../runtime/stages/model-content.js";
-import type { ContextBudget } from "../../runtime/types.js";
 import { type AnyAdapter, adaptersOf, generateInto, writeContracts } from "./scratch.js";
 
 const NO_SPECIAL = { disallowedSpecial: new Set<string>() };

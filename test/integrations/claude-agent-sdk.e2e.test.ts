@@ -14,10 +14,10 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { gateHooks, gateSdkTools, readBackServer } from "../../runtime/claude-agent-sdk.js";
+import type { Outcome } from "../../runtime/contract/types.js";
 import type { GateEvent } from "../../runtime/index.js";
 import { UngatedToolError } from "../../runtime/integrations/gate-call.js";
 import { Turn } from "../../runtime/record/turn.js";
-import type { Outcome } from "../../runtime/types.js";
 import {
   type ModelRequest,
   type ScriptedBlock,

@@ -19,7 +19,7 @@ import { type GateEvent, Turn } from "../../runtime/index.js";
 import { type GateOptions, UngatedToolError } from "../../runtime/integrations/gate-call.js";
 import { type GatedClient, type GatedToolResult, gateClient } from "../../runtime/integrations/mcp-client.js";
 import { mcpClientCallFailure, mcpClientValidator } from "../../runtime/integrations/mcp-client-failure.js";
-import { type OutputValidators, outputSchemaSha256 } from "../../runtime/mcp-validator.js";
+import { type OutputValidators, outputSchemaSha256 } from "../../runtime/integrations/mcp-validator.js";
 import {
   advertisedTool,
   expectModelSaw,

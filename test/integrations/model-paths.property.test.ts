@@ -28,7 +28,7 @@ import { MemorySpillStore, type ReadBack, type ReadBackArgs, readBack, toModelCo
 import { gateMiddleware } from "../../runtime/langchain.js";
 import { gateTools as gateMastraTools } from "../../runtime/mastra.js";
 import { gateTools as gateOpenAiTools } from "../../runtime/openai-agents.js";
-import { cleanText, hasInvisible } from "../../runtime/text.js";
+import { cleanText, hasInvisible } from "../../runtime/text/hygiene.js";
 import { ensureRuntimeBuilt, generateCatalog, scratchFolder } from "../mcp/fixture-catalog.js";
 import { spillHandle } from "./fixture.js";
 import { callTool as langchainCall, ScriptedChatModel, textOf } from "./langchain-model.js";

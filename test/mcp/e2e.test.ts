@@ -10,10 +10,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Outcome } from "../../runtime/contract/types.js";
 import type { ToolAdapter } from "../../runtime/gate/context.js";
-import { mcpCallFailure, mcpValidatorProvider } from "../../runtime/mcp-validator.js";
+import { mcpCallFailure, mcpValidatorProvider } from "../../runtime/integrations/mcp-validator.js";
 import { toModelContent } from "../../runtime/stages/model-content.js";
-import type { Outcome } from "../../runtime/types.js";
 // @ts-expect-error: a plain JavaScript fixture without type declarations.
 import { createGatedServer, HOSTILE_BODY } from "../fixtures/mcp-servers/gated-server.mjs";
 import {

@@ -20,10 +20,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { IMPORTED_LINES_MAX } from "../../generator/mcp/view-settings.js";
+import type { Outcome } from "../../runtime/contract/types.js";
 import type { ToolAdapter } from "../../runtime/gate/context.js";
-import { mcpCallFailure, mcpValidatorProvider, type OutputValidators } from "../../runtime/mcp-validator.js";
+import {
+  mcpCallFailure,
+  mcpValidatorProvider,
+  type OutputValidators,
+} from "../../runtime/integrations/mcp-validator.js";
 import { toModelContent, toModelParts } from "../../runtime/stages/model-content.js";
-import type { Outcome } from "../../runtime/types.js";
 import { toolgate } from "../cli.js";
 import { typeCheck } from "../hardening/scratch.js";
 import { ensureRuntimeBuilt, type FixtureCatalog, generateCatalog, scratchFolder } from "./fixture-catalog.js";

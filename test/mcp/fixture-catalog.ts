@@ -12,7 +12,7 @@ export { ensureBuilt as ensureRuntimeBuilt } from "../build.js";
 import { writeOutput } from "../../generator/emit/write.js";
 import { generate } from "../../generator/pipeline.js";
 import { canonicalJson } from "../../generator/schema/json.js";
-import type { ValidateFunction } from "../../runtime/types.js";
+import type { ValidateFunction } from "../../runtime/contract/types.js";
 
 /** The repository root. */
 export const repo = path.resolve(import.meta.dirname, "../..");

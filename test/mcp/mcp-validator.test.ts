@@ -5,7 +5,8 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/t
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../generator/schema/json.js";
-import { isTransportFailure } from "../../runtime/failure.js";
+import { isTransportFailure } from "../../runtime/contract/failure.js";
+import type { ValidateFunction } from "../../runtime/contract/types.js";
 import {
   type McpValidator,
   type McpValidatorProvider,
@@ -13,8 +14,7 @@ import {
   mcpValidatorProvider,
   outputSchemaSha256,
   sha256HexSync,
-} from "../../runtime/mcp-validator.js";
-import type { ValidateFunction } from "../../runtime/types.js";
+} from "../../runtime/integrations/mcp-validator.js";
 import { repo } from "./fixture-catalog.js";
 
 const nodeSha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");

@@ -12,8 +12,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ToolAdapter } from "../../runtime/gate/context.js";
-import type { OutputValidators } from "../../runtime/mcp-validator.js";
-import { mcpCallFailure, mcpValidatorProvider, outputSchemaSha256 } from "../../runtime/mcp-validator.js";
+import type { OutputValidators } from "../../runtime/integrations/mcp-validator.js";
+import { mcpCallFailure, mcpValidatorProvider, outputSchemaSha256 } from "../../runtime/integrations/mcp-validator.js";
 import { toolgate } from "../cli.js";
 import { ensureRuntimeBuilt, type FixtureCatalog, generateCatalog, scratchFolder } from "./fixture-catalog.js";
 

@@ -16,10 +16,10 @@
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Outcome } from "../../runtime/contract/types.js";
 import type { ToolAdapter } from "../../runtime/gate/context.js";
-import type { OutputValidators } from "../../runtime/mcp-validator.js";
+import type { OutputValidators } from "../../runtime/integrations/mcp-validator.js";
 import { markupSafeText, toModelContent, toModelParts } from "../../runtime/stages/model-content.js";
-import type { Outcome } from "../../runtime/types.js";
 import { toolgate } from "../cli.js";
 import { ensureRuntimeBuilt, generateCatalog, scratchFolder } from "./fixture-catalog.js";
 import { callServer, type RawCall } from "./real-servers/collect.js";

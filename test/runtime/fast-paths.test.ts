@@ -7,12 +7,6 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { parsedResult, project, scanJsonText, toModelContent, type ViewPlan } from "../../runtime/index.js";
-import {
-  isOverflowingNumberLiteral,
-  isUnsafeIntegerLiteral,
-  type JsonScan,
-  parseJsonText,
-} from "../../runtime/json-text.js";
 import { hashTextNow, sha256Hex, sha256HexWebCrypto } from "../../runtime/record/provenance.js";
 import { checkFieldRules, INSTRUCTION_LIKE, INSTRUCTION_TRIGGER, locate } from "../../runtime/stages/fields.js";
 import {
@@ -26,7 +20,13 @@ import {
   leadingCodePoints,
   utf8Length,
   utf8LengthCounted,
-} from "../../runtime/text.js";
+} from "../../runtime/text/hygiene.js";
+import {
+  isOverflowingNumberLiteral,
+  isUnsafeIntegerLiteral,
+  type JsonScan,
+  parseJsonText,
+} from "../../runtime/text/json.js";
 import { goodRecord, recordSpec, recordTool } from "./fixture.js";
 
 const encoder = new TextEncoder();
@@ -266,11 +266,11 @@ describe("on a host without node built-ins (an edge runtime)", () => {
     vi.resetModules();
     host.getBuiltinModule = undefined;
     let edge: typeof import("../../runtime/gate/adapter.js");
-    let edgeText: typeof import("../../runtime/text.js");
+    let edgeText: typeof import("../../runtime/text/hygiene.js");
     let edgeProvenance: typeof import("../../runtime/record/provenance.js");
     try {
       edge = await import("../../runtime/gate/adapter.js");
-      edgeText = await import("../../runtime/text.js");
+      edgeText = await import("../../runtime/text/hygiene.js");
       edgeProvenance = await import("../../runtime/record/provenance.js");
     } finally {
       host.getBuiltinModule = getBuiltinModule;

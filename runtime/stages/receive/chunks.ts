@@ -2,10 +2,10 @@
  * Bytes that arrive in pieces (a web stream, an async iterable): read chunk by chunk under the ceiling, the producer
  * stopped as soon as the running total passes it, yielded to the event loop so timers run against any producer.
  */
-import { codeForThrown } from "../../failure.js";
+import { codeForThrown } from "../../contract/failure.js";
+import type { FailureCode, GateStage } from "../../contract/types.js";
 import { startSha256 } from "../../record/provenance.js";
-import { isWellFormedText } from "../../text.js";
-import type { FailureCode, GateStage } from "../../types.js";
+import { isWellFormedText } from "../../text/hygiene.js";
 import {
   FREE_EMPTY_CHUNKS,
   MAX_EMPTY_CHUNKS,

@@ -8,7 +8,7 @@
  * they are of the declared media type (`media-signatures.ts`). A URI is kept as data: never resolved, fetched or
  * followed.
  */
-import { isWellFormedText, utf8Length } from "../../text.js";
+import { isWellFormedText, utf8Length } from "../../text/hygiene.js";
 import { matchesSignature } from "./media-signatures.js";
 
 /** What a contract allows of one media kind (`image`, `audio`). */

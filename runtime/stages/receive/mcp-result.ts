@@ -2,10 +2,11 @@
  * An MCP `CallToolResult`: a tool error, or its content blocks read under the contract's rules and its primary
  * value taken by the result kind (structured content, the JSON in the first text block, the text, or the blocks).
  */
-import { canonicalJson, parseJsonText } from "../../json-text.js";
+
+import type { ContentPart } from "../../contract/types.js";
 import { hashTextNow } from "../../record/provenance.js";
-import { utf8Length } from "../../text.js";
-import type { ContentPart } from "../../types.js";
+import { utf8Length } from "../../text/hygiene.js";
+import { canonicalJson, parseJsonText } from "../../text/json.js";
 import { DEFAULT_RESULT } from "../result-kind.js";
 import { type BlockProblem, firstLoneSurrogate, readContentBlocks } from "./content-blocks.js";
 import { receiveParsedValue } from "./parsed-value.js";

@@ -5,7 +5,7 @@
  * clone), a web stream teed (the gate reads one branch), an async iterable replayed (the chunks the gate read are
  * kept for the caller, the rest pulled from the source when the caller reads them). See `Observation` in `types.ts`.
  */
-import { isTransportFailure } from "../../failure.js";
+import { isTransportFailure } from "../../contract/failure.js";
 import { chunkBytes, DETACHED, isAsyncIterable, isReadableStream } from "./chunks.js";
 import { isParsedResult } from "./parsed-value.js";
 import { isResponse } from "./response.js";

@@ -2,8 +2,9 @@
  * A value that arrived already parsed (MCP `structuredContent`, an in-process tool's return value): the gate writes
  * its JSON text itself, and from then on it is received like any text payload.
  */
-import { parsedValueJson } from "../../json-text.js";
+
 import { hashTextNow, startTextHash } from "../../record/provenance.js";
+import { parsedValueJson } from "../../text/json.js";
 import { writeJsonPieces } from "./json-pieces.js";
 import { type NotReceived, type RawKind, type ReceivedText, type ReceiveLimits, refused } from "./received.js";
 import { overCeiling } from "./string.js";

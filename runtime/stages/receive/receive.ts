@@ -21,7 +21,7 @@
  *   against a producer that answers at once, and empty chunks are slowed and then refused (`empty_chunks`);
  * - a producer's `cancel()`/`return()` is awaited at most {@link STOP_GRACE_MS} ms, never past the wait's end.
  */
-import { codeForThrown, isTransportFailure, transportFailureOf } from "../../failure.js";
+import { codeForThrown, isTransportFailure, transportFailureOf } from "../../contract/failure.js";
 import { RAW_READERS, type RawReader } from "./readers.js";
 import { DEFAULT_TIMEOUT_MS, type NotReceived, type Received, type ReceiveLimits, refused } from "./received.js";
 import { receiveString } from "./string.js";

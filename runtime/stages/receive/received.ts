@@ -2,8 +2,9 @@
  * What the receive stage hands on: a payload read in full under the ceiling, or why nothing usable was received,
  * and the bounds every receive works within.
  */
+
+import type { ContentPart, FailureCode, GateFlag, GateStage } from "../../contract/types.js";
 import type { HashedText } from "../../record/provenance.js";
-import type { ContentPart, FailureCode, GateFlag, GateStage } from "../../types.js";
 import type { ResolvedResult } from "../result-kind.js";
 
 /** What the transport delivered, as far as the gate can tell. Used in events and diagnostics. */

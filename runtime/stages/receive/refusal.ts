@@ -5,10 +5,11 @@
  * reach the model so it can correct its call ("relation userz does not exist"); the code stays `tool_error`, so the
  * words are never the only sign that the call failed. Events never carry the text (`record/events.ts`).
  */
+
+import type { Diagnostics, Failure } from "../../contract/types.js";
 import type { Admission } from "../../gate/admission.js";
 import { sha256Hex } from "../../record/provenance.js";
-import { boundText } from "../../text.js";
-import type { Diagnostics, Failure } from "../../types.js";
+import { boundText } from "../../text/hygiene.js";
 import { TOO_DEEP_ISSUE } from "../issues.js";
 import type { NotReceived } from "./received.js";
 

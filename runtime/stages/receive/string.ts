@@ -1,6 +1,6 @@
 /** A payload delivered as a string: refused over the ceiling without encoding it, parsed as it is. */
 import { hashTextNow } from "../../record/provenance.js";
-import { isWellFormedText, utf8Length } from "../../text.js";
+import { isWellFormedText, utf8Length } from "../../text/hygiene.js";
 import { type NotReceived, type RawKind, type ReceivedText, refused } from "./received.js";
 
 /**

@@ -2,7 +2,7 @@
  * Every wait for the transport ends: with the caller's signal, or the contract's time limit. A foreign thenable is
  * never handed to `await`; the gate calls its `then` itself, once per hop, at most {@link MAX_THENABLE_HOPS} hops.
  */
-import { codeForThrown } from "../../failure.js";
+import { codeForThrown } from "../../contract/failure.js";
 import { MAX_THENABLE_HOPS, type NotReceived, type RawKind, refused, STOP_GRACE_MS } from "./received.js";
 
 /** The bounds on every wait for the transport in one receive. */

@@ -17,10 +17,10 @@ import { type BoundsReport, checkBounds } from "../../../generator/checks/index.
 import { DEFAULTS, type XToolgate } from "../../../generator/contract/x-toolgate.js";
 import { planView, runtimePlan } from "../../../generator/model/view-plan.js";
 import type { JsonSchema, SchemaObject } from "../../../generator/schema/shapes.js";
+import type { ContextBudget, Outcome } from "../../../runtime/contract/types.js";
 import { measureText } from "../../../runtime/stages/measure.js";
 import { toModelContent } from "../../../runtime/stages/model-content.js";
 import { project } from "../../../runtime/stages/project.js";
-import type { ContextBudget, Outcome } from "../../../runtime/types.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 const schemasDir = path.join(repo, "schemas");

@@ -4,7 +4,11 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { mcpCallFailure, mcpValidatorProvider, type OutputValidators } from "../../../runtime/mcp-validator.js";
+import {
+  mcpCallFailure,
+  mcpValidatorProvider,
+  type OutputValidators,
+} from "../../../runtime/integrations/mcp-validator.js";
 import type { Args, StartedServer } from "./servers.js";
 
 /** One call and what the server answered. */

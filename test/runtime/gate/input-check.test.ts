@@ -13,7 +13,7 @@ import { validateInput as queryDatabaseInput } from "../../../generated/query_da
 import { validateInput as searchDocsInput } from "../../../generated/search_docs/validate.js";
 import { defineTool, type InputIssue, type ValidateFunction } from "../../../runtime/index.js";
 import { MAX_ISSUES, MAX_MESSAGE_CHARS, MAX_PROPERTY_CHARS } from "../../../runtime/stages/issues.js";
-import { codePointLength } from "../../../runtime/text.js";
+import { codePointLength } from "../../../runtime/text/hygiene.js";
 import { compile, recordSpec } from "../fixture.js";
 
 /** An adapter whose arguments are checked by `validate`. */

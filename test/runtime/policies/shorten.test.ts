@@ -19,7 +19,7 @@ import {
 } from "../../../runtime/index.js";
 import { cutView, largestPart, viewTree } from "../../../runtime/policies/shorten-view.js";
 import { markupSafeJson } from "../../../runtime/stages/model-content.js";
-import { utf8Length } from "../../../runtime/text.js";
+import { utf8Length } from "../../../runtime/text/hygiene.js";
 import { compile, goodRecord, recordTool, STRUCTURED_RESULT, textTool } from "../fixture.js";
 
 interface Hit {

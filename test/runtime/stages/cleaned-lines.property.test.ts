@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cleanedLines, countLines, lineExcerpt } from "../../../runtime/stages/line-excerpt.js";
-import { cleanText } from "../../../runtime/text.js";
+import { cleanText } from "../../../runtime/text/hygiene.js";
 
 /** Characters cleaning removes, or keeps only beside an emoji: the ones whose neighbours matter. */
 const hostile = fc.constantFrom(

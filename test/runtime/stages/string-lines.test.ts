@@ -11,10 +11,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Omission, ViewPlan } from "../../../runtime/contract/types.js";
 import { gapMarker, viewCost } from "../../../runtime/stages/line-excerpt.js";
 import { project, stringLines } from "../../../runtime/stages/project.js";
-import { cleanText, codePointLength } from "../../../runtime/text.js";
-import type { Omission, ViewPlan } from "../../../runtime/types.js";
+import { cleanText, codePointLength } from "../../../runtime/text/hygiene.js";
 
 function linesOf(text: string): string[] {
   const lines = text.split("\n");

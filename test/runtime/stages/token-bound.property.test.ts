@@ -19,7 +19,7 @@ import {
   toModelContent,
 } from "../../../runtime/index.js";
 import { measureVerdict } from "../../../runtime/stages/measure.js";
-import { utf8Length } from "../../../runtime/text.js";
+import { utf8Length } from "../../../runtime/text/hygiene.js";
 import { goodRecord, JSON_TEXT_RESULT, recordTool, STRUCTURED_RESULT, textTool } from "../fixture.js";
 
 /** Whether the gate's verdicts are forced through the tokenizer. */

@@ -5,7 +5,7 @@
  *
  * `data` keeps the tool's value exactly as received; only the view and messages meant for the model are cleaned.
  */
-import { hostBuiltin } from "./record/provenance.js";
+import { hostBuiltin } from "../record/provenance.js";
 
 /** The part of `node:buffer` the gate uses: native UTF-8 length and validation (simdutf in Node). */
 interface NodeBuffers {
@@ -288,7 +288,7 @@ export function cleanText(text: string): string {
 }
 
 /** Number of Unicode code points in `text` (what the view's character bounds count, and `maxLength` too). */
-export { codePointLength } from "./validators.js";
+export { codePointLength } from "../validators.js";
 
 /** The first `max` code points of `text` (never half a surrogate pair). */
 export function leadingCodePoints(text: string, max: number): string {

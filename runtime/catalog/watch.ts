@@ -19,7 +19,7 @@
  * (`node_modules/.cache/toolgate/catalog/<version>/`, where the adapters still find `@toolgate/runtime`), and imported
  * from there. Each version loaded stays in memory for the life of the process.
  */
-import type { ToolAdapter } from "./gate/context.js";
+import type { ToolAdapter } from "../gate/context.js";
 
 /** One tool of a generated catalog (`generated/index.ts`'s `catalog`). */
 export interface CatalogEntry {

@@ -18,9 +18,9 @@
  *
  * This module does not import the SDK: the types below are the SDK's `jsonSchemaValidator` interface, structurally.
  */
-import { diagnosticText, errorProperty, type TransportFailure, transportFailure } from "./failure.js";
-import { canonicalJson } from "./json-text.js";
-import type { ValidateFunction } from "./types.js";
+import { diagnosticText, errorProperty, type TransportFailure, transportFailure } from "../contract/failure.js";
+import type { ValidateFunction } from "../contract/types.js";
+import { canonicalJson } from "../text/json.js";
 
 /** What a validator tells the SDK client (the SDK's `JsonSchemaValidatorResult`). */
 export type McpValidatorResult<T> =

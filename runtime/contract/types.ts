@@ -5,9 +5,9 @@
  * into exactly one {@link Outcome}. This file is the whole contract between the two: generated code imports these
  * names from `@toolgate/runtime` and nothing else.
  */
-import type { ContentPart, ContentRules } from "./stages/receive/content-blocks.js";
+import type { ContentPart, ContentRules } from "../stages/receive/content-blocks.js";
 
-export type { ContentPart, ContentRules, MediaRule } from "./stages/receive/content-blocks.js";
+export type { ContentPart, ContentRules, MediaRule } from "../stages/receive/content-blocks.js";
 
 /** Why a tool call did not produce a usable result. One code per stage of the gate that can refuse. */
 export type FailureCode =

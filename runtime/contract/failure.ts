@@ -2,7 +2,7 @@
  * Failure codes, their retry defaults, the transport failures a caller hands to `admit`, and the one way text built
  * from payload keys (paths in diagnostics and messages) is made safe to show.
  */
-import { boundText, hasInvisible, leadingCodePoints } from "./text.js";
+import { boundText, hasInvisible, leadingCodePoints } from "../text/hygiene.js";
 import type { FailureCode } from "./types.js";
 
 /**
