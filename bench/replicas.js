@@ -23,7 +23,7 @@
  *   (the first quarter is the warm-up). Resident memory, sampled every second, is reported beside it but not
  *   judged: a replica is busy only while the balanced contender's burst runs, a third of each round in an order
  *   turned each round, and V8 grows its heap under that load and gives pages back when it chooses, so a quarter's
- *   mean RSS says how much balanced load the quarter caught (one run: 187 to 199 MiB after a full collection
+ *   mean RSS says how much balanced load the quarter caught (50 sessions × 60 calls: 187 to 199 MiB after a full collection
  *   following another contender's burst, 211 to 230 MiB following the balanced one's, heap retained 71 to 74 MiB
  *   throughout);
  * - zero lost (every call answered), zero crossed (each answer carries its own request's text) and zero duplicated
