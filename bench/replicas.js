@@ -23,9 +23,9 @@
  *   (the first quarter is the warm-up). Resident memory, sampled every second, is reported beside it but not
  *   judged: a replica is busy only while the balanced contender's burst runs, a third of each round in an order
  *   turned each round, and V8 grows its heap under that load and gives pages back when it chooses, so a quarter's
- *   mean RSS says how much balanced load the quarter caught (50 sessions × 60 calls: 187 to 199 MiB after a full collection
- *   following another contender's burst, 211 to 230 MiB following the balanced one's, heap retained 71 to 74 MiB
- *   throughout);
+ *   mean RSS says how much balanced load the quarter caught (50 sessions × 60 calls: 187 to 199 MiB after a full
+ *   collection following another contender's burst, 211 to 230 MiB following the balanced one's, heap retained
+ *   71 to 74 MiB throughout);
  * - zero lost (every call answered), zero crossed (each answer carries its own request's text) and zero duplicated
  *   (each replica's events file holds exactly one gated `echo` per call a gate answered, so no call was run twice);
  * - the same outcomes as one replica: one call in ten is also made on one replica alone and must give the same
