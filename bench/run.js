@@ -642,11 +642,19 @@ if (selected.has("replicas"))
     ]);
     rows.push([
       "",
-      `replica memory, last quarter against second (${rep.memorySamples[0].length} samples each): ${rep.memoryDrift.map((d) => `${mib(d.last)} ${pct(d.change)}`).join(", ")}`,
+      `replica memory retained (heap + external after a full GC, ${rep.retained[0].length} probes between bursts), last quarter against second: ${rep.memoryDrift.map((d) => `${mib(d.last)} ${pct(d.change)}`).join(", ")}`,
       `second quarter: ${rep.memoryDrift.map((d) => mib(d.second)).join(", ")}`,
       "",
       `flat: each within ±${rep.memoryFlatWithin * 100}%`,
       rep.memoryFlat ? "met" : "missed",
+    ]);
+    rows.push([
+      "",
+      `replica resident memory (RSS every second, ${rep.memorySamples[0].length} samples), last quarter against second: ${rep.rssDrift.map((d) => `${mib(d.last)} ${pct(d.change)}`).join(", ")}`,
+      `second quarter: ${rep.rssDrift.map((d) => mib(d.second)).join(", ")}`,
+      "",
+      "(reported: follows V8's heap sizing and the load of the moment)",
+      "",
     ]);
     rows.push([
       "",
