@@ -6,11 +6,13 @@
  * below the count.
  *
  * The gate is run twice on each payload: as it is, and with its verdicts forced through the tokenizer (the measure
- * module's verdict functions replaced by the full count, for this file only). Budgets are drawn between the view's
+ * module's verdict functions and its measure stage replaced by the full count, for this file only; a test below
+ * checks the forcing reaches every result kind). Budgets are drawn between the view's
  * token count and its byte length, where only the bound can spare the count, and around both ends.
  */
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import type { Success } from "../../../runtime/contract/types.js";
 import {
   type ContextBudget,
   type GateEvent,
@@ -36,6 +38,10 @@ vi.mock("../../../runtime/stages/measure.js", async (importOriginal) => {
       mode.count ? original.measureText(text, budget, limit) : original.measureVerdict(text, budget, limit),
     measureModelContent: (outcome: Outcome<unknown, unknown>, budget: ContextBudget) =>
       mode.count ? original.measureText(render(outcome), budget) : original.measureModelContent(outcome, budget),
+    // The gate's measure stage: a view the view stage already measured is counted again, so structured and JSON
+    // text results, whose views only this stage measures, meet the tokenizer too.
+    measureView: (view: Success<unknown, unknown>, budget: ContextBudget) =>
+      mode.count ? original.measureText(render(view), budget) : original.measureView(view, budget),
   };
 });
 
@@ -138,6 +144,26 @@ async function checkSameVerdict(kind: Kind, tokenizer: Tokenizer, value: string 
     expect(bounded.contextUsed).toEqual({ unit: "tokens", value: bytes, budget: max, exact: false });
   }
 }
+
+describe("the forced count of this file", () => {
+  it("reaches every result kind: a view within the budget by its bytes is counted when forced, bounded when not", async () => {
+    for (const kind of KINDS) {
+      const value = kind === "text" || kind === "content" ? "The committee reviewed the report." : goodRecord({});
+      const payload = payloadOf(kind, value);
+      mode.count = true;
+      const counted = await admitWith(kind, budgetOf("o200k_base", UNBOUNDED), payload);
+      mode.count = false;
+      const bounded = await admitWith(kind, budgetOf("o200k_base", UNBOUNDED), payload);
+      expect(counted.ok && bounded.ok, kind).toBe(true);
+      if (!counted.ok || !bounded.ok) continue;
+      expect(counted.contextUsed.exact, kind).toBeUndefined();
+      expect(counted.contextUsed.value, kind).toBe(
+        (await measureText(toModelContent(counted), budgetOf("o200k_base", UNBOUNDED))).value,
+      );
+      expect(bounded.contextUsed.exact, kind).toBe(false);
+    }
+  });
+});
 
 describe("a token budget gets the same verdict whether or not the tokenizer ran", () => {
   for (const tokenizer of TOKENIZERS) {
