@@ -42,26 +42,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { startCluster } from "../test/fixtures/replicas/cluster.mjs";
+import { ECHO_CONTRACT, startCluster } from "../test/fixtures/replicas/cluster.mjs";
 import { summarize } from "./lib/stats.js";
-
-/** server-everything's `echo` as a text result: a short answer whole, a long one spilled with its first lines. */
-const ECHO = {
-  name: "echo",
-  description: "Echoes back the input string",
-  inputSchema: {
-    type: "object",
-    properties: { message: { type: "string", maxLength: 100_000 } },
-    required: ["message"],
-    additionalProperties: false,
-  },
-  "x-toolgate": {
-    receive: { maxBytes: 1024 * 1024 },
-    context: { unit: "bytes", max: 2000 },
-    oversize: ["spill", "drop"],
-    result: { kind: "text", text: { maxLines: 10_000 } },
-  },
-};
 
 const CALL_TIMEOUT_MS = 30_000;
 const RUN_LIMIT_MS = 45 * 60_000;
@@ -213,7 +195,7 @@ export async function runReplicasBench({ sessions = 50, calls = 200, rounds = 5,
   }, RUN_LIMIT_MS).unref();
   const contracts = path.join(work, "replicas-contracts");
   await mkdir(contracts, { recursive: true });
-  await writeFile(path.join(contracts, "echo.tool.json"), JSON.stringify(ECHO, null, 2));
+  await writeFile(path.join(contracts, "echo.tool.json"), JSON.stringify(ECHO_CONTRACT, null, 2));
   const eventFiles = [0, 1, 2, 3].map((i) => path.join(work, `replicas-events-${process.pid}-${i}.jsonl`));
   const flags = ["--schemas", contracts, "--turns", "session"];
   // The spare is one replica alike, outside the balancer: the one-replica contender and the outcomes' reference

@@ -10,29 +10,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../build.js";
-import { type Cluster, type ReplicaMemory, startCluster } from "../../fixtures/replicas/cluster.mjs";
+import { type Cluster, ECHO_CONTRACT, type ReplicaMemory, startCluster } from "../../fixtures/replicas/cluster.mjs";
 import { scratchFolders } from "../mcp/scratch.js";
 
 const scratch = scratchFolders("proxy-replicas-memory-");
 const START_MS = 400_000;
-
-/** server-everything's `echo` as a text result, as the load test gates it. */
-const ECHO = {
-  name: "echo",
-  description: "Echoes back the input string",
-  inputSchema: {
-    type: "object",
-    properties: { message: { type: "string", maxLength: 100_000 } },
-    required: ["message"],
-    additionalProperties: false,
-  },
-  "x-toolgate": {
-    receive: { maxBytes: 1024 * 1024 },
-    context: { unit: "bytes", max: 2000 },
-    oversize: ["spill", "drop"],
-    result: { kind: "text", text: { maxLines: 10_000 } },
-  },
-};
 
 /** All the text of a result's content. */
 function textOf(result: unknown): string {
@@ -49,7 +31,7 @@ describe("a replica started with the memory probe", () => {
     await ensureBuilt();
     const contracts = path.join(await scratch(), "contracts");
     await mkdir(contracts);
-    await writeFile(path.join(contracts, "echo.tool.json"), JSON.stringify(ECHO, null, 2));
+    await writeFile(path.join(contracts, "echo.tool.json"), JSON.stringify(ECHO_CONTRACT, null, 2));
     const flags = ["--schemas", contracts, "--turns", "session"];
     cluster = await startCluster({ replicas: 1, server: "http", flags, memoryProbe: true });
   }, START_MS);

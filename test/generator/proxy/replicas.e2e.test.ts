@@ -13,30 +13,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../build.js";
-import { type Cluster, startCluster } from "../../fixtures/replicas/cluster.mjs";
+import { type Cluster, ECHO_CONTRACT, startCluster } from "../../fixtures/replicas/cluster.mjs";
 import { spillHandle } from "../../integrations/fixture.js";
 import { scratchFolders } from "../mcp/scratch.js";
 
 const scratch = scratchFolders("proxy-replicas-");
 const START_MS = 400_000;
-
-/** server-everything's `echo` as a text result: a short answer whole, a long one spilled with its first lines. */
-const ECHO = {
-  name: "echo",
-  description: "Echoes back the input string",
-  inputSchema: {
-    type: "object",
-    properties: { message: { type: "string", maxLength: 100_000 } },
-    required: ["message"],
-    additionalProperties: false,
-  },
-  "x-toolgate": {
-    receive: { maxBytes: 1024 * 1024 },
-    context: { unit: "bytes", max: 2000 },
-    oversize: ["spill", "drop"],
-    result: { kind: "text", text: { maxLines: 10_000 } },
-  },
-};
 
 /** server-everything's slow tool: a call that is still under way when a replica is killed. */
 const SLOW = {
@@ -111,7 +93,7 @@ describe("three replicas in front of one Streamable HTTP server, balanced round-
     const work = await scratch();
     const contracts = path.join(work, "contracts");
     await import("node:fs/promises").then((fs) => fs.mkdir(contracts));
-    await writeFile(path.join(contracts, "echo.tool.json"), JSON.stringify(ECHO, null, 2));
+    await writeFile(path.join(contracts, "echo.tool.json"), JSON.stringify(ECHO_CONTRACT, null, 2));
     await writeFile(path.join(contracts, "slow.tool.json"), JSON.stringify(SLOW, null, 2));
     // One events file per replica: each gated call is one line, in whichever replica gated it.
     eventFiles = [0, 1, 2].map((i) => path.join(work, `events-${i}.jsonl`));
@@ -220,7 +202,7 @@ describe("three replicas in front of a stdio server each, balanced by session id
     await ensureBuilt();
     const contracts = path.join(await scratch(), "contracts");
     await import("node:fs/promises").then((fs) => fs.mkdir(contracts));
-    await writeFile(path.join(contracts, "echo.tool.json"), JSON.stringify(ECHO, null, 2));
+    await writeFile(path.join(contracts, "echo.tool.json"), JSON.stringify(ECHO_CONTRACT, null, 2));
     cluster = await startCluster({ replicas: 3, server: "stdio", balance: "session", flags: ["--schemas", contracts] });
   }, START_MS);
 

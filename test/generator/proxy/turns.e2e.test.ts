@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../build.js";
-import { type Cluster, startCluster } from "../../fixtures/replicas/cluster.mjs";
+import { type Cluster, ECHO_CONTRACT, startCluster } from "../../fixtures/replicas/cluster.mjs";
 import { scratchFolders } from "../mcp/scratch.js";
 
 const scratch = scratchFolders("proxy-turns-");
@@ -22,21 +22,8 @@ const BUDGET = 2500;
 
 /** server-everything's `echo` as a text result, each call allowed two re-calls of itself per turn. */
 const ECHO = {
-  name: "echo",
-  description: "Echoes back the input string",
-  inputSchema: {
-    type: "object",
-    properties: { message: { type: "string", maxLength: 100_000 } },
-    required: ["message"],
-    additionalProperties: false,
-  },
-  "x-toolgate": {
-    receive: { maxBytes: 1024 * 1024 },
-    context: { unit: "bytes", max: 2000 },
-    oversize: ["drop"],
-    recall: { max: 2 },
-    result: { kind: "text", text: { maxLines: 10_000 } },
-  },
+  ...ECHO_CONTRACT,
+  "x-toolgate": { ...ECHO_CONTRACT["x-toolgate"], oversize: ["drop"], recall: { max: 2 } },
 };
 
 type Result = Awaited<ReturnType<Client["callTool"]>>;
