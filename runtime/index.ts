@@ -138,6 +138,17 @@ export {
   toModelRefusal,
 } from "./stages/model-content.js";
 export { DEFAULT_MAX_STRING_CHARS, type ProjectOptions, pointerSegment, project } from "./stages/project.js";
+export {
+  finishView,
+  LEFT_OUT,
+  startView,
+  type ViewBuild,
+  viewDefine,
+  viewKeysFree,
+  viewNode,
+  viewPlanAt,
+  viewString,
+} from "./stages/projector.js";
 export type { McpCallToolResult } from "./stages/receive/mcp-result.js";
 export { type ParsedResult, parsedResult } from "./stages/receive/parsed-value.js";
 export { receive } from "./stages/receive/receive.js";

@@ -5,6 +5,7 @@
 import type { ToolModel } from "../generator/model/index.js";
 import { runtimePlan, type TypedPlan } from "../generator/model/view-plan.js";
 import { type Code, ident, join, literalBlock, own, quote, ts, typeKey } from "./code.js";
+import { projector } from "./projector.js";
 
 /** The TypeScript type of a view made by `plan`. */
 export function viewType(plan: TypedPlan, indent = ""): Code {
@@ -104,7 +105,22 @@ export function viewModule(tool: ToolModel): Code {
   if (tool.result === undefined) return textViewModule(tool);
   const { names } = tool;
   const plan = runtimePlan(tool.view.plan);
-  return ts`import { project, type Projection, type ViewPlan } from "@toolgate/runtime";
+  const projection = projector(plan, tool.view.maxStringChars, ident(names.view).text);
+  return ts`import {
+  cleanText,
+  finishView,
+  LEFT_OUT,
+  type Projection,
+  project,
+  startView,
+  type ViewBuild,
+  type ViewPlan,
+  viewDefine,
+  viewKeysFree,
+  viewNode,
+  viewPlanAt,
+  viewString,
+} from "@toolgate/runtime";
 import type { ${ident(names.result)} } from "./types.js";
 
 /** What the model may see of a valid ${ident(names.result)}: declared, approved fields only, each bounded. */
@@ -113,9 +129,14 @@ export type ${ident(names.view)} = ${viewType(tool.view.plan)};
 /** How the view is made: which fields, how many items, how long a string. Reviewed as part of the contract. */
 export const viewPlan: ViewPlan = ${literalBlock(plan as never, "", prototypeMemberPlan)};
 
-/** Build the view of a validated result. Leaves \`data\` untouched. */
+/**
+ * Build the view of a validated result: the projection \`project(data, viewPlan)\` makes, as code over the plan's
+ * own keys. Leaves \`data\` untouched.
+ */
 export function buildView(data: ${ident(names.result)}): Projection<${ident(names.view)}> {
-  return project(data, viewPlan, { maxStringChars: ${tool.view.maxStringChars} }) as Projection<${ident(names.view)}>;
+${projection.buildBody}
 }
+
+${projection.declarations}
 `;
 }

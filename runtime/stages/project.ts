@@ -78,7 +78,11 @@ export function pointerSegment(key: string): string {
 
 /** The JSON pointer of a frame's value. */
 function pathOf(frame: Frame): string {
-  const { base, segment } = frame;
+  return pathAt(frame.base, frame.segment);
+}
+
+/** The JSON pointer of the member `segment` (a key, unescaped, or an index) of the container at `base`. */
+export function pathAt(base: string, segment: string | number | undefined): string {
   if (segment === undefined) return base;
   return `${base}/${typeof segment === "number" ? segment : pointerSegment(segment)}`;
 }
@@ -184,46 +188,86 @@ function resolve(plan: ViewPlan, type: ReturnType<typeof jsonType>): ViewPlan | 
  * A value left out of an array is dropped from it, and its original index is in the omission's path.
  */
 export function project(data: unknown, plan: ViewPlan, options: ProjectOptions = {}): Projection<unknown> {
-  const maxStringChars = options.maxStringChars ?? DEFAULT_MAX_STRING_CHARS;
-  const omissions: Omission[] = [];
-  const media: LiftedMedia[] = [];
+  const sink: ViewSink = {
+    omissions: [],
+    media: [],
+    maxStringChars: options.maxStringChars ?? DEFAULT_MAX_STRING_CHARS,
+  };
+  const holder = projectInto(sink, data, plan, "", undefined);
+  // The stack pops in document order, so omissions are already listed top to bottom.
+  const projection: Projection<unknown> = {
+    view: holder.view,
+    complete: sink.omissions.length === 0,
+    omissions: sink.omissions,
+  };
+  if (sink.media.length > 0) projection.media = sink.media;
+  return projection;
+}
+
+/** Where a projection gathers what it left out and the media it lifted, and its bound for strings. */
+export interface ViewSink {
+  readonly omissions: Omission[];
+  readonly media: LiftedMedia[];
+  /** Character bound for strings under a `value` or `any` node without their own `max`. */
+  readonly maxStringChars: number;
+}
+
+/**
+ * A string under a bound of `max` code points, as the view shows it: cleaned and whole, or shortened by `overflow`
+ * (a marked excerpt, whole lines with a marked gap, or left out: `undefined`), each shortening reported in
+ * `omissions` at the string's path (`base` and `segment`, written out only then).
+ */
+export function projectString(
+  omissions: Omission[],
+  text: string,
+  max: number,
+  overflow: StringOverflow,
+  base: string,
+  segment: string | number | undefined,
+): string | undefined {
+  // No more UTF-16 units than the bound, so no more code points either, cleaned or not: whole, as `boundText` would
+  // find, without the bounded form it makes for each string (most strings of a small result are such).
+  if (text.length <= max) return cleanText(text);
+  const bounded = boundText(text, max);
+  // Nothing left out means whole, except under a negative bound, where even an empty string is an excerpt.
+  if (bounded.leftOut === 0 && max >= 0) return bounded.text;
+  if (overflow === "lines" && max >= 0) {
+    // Shown as whole lines with a marked gap, unless the bound cannot hold even the markers.
+    const shown = stringLines(text, max);
+    if (shown !== undefined) {
+      const path = pathAt(base, segment);
+      for (const omission of shown.omissions) omissions.push({ path, ...omission });
+      return shown.text;
+    }
+  }
+  if (overflow !== "omit") {
+    omissions.push({ path: pathAt(base, segment), kind: "excerpt", count: bounded.leftOut });
+    return bounded.text;
+  }
+  // Left out whole: the count is the string's length in code points.
+  omissions.push({ path: pathAt(base, segment), kind: "omitted", count: bounded.leftOut + Math.max(0, max - 1) });
+  return undefined;
+}
+
+/**
+ * Projects `value` (at `base` and `segment`) by `plan` into a holder: `{ view }` when something is shown, `{}` when
+ * the value is left out. Omissions and media go to `sink` in document order, after whatever it holds already, so a
+ * projection can hand any part of a value to this walk and still list everything top to bottom.
+ */
+export function projectInto(
+  sink: ViewSink,
+  value: unknown,
+  plan: ViewPlan,
+  base: string,
+  segment: string | number | undefined,
+): { view?: unknown } {
+  const { omissions, media, maxStringChars } = sink;
   const root: Record<string, unknown> = {};
-  const stack: Frame[] = [{ value: data, plan, base: "", segment: undefined, into: root, key: "view" }];
+  const stack: Frame[] = [{ value, plan, base, segment, into: root, key: "view" }];
 
   const putString = (frame: Frame, text: string, max: number, overflow: StringOverflow): void => {
-    // No more UTF-16 units than the bound, so no more code points either, cleaned or not: whole, as `boundText` would
-    // find, without the bounded form it makes for each string (most strings of a small result are such).
-    if (text.length <= max) {
-      place(frame.into, frame.key, cleanText(text));
-      return;
-    }
-    const bounded = boundText(text, max);
-    // Nothing left out means whole, except under a negative bound, where even an empty string is an excerpt.
-    if (bounded.leftOut === 0 && max >= 0) {
-      place(frame.into, frame.key, bounded.text);
-    } else if (overflow === "lines" && max >= 0 && putLines(frame, text, max)) {
-      // Shown as whole lines with a marked gap.
-    } else if (overflow !== "omit") {
-      place(frame.into, frame.key, bounded.text);
-      omissions.push({ path: pathOf(frame), kind: "excerpt", count: bounded.leftOut });
-    } else {
-      // Left out whole: the count is the string's length in code points.
-      const length = bounded.leftOut + Math.max(0, max - 1);
-      omissions.push({ path: pathOf(frame), kind: "omitted", count: length });
-    }
-  };
-
-  /**
-   * A string over its bound as whole lines (see {@link stringLines}); `false`, and nothing placed, when the bound
-   * cannot hold even the markers, and the string is then a code-point excerpt.
-   */
-  const putLines = (frame: Frame, text: string, max: number): boolean => {
-    const shown = stringLines(text, max);
-    if (shown === undefined) return false;
-    place(frame.into, frame.key, shown.text);
-    const path = pathOf(frame);
-    omissions.push(...shown.omissions.map((omission) => ({ path, ...omission })));
-    return true;
+    const shown = projectString(omissions, text, max, overflow, frame.base, frame.segment);
+    if (shown !== undefined) place(frame.into, frame.key, shown);
   };
 
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
@@ -294,10 +338,7 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
       }
     }
   }
-  // The stack pops in document order, so omissions are already listed top to bottom.
-  const projection: Projection<unknown> = { view: root.view, complete: omissions.length === 0, omissions };
-  if (media.length > 0) projection.media = media;
-  return projection;
+  return root;
 }
 
 /**

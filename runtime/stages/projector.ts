@@ -1,0 +1,92 @@
+/**
+ * What a generated projector calls: the pieces of the view projection (`project.ts`) that a tool's own `buildView`
+ * needs when it walks its plan in straight-line code instead of interpreting it.
+ *
+ * `toolgate generate` writes, for each structured result, a function per object and array node of the view plan
+ * (`templates/projector.ts`): constant keys read and written in plan order, strings bounded in place. Whatever is
+ * not that simple (a union that needs a search, a tuple, an `any` or `media` node, or a value whose JSON type does not
+ * fit its node) is handed to the interpreter with {@link viewNode}, at its path, into the same lists of omissions
+ * and media, so the projection is the interpreter's on every value: the same view, the same omissions in the same
+ * order, the same media. A property test holds the two equal on random plans and values.
+ */
+
+import type { Projection, StringOverflow, ViewPlan } from "../contract/types.js";
+import { projectInto, projectString, type ViewSink } from "./project.js";
+
+/** What a generated projector gathers while it builds one view. */
+export type ViewBuild = ViewSink;
+
+/** What {@link viewNode} returns for a value the view leaves out (nothing is placed for it). */
+export const LEFT_OUT: unique symbol = Symbol("left out");
+
+/** A new build, for one call of a generated `buildView`. */
+export function startView(maxStringChars: number): ViewBuild {
+  return { omissions: [], media: [], maxStringChars };
+}
+
+/** The projection a build made: its view, whether nothing was left out, the omissions and any lifted media. */
+export function finishView<V>(view: unknown, build: ViewBuild): Projection<V> {
+  const projection: Projection<unknown> = {
+    view,
+    complete: build.omissions.length === 0,
+    omissions: build.omissions,
+  };
+  if (build.media.length > 0) projection.media = build.media;
+  return projection as Projection<V>;
+}
+
+/**
+ * A string under a bound: the cleaned string when it is shown, `undefined` when the view leaves it out, every
+ * shortening reported at the string's path (the container's `base` and its key or index).
+ */
+export function viewString(
+  build: ViewBuild,
+  text: string,
+  max: number,
+  overflow: StringOverflow,
+  base: string,
+  segment: string | number | undefined,
+): string | undefined {
+  return projectString(build.omissions, text, max, overflow, base, segment);
+}
+
+/** A value projected by the interpreter with its plan node: what the view shows of it, or {@link LEFT_OUT}. */
+export function viewNode(
+  build: ViewBuild,
+  value: unknown,
+  plan: ViewPlan,
+  base: string,
+  segment: string | number | undefined,
+): unknown {
+  const holder = projectInto(build, value, plan, base, segment);
+  return Object.hasOwn(holder, "view") ? holder.view : LEFT_OUT;
+}
+
+/**
+ * Places a key that is a member of `Object.prototype` (`constructor`, `toString`, `__proto__`, …) as an own
+ * property: assigning it would run the inherited setter or fail on a read-only member.
+ */
+export function viewDefine(into: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+const ownOfObjectPrototype = Object.prototype.hasOwnProperty;
+
+/**
+ * Whether none of `keys` is a member of `Object.prototype` now. A generated projector assigns the keys that were
+ * not when it was generated; should something have added one since, it projects with the interpreter instead,
+ * which defines such keys, so no key a view writes ever runs a setter.
+ */
+export function viewKeysFree(keys: readonly string[]): boolean {
+  for (let i = 0; i < keys.length; i++) {
+    if (ownOfObjectPrototype.call(Object.prototype, keys[i] as string)) return false;
+  }
+  return true;
+}
+
+/** The node of `plan` at `path` (property names and indexes): where a generated projector finds its nodes. */
+export function viewPlanAt(plan: ViewPlan, path: readonly (string | number)[]): ViewPlan {
+  let node: unknown = plan;
+  for (const step of path) node = (node as Record<string | number, unknown>)[step];
+  return node as ViewPlan;
+}

@@ -1,0 +1,280 @@
+/**
+ * The projector of `view.ts`: a tool's `buildView` as straight-line code over its view plan, one function per object
+ * and array node, so a result's view is made by reading and writing the plan's constant keys rather than by
+ * interpreting the plan on every admit.
+ *
+ * It makes exactly the projection the runtime's interpreter (`project`) makes: the same view, the same omissions in
+ * the same order, the same media. Nodes whose work is not a fixed shape (a tuple, an `any` or `media` node, a union
+ * that needs a search) and values whose JSON type does not fit their node are handed to the interpreter at their
+ * path (`viewNode`), into the same lists. Keys are read only when they are own keys (the interpreter's rule); a key
+ * that is a member of `Object.prototype` is defined rather than assigned; and should anything add one of the view's
+ * other keys to `Object.prototype` after generation, the whole view is the interpreter's (`viewKeysFree`), which
+ * defines such keys, so no key written ever runs a setter.
+ */
+
+import type { ViewPlan } from "@toolgate/runtime";
+import { pointerSegment } from "@toolgate/runtime";
+import { type Code, own, quote } from "./code.js";
+
+/** A step of a node's path in the plan object: a property name or an index. */
+type PlanStep = string | number;
+
+/** What the projector's emission gathers: its functions, the plan nodes it hands on, the keys it assigns. */
+interface Emission {
+  readonly functions: string[];
+  /** Constant name of each node handed to the interpreter, by its path in the plan. */
+  readonly nodes: Map<string, { name: string; path: readonly PlanStep[] }>;
+  /** Keys the view assigns (not members of `Object.prototype` when generated). */
+  readonly keys: Set<string>;
+  readonly maxStringChars: number;
+}
+
+/** The JSON types the interpreter tells apart when it resolves a union. */
+type JsonKind = "object" | "array" | "string" | "primitive";
+
+const JSON_KINDS: readonly JsonKind[] = ["string", "array", "object", "primitive"];
+
+/** What each JSON type is tested with, in generated code, for the value `v`. */
+const KIND_TEST: Readonly<Record<JsonKind, string>> = {
+  string: 'typeof v === "string"',
+  array: "Array.isArray(v)",
+  object: 'v !== null && typeof v === "object"',
+  primitive: "true",
+};
+
+/** The keys `Object.prototype` has of its own: such a key is defined in the view, never assigned. */
+const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** Whether a plan node other than a union takes a value of this JSON type (the interpreter's `fitsDirectly`). */
+function fitsDirectly(plan: ViewPlan, type: JsonKind): boolean {
+  switch (plan.kind) {
+    case "object":
+      return type === "object";
+    case "array":
+    case "tuple":
+      return type === "array";
+    case "string":
+      return type === "string";
+    case "value":
+      return type === "string" || type === "primitive";
+    case "any":
+      return true;
+    case "media":
+      return plan.form === "block" ? type === "object" : type === "string";
+    case "union":
+      return false;
+  }
+}
+
+/**
+ * The option of a union a value of this type is projected with, and its index, when the union's options hold no
+ * union (then the first option that fits, as the interpreter finds it without a search); `undefined` when no option
+ * fits or a nested union would need the interpreter's search.
+ */
+function unionOption(plan: Extract<ViewPlan, { kind: "union" }>, type: JsonKind): number | undefined {
+  for (let i = 0; i < plan.options.length; i++) {
+    const option = plan.options[i] as ViewPlan;
+    if (option.kind === "union") return undefined;
+    if (fitsDirectly(option, type)) return i;
+  }
+  return undefined;
+}
+
+/**
+ * The keys of an object node in the order the interpreter reads them: `view.ts` writes the plan's keys sorted, and
+ * the plan object then lists integer-like keys first, as every object does.
+ */
+function planKeys(properties: Record<string, ViewPlan>): string[] {
+  const written: Record<string, true> = {};
+  for (const key of Object.keys(properties).sort()) {
+    Object.defineProperty(written, key, { value: true, enumerable: true, configurable: true, writable: true });
+  }
+  return Object.keys(written);
+}
+
+/** A string literal of generated code. */
+function text(value: string): string {
+  return quote(value).text;
+}
+
+/**
+ * Where a value sits, as expressions of generated code: its container's path (`base`), its key or index unescaped
+ * (`segment`, `undefined` for the root), and its own path, written out only when a container is projected.
+ */
+interface Place {
+  base: string;
+  segment: string;
+  path: string;
+}
+
+/** Statement lists that are one `if` statement, which an `else` can take as `else if`. */
+const chains = new WeakSet<string[]>();
+
+/** The statements that place the value `v` projected by `node`, at `at`, with `put`. */
+function placeNode(
+  emission: Emission,
+  node: ViewPlan,
+  path: readonly PlanStep[],
+  at: Place,
+  put: (expression: string) => string,
+): string[] {
+  const { base, segment } = at;
+  const handOn = (): string[] => [
+    `const r = viewNode(b, v, ${nodeConstant(emission, path)}, ${base}, ${segment});`,
+    `if (r !== LEFT_OUT) ${put("r")};`,
+  ];
+  const branch = (test: string, then: string[], otherwise: string[]): string[] => {
+    const lines = [`if (${test}) {`, ...then.map((line) => `  ${line}`)];
+    // An `else` that is one `if` of its own reads as `else if`.
+    if (chains.has(otherwise)) lines.push(`} else ${otherwise[0]}`, ...otherwise.slice(1));
+    else lines.push("} else {", ...otherwise.map((line) => `  ${line}`), "}");
+    chains.add(lines);
+    return lines;
+  };
+  const string = (max: number, overflow: string): string[] => {
+    const bounded = `v.length <= ${max} ? cleanText(v) : viewString(b, v, ${max}, ${text(overflow)}, ${base}, ${segment})`;
+    return overflow === "omit"
+      ? [`const t = ${bounded};`, `if (t !== undefined) ${put("t")};`]
+      : [`${put(`${bounded} as string`)};`];
+  };
+  switch (node.kind) {
+    case "string":
+      return branch('typeof v === "string"', string(node.max, node.overflow), handOn());
+    case "value":
+      return branch(
+        'typeof v === "string"',
+        string(node.max ?? emission.maxStringChars, "excerpt"),
+        branch('v === null || typeof v !== "object"', [`${put("v")};`], handOn()),
+      );
+    case "object": {
+      const name = objectFunction(emission, node, path);
+      return branch(
+        'v !== null && typeof v === "object" && !Array.isArray(v)',
+        [`${put(`${name}(b, v as Record<string, unknown>, ${at.path})`)};`],
+        handOn(),
+      );
+    }
+    case "array": {
+      const name = arrayFunction(emission, node, path);
+      return branch("Array.isArray(v)", [`${put(`${name}(b, v as readonly unknown[], ${at.path})`)};`], handOn());
+    }
+    case "union": {
+      const options = JSON_KINDS.map((type) => unionOption(node, type));
+      if (options.some((option) => option === undefined)) return handOn();
+      // One branch per JSON type, tested in the order of JSON_KINDS; the last takes what is left (primitives).
+      let lines: string[] = [];
+      for (let k = JSON_KINDS.length - 1; k >= 0; k--) {
+        const index = options[k] as number;
+        const option = placeNode(emission, node.options[index] as ViewPlan, [...path, "options", index], at, put);
+        lines = k === JSON_KINDS.length - 1 ? option : branch(KIND_TEST[JSON_KINDS[k] as JsonKind], option, lines);
+      }
+      return lines;
+    }
+    default:
+      return handOn();
+  }
+}
+
+/** The constant a node handed to the interpreter is read from (`viewPlanAt` once, when the module loads). */
+function nodeConstant(emission: Emission, path: readonly PlanStep[]): string {
+  const id = JSON.stringify(path);
+  let entry = emission.nodes.get(id);
+  if (entry === undefined) {
+    entry = { name: `node${emission.nodes.size + 1}`, path };
+    emission.nodes.set(id, entry);
+  }
+  return entry.name;
+}
+
+/** Indents lines of a function body. */
+function body(lines: readonly string[], indent = "  "): string {
+  return lines.map((line) => `${indent}${line}`).join("\n");
+}
+
+/** Emits the function of an object node; returns its name. */
+function objectFunction(emission: Emission, node: Extract<ViewPlan, { kind: "object" }>, path: readonly PlanStep[]) {
+  const name = `viewObject${emission.functions.length + 1}`;
+  const slot = emission.functions.length;
+  emission.functions.push("");
+  const lines: string[] = ["const out: Record<string, unknown> = {};"];
+  for (const key of planKeys(node.properties)) {
+    const child = node.properties[key] as ViewPlan;
+    const quoted = text(key);
+    const defined = PROTOTYPE_KEYS.has(key);
+    if (!defined) emission.keys.add(key);
+    const put = (value: string): string =>
+      defined ? `viewDefine(out, ${quoted}, ${value})` : `out[${quoted}] = ${value}`;
+    const at = { base: "path", segment: quoted, path: `path + ${text(`/${pointerSegment(key)}`)}` };
+    const placed = placeNode(emission, child, [...path, "properties", key], at, put);
+    lines.push(`if (hasOwn.call(s, ${quoted})) {`, `  const v = s[${quoted}];`, ...placed.map((l) => `  ${l}`), "}");
+  }
+  lines.push("return out;");
+  emission.functions[slot] =
+    `function ${name}(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {\n${body(lines)}\n}`;
+  return name;
+}
+
+/** Emits the function of an array node; returns its name. */
+function arrayFunction(emission: Emission, node: Extract<ViewPlan, { kind: "array" }>, path: readonly PlanStep[]) {
+  const name = `viewArray${emission.functions.length + 1}`;
+  const slot = emission.functions.length;
+  emission.functions.push("");
+  const lines: string[] = ["const out: unknown[] = [];", "const count = s.length;"];
+  if (node.take === undefined) {
+    lines.push("const shown = count;");
+  } else {
+    // What is left out is reported before the items' own omissions: the interpreter lists them in that order.
+    const take = Math.max(0, node.take);
+    lines.push(
+      `const shown = count < ${take} ? count : ${take};`,
+      'if (shown < count) b.omissions.push({ path, kind: "items", count: count - shown });',
+    );
+  }
+  const at = { base: "path", segment: "i", path: 'path + "/" + i' };
+  const placed = placeNode(emission, node.items, [...path, "items"], at, (value) => `out.push(${value})`);
+  lines.push("for (let i = 0; i < shown; i++) {", "  const v = s[i];", ...placed.map((l) => `  ${l}`), "}");
+  lines.push("return out;");
+  emission.functions[slot] =
+    `function ${name}(b: ViewBuild, s: readonly unknown[], path: string): unknown[] {\n${body(lines)}\n}`;
+  return name;
+}
+
+/**
+ * The projector of a plan: the declarations `view.ts` holds after `viewPlan` (the helpers, the node constants and
+ * one function per object and array node) and the body of its `buildView`, which returns the projection of `data`.
+ */
+export function projector(
+  plan: ViewPlan,
+  maxStringChars: number,
+  viewType: string,
+): { declarations: Code; buildBody: Code } {
+  const emission: Emission = { functions: [], nodes: new Map(), keys: new Set(), maxStringChars };
+  const root = placeNode(
+    emission,
+    plan,
+    [],
+    { base: '""', segment: "undefined", path: '""' },
+    (value) => `view = ${value}`,
+  );
+  const keys = [...emission.keys].sort();
+  const declarations = [
+    "const hasOwn = Object.prototype.hasOwnProperty;",
+    "",
+    "/** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */",
+    `const VIEW_KEYS: readonly string[] = [${keys.map(text).join(", ")}];`,
+    ...[...emission.nodes.values()].map(
+      (entry) =>
+        `const ${entry.name} = viewPlanAt(viewPlan, [${entry.path.map((step) => (typeof step === "number" ? String(step) : text(step))).join(", ")}]);`,
+    ),
+    ...emission.functions.flatMap((fn) => ["", fn]),
+  ];
+  const buildBody = [
+    `if (!viewKeysFree(VIEW_KEYS)) return project(data, viewPlan, { maxStringChars: ${maxStringChars} }) as Projection<${viewType}>;`,
+    `const b = startView(${maxStringChars});`,
+    "let view: unknown;",
+    "const v: unknown = data;",
+    ...root,
+    `return finishView<${viewType}>(view, b);`,
+  ];
+  return { declarations: own(declarations.join("\n")), buildBody: own(body(buildBody)) };
+}
