@@ -67,17 +67,12 @@ function fitsDirectly(plan: ViewPlan, type: JsonKind): boolean {
 }
 
 /**
- * The option of a union a value of this type is projected with, and its index, when the union's options hold no
- * union (then the first option that fits, as the interpreter finds it without a search); `undefined` when no option
- * fits or a nested union would need the interpreter's search.
+ * The index of the option of a union (whose options hold no union) a value of this type is projected with: the
+ * first that fits, as the interpreter finds it; `undefined` when none does.
  */
 function unionOption(plan: Extract<ViewPlan, { kind: "union" }>, type: JsonKind): number | undefined {
-  for (let i = 0; i < plan.options.length; i++) {
-    const option = plan.options[i] as ViewPlan;
-    if (option.kind === "union") return undefined;
-    if (fitsDirectly(option, type)) return i;
-  }
-  return undefined;
+  const index = plan.options.findIndex((option) => fitsDirectly(option, type));
+  return index < 0 ? undefined : index;
 }
 
 /**
@@ -159,13 +154,16 @@ function placeNode(
       return branch("Array.isArray(v)", [`${put(`${name}(b, v as readonly unknown[], ${at.path})`)};`], handOn());
     }
     case "union": {
-      const options = JSON_KINDS.map((type) => unionOption(node, type));
-      if (options.some((option) => option === undefined)) return handOn();
-      // One branch per JSON type, tested in the order of JSON_KINDS; the last takes what is left (primitives).
+      if (node.options.some((option) => option.kind === "union")) return handOn();
+      // One branch per JSON type, tested in the order of JSON_KINDS; the last takes what is left (primitives). A type
+      // no option takes goes to the interpreter, which shows it by the `value` rule.
       let lines: string[] = [];
       for (let k = JSON_KINDS.length - 1; k >= 0; k--) {
-        const index = options[k] as number;
-        const option = placeNode(emission, node.options[index] as ViewPlan, [...path, "options", index], at, put);
+        const index = unionOption(node, JSON_KINDS[k] as JsonKind);
+        const option =
+          index === undefined
+            ? handOn()
+            : placeNode(emission, node.options[index] as ViewPlan, [...path, "options", index], at, put);
         lines = k === JSON_KINDS.length - 1 ? option : branch(KIND_TEST[JSON_KINDS[k] as JsonKind], option, lines);
       }
       return lines;

@@ -97,7 +97,7 @@ export function buildView(data: QueryDatabaseResult): Projection<QueryDatabaseVi
   if (v !== null && typeof v === "object" && !Array.isArray(v)) {
     view = viewObject1(b, v as Record<string, unknown>, "");
   } else {
-    const r = viewNode(b, v, node12, "", undefined);
+    const r = viewNode(b, v, node14, "", undefined);
     if (r !== LEFT_OUT) view = r;
   }
   return finishView<QueryDatabaseView>(view, b);
@@ -114,11 +114,13 @@ const node4 = viewPlanAt(viewPlan, ["properties", "columns", "items"]);
 const node5 = viewPlanAt(viewPlan, ["properties", "columns"]);
 const node6 = viewPlanAt(viewPlan, ["properties", "elapsedMs"]);
 const node7 = viewPlanAt(viewPlan, ["properties", "rowCount"]);
-const node8 = viewPlanAt(viewPlan, ["properties", "rows", "items", "items"]);
-const node9 = viewPlanAt(viewPlan, ["properties", "rows", "items"]);
-const node10 = viewPlanAt(viewPlan, ["properties", "rows"]);
-const node11 = viewPlanAt(viewPlan, ["properties", "truncated"]);
-const node12 = viewPlanAt(viewPlan, []);
+const node8 = viewPlanAt(viewPlan, ["properties", "rows", "items", "items", "options", 1]);
+const node9 = viewPlanAt(viewPlan, ["properties", "rows", "items", "items"]);
+const node10 = viewPlanAt(viewPlan, ["properties", "rows", "items", "items", "options", 0]);
+const node11 = viewPlanAt(viewPlan, ["properties", "rows", "items"]);
+const node12 = viewPlanAt(viewPlan, ["properties", "rows"]);
+const node13 = viewPlanAt(viewPlan, ["properties", "truncated"]);
+const node14 = viewPlanAt(viewPlan, []);
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -158,7 +160,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (Array.isArray(v)) {
       out["rows"] = viewArray4(b, v as readonly unknown[], path + "/rows");
     } else {
-      const r = viewNode(b, v, node10, path, "rows");
+      const r = viewNode(b, v, node12, path, "rows");
       if (r !== LEFT_OUT) out["rows"] = r;
     }
   }
@@ -169,7 +171,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     } else if (v === null || typeof v !== "object") {
       out["truncated"] = v;
     } else {
-      const r = viewNode(b, v, node11, path, "truncated");
+      const r = viewNode(b, v, node13, path, "truncated");
       if (r !== LEFT_OUT) out["truncated"] = r;
     }
   }
@@ -235,7 +237,7 @@ function viewArray4(b: ViewBuild, s: readonly unknown[], path: string): unknown[
     if (Array.isArray(v)) {
       out.push(viewArray5(b, v as readonly unknown[], path + "/" + i));
     } else {
-      const r = viewNode(b, v, node9, path, i);
+      const r = viewNode(b, v, node11, path, i);
       if (r !== LEFT_OUT) out.push(r);
     }
   }
@@ -248,8 +250,27 @@ function viewArray5(b: ViewBuild, s: readonly unknown[], path: string): unknown[
   const shown = count;
   for (let i = 0; i < shown; i++) {
     const v = s[i];
-    const r = viewNode(b, v, node8, path, i);
-    if (r !== LEFT_OUT) out.push(r);
+    if (typeof v === "string") {
+      if (typeof v === "string") {
+        out.push(v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, i) as string);
+      } else {
+        const r = viewNode(b, v, node10, path, i);
+        if (r !== LEFT_OUT) out.push(r);
+      }
+    } else if (Array.isArray(v)) {
+      const r = viewNode(b, v, node9, path, i);
+      if (r !== LEFT_OUT) out.push(r);
+    } else if (v !== null && typeof v === "object") {
+      const r = viewNode(b, v, node9, path, i);
+      if (r !== LEFT_OUT) out.push(r);
+    } else if (typeof v === "string") {
+      out.push(v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, i) as string);
+    } else if (v === null || typeof v !== "object") {
+      out.push(v);
+    } else {
+      const r = viewNode(b, v, node8, path, i);
+      if (r !== LEFT_OUT) out.push(r);
+    }
   }
   return out;
 }

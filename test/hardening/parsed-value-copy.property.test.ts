@@ -17,6 +17,7 @@ import { hashTextNow } from "../../runtime/record/provenance.js";
 import { receiveCallToolResult } from "../../runtime/stages/receive/mcp-result.js";
 import { receiveParsedValue, receiveWrittenValue } from "../../runtime/stages/receive/parsed-value.js";
 import type { ReceiveLimits } from "../../runtime/stages/receive/received.js";
+import { copyParsedValue } from "../../runtime/stages/receive/value-copy.js";
 import { DEFAULT_CONTENT_RULES, DEFAULT_TEXT_RULE } from "../../runtime/stages/result-kind.js";
 import { canonicalJson } from "../../runtime/text/json.js";
 import { mutatedValue, valueArbitrary } from "./payloads.js";
@@ -331,7 +332,7 @@ describe("data of a value that arrived parsed", () => {
     expect(JSON.stringify(outcome.data)).toBe(before);
   });
 
-  it("never runs a setter added to Object.prototype: the copy gives way to the writer, which runs none", () => {
+  it("never runs a setter added to Object.prototype, and copies what the writer writes", () => {
     let ran = false;
     Object.defineProperty(Object.prototype, "polluted", {
       configurable: true,
@@ -343,17 +344,70 @@ describe("data of a value that arrived parsed", () => {
       const limits = { maxDepth: 8, maxBytes: 1000 };
       const value = { polluted: 1, list: [{ polluted: 2 }] };
       const received = receiveParsedValue("mcp_structured", value, limits);
+      const written = receiveWrittenValue("mcp_structured", value, limits);
       expect(ran).toBe(false);
-      expect(received).toEqual(receiveWrittenValue("mcp_structured", value, limits));
-      expect(received.ok && received.parsed === undefined && received.text).toBe(
-        '{"polluted":1,"list":[{"polluted":2}]}',
-      );
+      // The copy's own keys are defined and written as its own: the setter is never reached, and the copy is used.
+      expect(received.ok && received.parsed !== undefined).toBe(true);
+      expect(received.ok && received.text).toBe('{"polluted":1,"list":[{"polluted":2}]}');
+      expect(written.ok && written.text).toBe('{"polluted":1,"list":[{"polluted":2}]}');
+      expect(received.ok && received.hashed).toEqual(written.ok && written.hashed);
+      const copied = received.ok ? (received.parsed?.value as { list: Array<Record<string, unknown>> }) : undefined;
+      expect(Object.hasOwn(copied ?? {}, "polluted") && Object.hasOwn(copied?.list[0] ?? {}, "polluted")).toBe(true);
     } finally {
       delete (Object.prototype as Record<string, unknown>).polluted;
     }
-    // With the prototype plain again, the same value is copied.
-    const again = receiveParsedValue("mcp_structured", { polluted: 1 }, { maxDepth: 8, maxBytes: 1000 });
-    expect(again.ok && again.parsed !== undefined).toBe(true);
+  });
+
+  it("gives way to the writer while a prototype holds a toJSON, which JSON.stringify would call", () => {
+    for (const prototype of [Object.prototype, Array.prototype]) {
+      let called = false;
+      Object.defineProperty(prototype, "toJSON", {
+        configurable: true,
+        writable: true,
+        value() {
+          called = true;
+          return "replaced";
+        },
+      });
+      const limits = { maxDepth: 8, maxBytes: 1000 };
+      const value = { list: ["a", { items: [1, 2] }] };
+      try {
+        const received = receiveParsedValue("mcp_structured", value, limits);
+        expect(received).toEqual(receiveWrittenValue("mcp_structured", value, limits));
+        expect(received.ok && received.parsed === undefined && received.text).toBe('{"list":["a",{"items":[1,2]}]}');
+        expect(called).toBe(false);
+      } finally {
+        delete (prototype as unknown as Record<string, unknown>).toJSON;
+      }
+      const again = receiveParsedValue("mcp_structured", value, limits);
+      expect(again.ok && again.parsed !== undefined && again.text).toBe('{"list":["a",{"items":[1,2]}]}');
+    }
+  });
+
+  it("gives up while Object.prototype holds an index, which push would reach, and copies again once it holds none", () => {
+    // A short array has its indexes looked up one by one, a long one has the prototype's names listed: both kinds.
+    for (const [index, value] of [
+      ["1", { list: ["a", "b", "c"] }],
+      ["70", { list: Array.from({ length: 100 }, (_, i) => i) }],
+    ] as const) {
+      let ran = false;
+      Object.defineProperty(Object.prototype, index, {
+        configurable: true,
+        set() {
+          ran = true;
+        },
+      });
+      const limits = { maxDepth: 8, maxBytes: 1000 };
+      try {
+        // Only the copy is asked here: the writer fills arrays of its own with `push`, which reaches such a setter too.
+        expect(copyParsedValue(value, limits.maxDepth, limits.maxBytes)).toBeUndefined();
+        expect(ran).toBe(false);
+      } finally {
+        delete (Object.prototype as unknown as Record<string, unknown>)[index];
+      }
+      const again = receiveParsedValue("mcp_structured", value, limits);
+      expect(again.ok && again.parsed !== undefined && again.text).toBe(JSON.stringify(value));
+    }
   });
 
   it("gives way to the writer while Array.prototype holds an index, and copies again once it holds none", () => {

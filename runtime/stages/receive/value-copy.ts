@@ -49,6 +49,8 @@ interface Walk {
   bytes: number;
   readonly maxBytes: number;
   readonly maxDepth: number;
+  /** Array lengths up to which `Object.prototype` is known to hold no index, in this copy ({@link indexesFree}). */
+  indexesFree: number;
 }
 
 /**
@@ -86,7 +88,7 @@ function copyArray(array: unknown[], depth: number, walk: Walk): unknown {
   const count = array.length;
   // Brackets and commas alone: a huge array is given up before one of its items is read.
   walk.bytes += count + 1;
-  if (walk.bytes > walk.maxBytes) return GIVE_UP;
+  if (walk.bytes > walk.maxBytes || !indexesFree(walk, count)) return GIVE_UP;
   const target: unknown[] = [];
   for (let i = 0; i < count; i++) {
     const member = array[i];
@@ -150,27 +152,50 @@ function sameOrder(listed: readonly string[], copied: readonly string[]): boolea
 }
 
 /**
- * Whether writing into a fresh array or a copied object can only write its own property: every own property of
- * `Object.prototype` but `__proto__` is a writable data property (as the language defines them), and neither
- * prototype has an array index, which `push` could reach. Asked once per copy: someone may have added a setter or
- * a read-only property since. `Array.prototype` is itself an array, so it can hold an index only while its
- * `length` is not 0 (defining an index raises the length; a deleted index leaves it raised, and the copy then keeps
- * giving up, which is only slower): that one read replaces listing its forty-odd names on every copy.
+ * Whether the copy and its text can be made without running anything a prototype holds. A copied object is made by
+ * a spread (which defines its properties) and written only under its own keys, so no prototype is reached there.
+ * What can reach one: `push` into a fresh array, which writes array indexes and finds whatever `Array.prototype` or
+ * `Object.prototype` holds under one (see {@link indexesFree} for the latter); and `JSON.stringify`, which calls a
+ * `toJSON` it finds on either. Asked once per copy: someone may have added one since. `Array.prototype` is itself an
+ * array, so it can hold an index only while its `length` is not 0 (defining an index raises the length; a deleted
+ * index leaves it raised, and the copy then keeps giving up, which is only slower).
  */
 function prototypesPlain(): boolean {
-  for (const name of Object.getOwnPropertyNames(Object.prototype)) {
-    if (name === "__proto__") continue;
-    const own = Object.getOwnPropertyDescriptor(Object.prototype, name);
-    if (own === undefined || own.writable !== true) return false;
+  return (Array.prototype as unknown[]).length === 0 && !("toJSON" in Array.prototype);
+}
+
+/**
+ * A property name that may be an array index, as `push` writes them: canonical decimal of up to ten digits (a few
+ * such names past the last index, 2^32 − 2, are taken for one too, and the copy gives up, which is only slower).
+ */
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,9})$/;
+
+/** Arrays up to this long have their indexes looked up on `Object.prototype` one by one. */
+const INDEXES_ONE_BY_ONE = 64;
+
+/**
+ * Whether `Object.prototype` holds no index below `count`, which `push` into a copied array of that length would
+ * reach. Short arrays (most) look their indexes up one by one, each once per copy; a longer one lists the prototype's
+ * own names once per copy (about half a microsecond), which begin with any array index it holds.
+ */
+function indexesFree(walk: Walk, count: number): boolean {
+  if (count <= walk.indexesFree) return true;
+  if (count > INDEXES_ONE_BY_ONE) {
+    const first = Object.getOwnPropertyNames(Object.prototype)[0];
+    if (first !== undefined && ARRAY_INDEX.test(first)) return false;
+    walk.indexesFree = Number.POSITIVE_INFINITY;
+    return true;
   }
-  return (Array.prototype as unknown[]).length === 0;
+  for (let index = walk.indexesFree; index < count; index++) if (index in Object.prototype) return false;
+  walk.indexesFree = count;
+  return true;
 }
 
 /** {@link copyParsedValue} without its guard against the value's own code throwing. */
 function copyUnguarded(value: unknown, maxDepth: number, maxBytes: number, piecesFrom: number): ValueCopy | undefined {
   if (!prototypesPlain()) return undefined;
   // Two units for the brackets of the holder the value once sat in: the floors stay what they were.
-  const walk: Walk = { bytes: 2, maxBytes, maxDepth };
+  const walk: Walk = { bytes: 2, maxBytes, maxDepth, indexesFree: 0 };
   let copy: unknown;
   if (typeof value === "object" && value !== null) {
     copy = copyContainer(value, 1, walk);
