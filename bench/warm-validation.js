@@ -5,12 +5,15 @@
  * with formats annotated (the 2020-12 default, Ajv's `validateFormats: false`) and asserted (ajv-formats).
  *
  * The samples are built from each schema (bench/lib/samples.js): every declared property filled in, two items per
- * array, and the required properties alone; an example contract's good payload (test/fixtures/payloads/), and the
- * gate bench's 1 KB `list_issues` result, too. A sample run-time Ajv rejects is left out, and both contenders must
- * accept every sample kept. Target: the generated validator at least as fast as run-time Ajv (ratio ≥ 1×).
+ * array; the same with 24 items in each outermost array and 3 in each nested one, a result of a real one's size; and
+ * the required properties alone; an example contract's good payload (test/fixtures/payloads/), and the gate bench's
+ * 1 KB `list_issues` result, too. A sample run-time Ajv rejects is left out, and both contenders must accept every
+ * sample kept. A row's time is per sample, over all its samples in one loop. Target: the generated validator at least
+ * as fast as run-time Ajv (ratio ≥ 1×).
  *
  * The timing runs in a fresh process (`node bench/warm-validation.js <plan.json> <rounds>`), so nothing the generator
- * did weighs on the heap; each contender gets a loop compiled from its own source text, so no two share feedback.
+ * did weighs on the heap; each contender is loaded several times (`COPIES`), and each copy gets a loop compiled of its
+ * own, so no two share feedback.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -28,6 +31,8 @@ const run = promisify(execFile);
 const SELF = fileURLToPath(import.meta.url);
 /** How many of the corpus's output schemas, the largest first (by the length of their JSON text). */
 export const LARGEST_CORPUS_SCHEMAS = 10;
+/** The long sample's items per array, by nesting: see `sampleOf`'s `items`. */
+const LONG_LIST_ITEMS = [24, 3];
 
 /** The bench's own contracts: the gate bench's and the examples of schemas/. */
 function benchContracts() {
@@ -95,6 +100,9 @@ export async function prepareWarmValidation(work) {
         const schema = source.schema;
         const samples = [
           ...[true, false].map((full) => sampleOf(schema, { root: schema, full })),
+          // A result of a real one's size: tens of items in the outermost lists, a few in each nested one. Two
+          // tiny items time little more than the function's entry and one key loop.
+          sampleOf(schema, { root: schema, full: true, items: LONG_LIST_ITEMS }),
           ...(source.samples ?? []),
         ];
         cases.push({
@@ -198,33 +206,73 @@ function keep(value) {
   sink = value;
 }
 
+/**
+ * How many copies of each contender are loaded and timed. Two loads of one module, same code and same samples, time
+ * up to ±20% apart on this kind of machine: each copy is optimized on its own, and where its code lands and what
+ * the compiler inlined differ from copy to copy. A row of a few tenths of a microsecond is then decided by which copy
+ * each side drew. So each contender is loaded several times (the generated module under distinct URLs, run-time Ajv
+ * as that many Ajv instances), every copy is timed in every round, and the round's figure is the median over the
+ * copies: a copy that drew well or badly moves the median little. More rounds would not do this, as every round
+ * times the same copy.
+ */
+const COPIES = 5;
+
+/** Every case's two contenders, each as {@link COPIES} loaded copies with loops of their own, warmed up. */
+async function contenders(c, copies) {
+  // Only samples run-time Ajv accepts: the generated validator must accept each of them too. The Ajv instance that
+  // judges them is none of the timed copies, so every copy meets the samples first in its own warm-up.
+  const judge = await runtimeAjv(c.schema, c.formats);
+  const samples = c.samples.filter((sample) => judge(sample) === true);
+  if (samples.length === 0) return { samples };
+  const loops = { toolgate: [], ajv: [] };
+  for (let k = 0; k < copies; k++) {
+    const { outputValidators } = await import(`${pathToFileURL(c.module).href}?copy=${k}`);
+    loops.toolgate.push(ownLoop(outputValidators[c.hash], samples, `${c.label} (toolgate, copy ${k})`));
+    loops.ajv.push(ownLoop(await runtimeAjv(c.schema, c.formats), samples, `${c.label} (run-time Ajv, copy ${k})`));
+  }
+  for (const copiesOf of Object.values(loops)) for (const loop of copiesOf) for (let i = 0; i < 2000; i++) loop();
+  return { samples, loops };
+}
+
+/** The median of a list of numbers. */
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 /** The child process: every case's two contenders, warmed up, then timed interleaved. */
 async function child(planFile, rounds) {
   const cases = JSON.parse(readFileSync(planFile, "utf8"));
   const results = [];
   for (const c of cases) {
-    const { outputValidators } = await import(pathToFileURL(c.module).href);
-    const generated = outputValidators[c.hash];
-    const ajv = await runtimeAjv(c.schema, c.formats);
-    // Only samples run-time Ajv accepts: the generated validator must accept each of them too.
-    const samples = c.samples.filter((sample) => ajv(sample) === true);
-    if (samples.length === 0) {
+    const { samples, loops } = await contenders(c, COPIES);
+    if (loops === undefined) {
       results.push({ label: c.label, formats: c.formats, left: "run-time Ajv accepts no sample" });
       continue;
     }
-    const loops = {
-      toolgate: ownLoop(generated, samples, `${c.label} (toolgate)`),
-      ajv: ownLoop(ajv, samples, `${c.label} (run-time Ajv)`),
-    };
-    for (const loop of Object.values(loops)) for (let i = 0; i < 2000; i++) loop();
+    /** Each copy's figures, kept so the spread between copies can be read in bench/results.json. */
+    const perCopy = {};
     const timers = Object.fromEntries(
-      Object.entries(loops).map(([name, loop]) => {
-        const timer = cpuPerCall(loop, 4);
-        return [name, () => timer() / samples.length];
+      Object.entries(loops).map(([name, copiesOf]) => {
+        const copyTimers = copiesOf.map((loop) => cpuPerCall(loop, 2));
+        perCopy[name] = copyTimers.map(() => []);
+        const timeCopies = () =>
+          median(
+            copyTimers.map((timer, k) => {
+              const microseconds = timer() / samples.length;
+              perCopy[name][k].push(microseconds);
+              return microseconds;
+            }),
+          );
+        return [name, timeCopies];
       }),
     );
     const timed = await interleave(timers, rounds);
-    results.push({ label: c.label, formats: c.formats, samples: samples.length, ...timed });
+    const copies = Object.fromEntries(
+      Object.entries(perCopy).map(([name, lists]) => [name, lists.map((list) => Number(median(list).toFixed(4)))]),
+    );
+    results.push({ label: c.label, formats: c.formats, samples: samples.length, ...timed, copies });
   }
   if (sink === undefined) throw new Error("no loop ran");
   process.stdout.write(`${JSON.stringify(results)}\n`);

@@ -282,6 +282,46 @@ describe("date-time and iso-date-time: one separator, found without splitting", 
     );
   });
 
+  it.each(["date-time", "iso-date-time"])(
+    "%s decides strings of the usual shape, read character by character, as ajv-formats does (property)",
+    (name) => {
+      // Invariant: the same boolean as ajv-formats for every string near `YYYY-MM-DDTHH:MM:SS.fffZ`, the shape the
+      // check reads without its regular expressions: numbers at and past their bounds (month 0 and 13, 29 February,
+      // hour 24, second 60 under an offset), every zone form, and one character swapped for a near one.
+      const digits = (width: number, max: number) =>
+        fc.integer({ min: 0, max }).map((n) => String(n).padStart(width, "0"));
+      const usual = fc
+        .tuple(
+          fc.oneof(digits(4, 9999), fc.constantFrom("2000", "1900", "2024", "2023")),
+          digits(2, 13),
+          fc.oneof(digits(2, 32), fc.constantFrom("28", "29", "30", "31")),
+          fc.constantFrom("T", "t"),
+          fc.oneof(digits(2, 25), fc.constantFrom("23", "00")),
+          fc.oneof(digits(2, 61), fc.constantFrom("59", "29", "00")),
+          fc.oneof(digits(2, 61), fc.constantFrom("60", "59")),
+          fc.constantFrom("", ".", ".0", ".123456", ".9", ".5.5"),
+          fc.constantFrom("", "Z", "z", "+00:00", "-00:30", "+00:30", "+05:30", "+0530", "+05", "+05:", "+24:00"),
+          fc.constantFrom("", "-23:59", "+01:60", "ZZ", "+1:00", "+05:300", "+05:3", "Z "),
+        )
+        .map(
+          ([year, month, day, separator, hour, minute, second, fraction, zone, odd]) =>
+            `${year}-${month}-${day}${separator}${hour}:${minute}:${second}${fraction}${zone}${odd}`,
+        );
+      const swapped = fc
+        .tuple(usual, fc.nat(), fc.constantFrom("0", "9", "-", ":", ".", "T", "t", "Z", " ", "+", "a", "\u00a0", ""))
+        .map(([value, index, character]) => {
+          const at = index % value.length;
+          return value.slice(0, at) + character + value.slice(at + 1);
+        });
+      fc.assert(
+        fc.property(fc.oneof(usual, swapped), (value) => {
+          expect(ours(name)(value), JSON.stringify(value)).toBe(theirs(name)(value));
+        }),
+        { numRuns: 20000 },
+      );
+    },
+  );
+
   it.each([
     ["1 MB of spaces", hostile("", " ")],
     ["1 MB of t", hostile("2024-01-01", "t")],
