@@ -6,10 +6,12 @@
  * It makes exactly the projection the runtime's interpreter (`project`) makes: the same view, the same omissions in
  * the same order, the same media. Nodes whose work is not a fixed shape (a tuple, an `any` or `media` node, a union
  * that needs a search) and values whose JSON type does not fit their node are handed to the interpreter at their
- * path (`viewNode`), into the same lists. Keys are read only when they are own keys (the interpreter's rule); a key
- * that is a member of `Object.prototype` is defined rather than assigned; and should anything add one of the view's
- * other keys to `Object.prototype` after generation, the whole view is the interpreter's (`viewKeysFree`), which
- * defines such keys, so no key written ever runs a setter.
+ * path (`viewNode`), into the same lists, and so is an object whose prototype is not `Object.prototype` (every
+ * value the gate parses or copies has it). Only own keys are shown (the interpreter's rule): a key is read, and
+ * asked for as an own key only when it reads undefined, since `Object.prototype` holds none of them; a key that is a
+ * member of `Object.prototype` is asked for first and defined rather than assigned. Should anything add one of the
+ * view's other keys to `Object.prototype` after generation, the whole view is the interpreter's (`viewKeysFree`),
+ * which defines such keys, so no key written ever runs a setter and no inherited member is ever shown.
  */
 
 import type { ViewPlan } from "@toolgate/runtime";
@@ -144,7 +146,7 @@ function placeNode(
     case "object": {
       const name = objectFunction(emission, node, path);
       return branch(
-        'v !== null && typeof v === "object" && !Array.isArray(v)',
+        'v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype',
         [`${put(`${name}(b, v as Record<string, unknown>, ${at.path})`)};`],
         handOn(),
       );
@@ -204,7 +206,21 @@ function objectFunction(emission: Emission, node: Extract<ViewPlan, { kind: "obj
       defined ? `viewDefine(out, ${quoted}, ${value})` : `out[${quoted}] = ${value}`;
     const at = { base: "path", segment: quoted, path: `path + ${text(`/${pointerSegment(key)}`)}` };
     const placed = placeNode(emission, child, [...path, "properties", key], at, put);
-    lines.push(`if (hasOwn.call(s, ${quoted})) {`, `  const v = s[${quoted}];`, ...placed.map((l) => `  ${l}`), "}");
+    if (defined) {
+      // Absent, such a key reads the prototype's member: it is asked for as an own key first.
+      lines.push(`if (hasOwn.call(s, ${quoted})) {`, `  const v = s[${quoted}];`, ...placed.map((l) => `  ${l}`), "}");
+    } else {
+      // `s` is an ordinary object and `Object.prototype` holds none of these keys (`viewKeysFree`): a member read as
+      // anything but undefined is its own, and only an undefined one needs asking.
+      lines.push(
+        "{",
+        `  const v = s[${quoted}];`,
+        `  if (v !== undefined || hasOwn.call(s, ${quoted})) {`,
+        ...placed.map((l) => `    ${l}`),
+        "  }",
+        "}",
+      );
+    }
   }
   lines.push("return out;");
   emission.functions[slot] =
@@ -257,6 +273,8 @@ export function projector(
   const keys = [...emission.keys].sort();
   const declarations = [
     "const hasOwn = Object.prototype.hasOwnProperty;",
+    "const getPrototypeOf = Object.getPrototypeOf;",
+    "const ObjectPrototype = Object.prototype;",
     "",
     "/** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */",
     `const VIEW_KEYS: readonly string[] = [${keys.map(text).join(", ")}];`,

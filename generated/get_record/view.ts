@@ -115,7 +115,7 @@ export function buildView(data: GetRecordResult): Projection<GetRecordView> {
   const b = startView(2000);
   let view: unknown;
   const v: unknown = data;
-  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
     view = viewObject1(b, v as Record<string, unknown>, "");
   } else {
     const r = viewNode(b, v, node15, "", undefined);
@@ -125,6 +125,8 @@ export function buildView(data: GetRecordResult): Projection<GetRecordView> {
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const getPrototypeOf = Object.getPrototypeOf;
+const ObjectPrototype = Object.prototype;
 
 /** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */
 const VIEW_KEYS: readonly string[] = ["createdAt", "displayName", "nextCursor", "owner", "recordId", "related", "status", "summary", "tags", "tenantId", "updatedAt", "userId"];
@@ -146,85 +148,103 @@ const node15 = viewPlanAt(viewPlan, []);
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (hasOwn.call(s, "createdAt")) {
+  {
     const v = s["createdAt"];
-    if (typeof v === "string") {
-      out["createdAt"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "createdAt") as string;
-    } else {
-      const r = viewNode(b, v, node1, path, "createdAt");
-      if (r !== LEFT_OUT) out["createdAt"] = r;
+    if (v !== undefined || hasOwn.call(s, "createdAt")) {
+      if (typeof v === "string") {
+        out["createdAt"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "createdAt") as string;
+      } else {
+        const r = viewNode(b, v, node1, path, "createdAt");
+        if (r !== LEFT_OUT) out["createdAt"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "nextCursor")) {
+  {
     const v = s["nextCursor"];
-    if (typeof v === "string") {
-      out["nextCursor"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "nextCursor") as string;
-    } else {
-      const r = viewNode(b, v, node2, path, "nextCursor");
-      if (r !== LEFT_OUT) out["nextCursor"] = r;
+    if (v !== undefined || hasOwn.call(s, "nextCursor")) {
+      if (typeof v === "string") {
+        out["nextCursor"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "nextCursor") as string;
+      } else {
+        const r = viewNode(b, v, node2, path, "nextCursor");
+        if (r !== LEFT_OUT) out["nextCursor"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "owner")) {
+  {
     const v = s["owner"];
-    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
-      out["owner"] = viewObject2(b, v as Record<string, unknown>, path + "/owner");
-    } else {
-      const r = viewNode(b, v, node6, path, "owner");
-      if (r !== LEFT_OUT) out["owner"] = r;
+    if (v !== undefined || hasOwn.call(s, "owner")) {
+      if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
+        out["owner"] = viewObject2(b, v as Record<string, unknown>, path + "/owner");
+      } else {
+        const r = viewNode(b, v, node6, path, "owner");
+        if (r !== LEFT_OUT) out["owner"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "recordId")) {
+  {
     const v = s["recordId"];
-    if (typeof v === "string") {
-      out["recordId"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "recordId") as string;
-    } else {
-      const r = viewNode(b, v, node7, path, "recordId");
-      if (r !== LEFT_OUT) out["recordId"] = r;
+    if (v !== undefined || hasOwn.call(s, "recordId")) {
+      if (typeof v === "string") {
+        out["recordId"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "recordId") as string;
+      } else {
+        const r = viewNode(b, v, node7, path, "recordId");
+        if (r !== LEFT_OUT) out["recordId"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "related")) {
+  {
     const v = s["related"];
-    if (Array.isArray(v)) {
-      out["related"] = viewArray3(b, v as readonly unknown[], path + "/related");
-    } else {
-      const r = viewNode(b, v, node9, path, "related");
-      if (r !== LEFT_OUT) out["related"] = r;
+    if (v !== undefined || hasOwn.call(s, "related")) {
+      if (Array.isArray(v)) {
+        out["related"] = viewArray3(b, v as readonly unknown[], path + "/related");
+      } else {
+        const r = viewNode(b, v, node9, path, "related");
+        if (r !== LEFT_OUT) out["related"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "status")) {
+  {
     const v = s["status"];
-    if (typeof v === "string") {
-      out["status"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "status") as string;
-    } else {
-      const r = viewNode(b, v, node10, path, "status");
-      if (r !== LEFT_OUT) out["status"] = r;
+    if (v !== undefined || hasOwn.call(s, "status")) {
+      if (typeof v === "string") {
+        out["status"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "status") as string;
+      } else {
+        const r = viewNode(b, v, node10, path, "status");
+        if (r !== LEFT_OUT) out["status"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "summary")) {
+  {
     const v = s["summary"];
-    if (typeof v === "string") {
-      out["summary"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "summary") as string;
-    } else {
-      const r = viewNode(b, v, node11, path, "summary");
-      if (r !== LEFT_OUT) out["summary"] = r;
+    if (v !== undefined || hasOwn.call(s, "summary")) {
+      if (typeof v === "string") {
+        out["summary"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "summary") as string;
+      } else {
+        const r = viewNode(b, v, node11, path, "summary");
+        if (r !== LEFT_OUT) out["summary"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "tags")) {
+  {
     const v = s["tags"];
-    if (Array.isArray(v)) {
-      out["tags"] = viewArray4(b, v as readonly unknown[], path + "/tags");
-    } else {
-      const r = viewNode(b, v, node13, path, "tags");
-      if (r !== LEFT_OUT) out["tags"] = r;
+    if (v !== undefined || hasOwn.call(s, "tags")) {
+      if (Array.isArray(v)) {
+        out["tags"] = viewArray4(b, v as readonly unknown[], path + "/tags");
+      } else {
+        const r = viewNode(b, v, node13, path, "tags");
+        if (r !== LEFT_OUT) out["tags"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "updatedAt")) {
+  {
     const v = s["updatedAt"];
-    if (typeof v === "string") {
-      out["updatedAt"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "updatedAt") as string;
-    } else {
-      const r = viewNode(b, v, node14, path, "updatedAt");
-      if (r !== LEFT_OUT) out["updatedAt"] = r;
+    if (v !== undefined || hasOwn.call(s, "updatedAt")) {
+      if (typeof v === "string") {
+        out["updatedAt"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "updatedAt") as string;
+      } else {
+        const r = viewNode(b, v, node14, path, "updatedAt");
+        if (r !== LEFT_OUT) out["updatedAt"] = r;
+      }
     }
   }
   return out;
@@ -232,31 +252,37 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
 
 function viewObject2(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (hasOwn.call(s, "displayName")) {
+  {
     const v = s["displayName"];
-    if (typeof v === "string") {
-      out["displayName"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "displayName") as string;
-    } else {
-      const r = viewNode(b, v, node3, path, "displayName");
-      if (r !== LEFT_OUT) out["displayName"] = r;
+    if (v !== undefined || hasOwn.call(s, "displayName")) {
+      if (typeof v === "string") {
+        out["displayName"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "displayName") as string;
+      } else {
+        const r = viewNode(b, v, node3, path, "displayName");
+        if (r !== LEFT_OUT) out["displayName"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "tenantId")) {
+  {
     const v = s["tenantId"];
-    if (typeof v === "string") {
-      out["tenantId"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "tenantId") as string;
-    } else {
-      const r = viewNode(b, v, node4, path, "tenantId");
-      if (r !== LEFT_OUT) out["tenantId"] = r;
+    if (v !== undefined || hasOwn.call(s, "tenantId")) {
+      if (typeof v === "string") {
+        out["tenantId"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "tenantId") as string;
+      } else {
+        const r = viewNode(b, v, node4, path, "tenantId");
+        if (r !== LEFT_OUT) out["tenantId"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "userId")) {
+  {
     const v = s["userId"];
-    if (typeof v === "string") {
-      out["userId"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "userId") as string;
-    } else {
-      const r = viewNode(b, v, node5, path, "userId");
-      if (r !== LEFT_OUT) out["userId"] = r;
+    if (v !== undefined || hasOwn.call(s, "userId")) {
+      if (typeof v === "string") {
+        out["userId"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "userId") as string;
+      } else {
+        const r = viewNode(b, v, node5, path, "userId");
+        if (r !== LEFT_OUT) out["userId"] = r;
+      }
     }
   }
   return out;

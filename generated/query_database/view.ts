@@ -94,7 +94,7 @@ export function buildView(data: QueryDatabaseResult): Projection<QueryDatabaseVi
   const b = startView(256);
   let view: unknown;
   const v: unknown = data;
-  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
     view = viewObject1(b, v as Record<string, unknown>, "");
   } else {
     const r = viewNode(b, v, node14, "", undefined);
@@ -104,6 +104,8 @@ export function buildView(data: QueryDatabaseResult): Projection<QueryDatabaseVi
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const getPrototypeOf = Object.getPrototypeOf;
+const ObjectPrototype = Object.prototype;
 
 /** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */
 const VIEW_KEYS: readonly string[] = ["columns", "elapsedMs", "name", "nullable", "rowCount", "rows", "truncated", "type"];
@@ -124,55 +126,65 @@ const node14 = viewPlanAt(viewPlan, []);
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (hasOwn.call(s, "columns")) {
+  {
     const v = s["columns"];
-    if (Array.isArray(v)) {
-      out["columns"] = viewArray2(b, v as readonly unknown[], path + "/columns");
-    } else {
-      const r = viewNode(b, v, node5, path, "columns");
-      if (r !== LEFT_OUT) out["columns"] = r;
+    if (v !== undefined || hasOwn.call(s, "columns")) {
+      if (Array.isArray(v)) {
+        out["columns"] = viewArray2(b, v as readonly unknown[], path + "/columns");
+      } else {
+        const r = viewNode(b, v, node5, path, "columns");
+        if (r !== LEFT_OUT) out["columns"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "elapsedMs")) {
+  {
     const v = s["elapsedMs"];
-    if (typeof v === "string") {
-      out["elapsedMs"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "elapsedMs") as string;
-    } else if (v === null || typeof v !== "object") {
-      out["elapsedMs"] = v;
-    } else {
-      const r = viewNode(b, v, node6, path, "elapsedMs");
-      if (r !== LEFT_OUT) out["elapsedMs"] = r;
+    if (v !== undefined || hasOwn.call(s, "elapsedMs")) {
+      if (typeof v === "string") {
+        out["elapsedMs"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "elapsedMs") as string;
+      } else if (v === null || typeof v !== "object") {
+        out["elapsedMs"] = v;
+      } else {
+        const r = viewNode(b, v, node6, path, "elapsedMs");
+        if (r !== LEFT_OUT) out["elapsedMs"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "rowCount")) {
+  {
     const v = s["rowCount"];
-    if (typeof v === "string") {
-      out["rowCount"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "rowCount") as string;
-    } else if (v === null || typeof v !== "object") {
-      out["rowCount"] = v;
-    } else {
-      const r = viewNode(b, v, node7, path, "rowCount");
-      if (r !== LEFT_OUT) out["rowCount"] = r;
+    if (v !== undefined || hasOwn.call(s, "rowCount")) {
+      if (typeof v === "string") {
+        out["rowCount"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "rowCount") as string;
+      } else if (v === null || typeof v !== "object") {
+        out["rowCount"] = v;
+      } else {
+        const r = viewNode(b, v, node7, path, "rowCount");
+        if (r !== LEFT_OUT) out["rowCount"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "rows")) {
+  {
     const v = s["rows"];
-    if (Array.isArray(v)) {
-      out["rows"] = viewArray4(b, v as readonly unknown[], path + "/rows");
-    } else {
-      const r = viewNode(b, v, node12, path, "rows");
-      if (r !== LEFT_OUT) out["rows"] = r;
+    if (v !== undefined || hasOwn.call(s, "rows")) {
+      if (Array.isArray(v)) {
+        out["rows"] = viewArray4(b, v as readonly unknown[], path + "/rows");
+      } else {
+        const r = viewNode(b, v, node12, path, "rows");
+        if (r !== LEFT_OUT) out["rows"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "truncated")) {
+  {
     const v = s["truncated"];
-    if (typeof v === "string") {
-      out["truncated"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "truncated") as string;
-    } else if (v === null || typeof v !== "object") {
-      out["truncated"] = v;
-    } else {
-      const r = viewNode(b, v, node13, path, "truncated");
-      if (r !== LEFT_OUT) out["truncated"] = r;
+    if (v !== undefined || hasOwn.call(s, "truncated")) {
+      if (typeof v === "string") {
+        out["truncated"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "truncated") as string;
+      } else if (v === null || typeof v !== "object") {
+        out["truncated"] = v;
+      } else {
+        const r = viewNode(b, v, node13, path, "truncated");
+        if (r !== LEFT_OUT) out["truncated"] = r;
+      }
     }
   }
   return out;
@@ -184,7 +196,7 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
   const shown = count;
   for (let i = 0; i < shown; i++) {
     const v = s[i];
-    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
       out.push(viewObject3(b, v as Record<string, unknown>, path + "/" + i));
     } else {
       const r = viewNode(b, v, node4, path, i);
@@ -196,33 +208,39 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
 
 function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (hasOwn.call(s, "name")) {
+  {
     const v = s["name"];
-    if (typeof v === "string") {
-      out["name"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "name") as string;
-    } else {
-      const r = viewNode(b, v, node1, path, "name");
-      if (r !== LEFT_OUT) out["name"] = r;
+    if (v !== undefined || hasOwn.call(s, "name")) {
+      if (typeof v === "string") {
+        out["name"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "name") as string;
+      } else {
+        const r = viewNode(b, v, node1, path, "name");
+        if (r !== LEFT_OUT) out["name"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "nullable")) {
+  {
     const v = s["nullable"];
-    if (typeof v === "string") {
-      out["nullable"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "nullable") as string;
-    } else if (v === null || typeof v !== "object") {
-      out["nullable"] = v;
-    } else {
-      const r = viewNode(b, v, node2, path, "nullable");
-      if (r !== LEFT_OUT) out["nullable"] = r;
+    if (v !== undefined || hasOwn.call(s, "nullable")) {
+      if (typeof v === "string") {
+        out["nullable"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "nullable") as string;
+      } else if (v === null || typeof v !== "object") {
+        out["nullable"] = v;
+      } else {
+        const r = viewNode(b, v, node2, path, "nullable");
+        if (r !== LEFT_OUT) out["nullable"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "type")) {
+  {
     const v = s["type"];
-    if (typeof v === "string") {
-      out["type"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "type") as string;
-    } else {
-      const r = viewNode(b, v, node3, path, "type");
-      if (r !== LEFT_OUT) out["type"] = r;
+    if (v !== undefined || hasOwn.call(s, "type")) {
+      if (typeof v === "string") {
+        out["type"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "type") as string;
+      } else {
+        const r = viewNode(b, v, node3, path, "type");
+        if (r !== LEFT_OUT) out["type"] = r;
+      }
     }
   }
   return out;

@@ -72,7 +72,7 @@ export function buildView(data: ReadFileResult): Projection<ReadFileView> {
   const b = startView(1024);
   let view: unknown;
   const v: unknown = data;
-  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
     view = viewObject1(b, v as Record<string, unknown>, "");
   } else {
     const r = viewNode(b, v, node8, "", undefined);
@@ -82,6 +82,8 @@ export function buildView(data: ReadFileResult): Projection<ReadFileView> {
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const getPrototypeOf = Object.getPrototypeOf;
+const ObjectPrototype = Object.prototype;
 
 /** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */
 const VIEW_KEYS: readonly string[] = ["content", "mimeType", "modifiedAt", "page", "path", "sizeBytes", "totalPages"];
@@ -96,73 +98,87 @@ const node8 = viewPlanAt(viewPlan, []);
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (hasOwn.call(s, "content")) {
+  {
     const v = s["content"];
-    if (typeof v === "string") {
-      out["content"] = v.length <= 4000 ? cleanText(v) : viewString(b, v, 4000, "excerpt", path, "content") as string;
-    } else {
-      const r = viewNode(b, v, node1, path, "content");
-      if (r !== LEFT_OUT) out["content"] = r;
+    if (v !== undefined || hasOwn.call(s, "content")) {
+      if (typeof v === "string") {
+        out["content"] = v.length <= 4000 ? cleanText(v) : viewString(b, v, 4000, "excerpt", path, "content") as string;
+      } else {
+        const r = viewNode(b, v, node1, path, "content");
+        if (r !== LEFT_OUT) out["content"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "mimeType")) {
+  {
     const v = s["mimeType"];
-    if (typeof v === "string") {
-      out["mimeType"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "mimeType") as string;
-    } else {
-      const r = viewNode(b, v, node2, path, "mimeType");
-      if (r !== LEFT_OUT) out["mimeType"] = r;
+    if (v !== undefined || hasOwn.call(s, "mimeType")) {
+      if (typeof v === "string") {
+        out["mimeType"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "mimeType") as string;
+      } else {
+        const r = viewNode(b, v, node2, path, "mimeType");
+        if (r !== LEFT_OUT) out["mimeType"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "modifiedAt")) {
+  {
     const v = s["modifiedAt"];
-    if (typeof v === "string") {
-      out["modifiedAt"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "modifiedAt") as string;
-    } else {
-      const r = viewNode(b, v, node3, path, "modifiedAt");
-      if (r !== LEFT_OUT) out["modifiedAt"] = r;
+    if (v !== undefined || hasOwn.call(s, "modifiedAt")) {
+      if (typeof v === "string") {
+        out["modifiedAt"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "modifiedAt") as string;
+      } else {
+        const r = viewNode(b, v, node3, path, "modifiedAt");
+        if (r !== LEFT_OUT) out["modifiedAt"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "page")) {
+  {
     const v = s["page"];
-    if (typeof v === "string") {
-      out["page"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "page") as string;
-    } else if (v === null || typeof v !== "object") {
-      out["page"] = v;
-    } else {
-      const r = viewNode(b, v, node4, path, "page");
-      if (r !== LEFT_OUT) out["page"] = r;
+    if (v !== undefined || hasOwn.call(s, "page")) {
+      if (typeof v === "string") {
+        out["page"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "page") as string;
+      } else if (v === null || typeof v !== "object") {
+        out["page"] = v;
+      } else {
+        const r = viewNode(b, v, node4, path, "page");
+        if (r !== LEFT_OUT) out["page"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "path")) {
+  {
     const v = s["path"];
-    if (typeof v === "string") {
-      out["path"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "path") as string;
-    } else {
-      const r = viewNode(b, v, node5, path, "path");
-      if (r !== LEFT_OUT) out["path"] = r;
+    if (v !== undefined || hasOwn.call(s, "path")) {
+      if (typeof v === "string") {
+        out["path"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "path") as string;
+      } else {
+        const r = viewNode(b, v, node5, path, "path");
+        if (r !== LEFT_OUT) out["path"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "sizeBytes")) {
+  {
     const v = s["sizeBytes"];
-    if (typeof v === "string") {
-      out["sizeBytes"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "sizeBytes") as string;
-    } else if (v === null || typeof v !== "object") {
-      out["sizeBytes"] = v;
-    } else {
-      const r = viewNode(b, v, node6, path, "sizeBytes");
-      if (r !== LEFT_OUT) out["sizeBytes"] = r;
+    if (v !== undefined || hasOwn.call(s, "sizeBytes")) {
+      if (typeof v === "string") {
+        out["sizeBytes"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "sizeBytes") as string;
+      } else if (v === null || typeof v !== "object") {
+        out["sizeBytes"] = v;
+      } else {
+        const r = viewNode(b, v, node6, path, "sizeBytes");
+        if (r !== LEFT_OUT) out["sizeBytes"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "totalPages")) {
+  {
     const v = s["totalPages"];
-    if (typeof v === "string") {
-      out["totalPages"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "totalPages") as string;
-    } else if (v === null || typeof v !== "object") {
-      out["totalPages"] = v;
-    } else {
-      const r = viewNode(b, v, node7, path, "totalPages");
-      if (r !== LEFT_OUT) out["totalPages"] = r;
+    if (v !== undefined || hasOwn.call(s, "totalPages")) {
+      if (typeof v === "string") {
+        out["totalPages"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "totalPages") as string;
+      } else if (v === null || typeof v !== "object") {
+        out["totalPages"] = v;
+      } else {
+        const r = viewNode(b, v, node7, path, "totalPages");
+        if (r !== LEFT_OUT) out["totalPages"] = r;
+      }
     }
   }
   return out;

@@ -98,7 +98,7 @@ export function buildView(data: ReadGraphResult): Projection<ReadGraphView> {
   const b = startView(2000);
   let view: unknown;
   const v: unknown = data;
-  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
     view = viewObject1(b, v as Record<string, unknown>, "");
   } else {
     const r = viewNode(b, v, node12, "", undefined);
@@ -108,6 +108,8 @@ export function buildView(data: ReadGraphResult): Projection<ReadGraphView> {
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const getPrototypeOf = Object.getPrototypeOf;
+const ObjectPrototype = Object.prototype;
 
 /** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */
 const VIEW_KEYS: readonly string[] = ["entities", "entityType", "from", "name", "observations", "relationType", "relations", "to"];
@@ -126,22 +128,26 @@ const node12 = viewPlanAt(viewPlan, []);
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (hasOwn.call(s, "entities")) {
+  {
     const v = s["entities"];
-    if (Array.isArray(v)) {
-      out["entities"] = viewArray2(b, v as readonly unknown[], path + "/entities");
-    } else {
-      const r = viewNode(b, v, node6, path, "entities");
-      if (r !== LEFT_OUT) out["entities"] = r;
+    if (v !== undefined || hasOwn.call(s, "entities")) {
+      if (Array.isArray(v)) {
+        out["entities"] = viewArray2(b, v as readonly unknown[], path + "/entities");
+      } else {
+        const r = viewNode(b, v, node6, path, "entities");
+        if (r !== LEFT_OUT) out["entities"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "relations")) {
+  {
     const v = s["relations"];
-    if (Array.isArray(v)) {
-      out["relations"] = viewArray5(b, v as readonly unknown[], path + "/relations");
-    } else {
-      const r = viewNode(b, v, node11, path, "relations");
-      if (r !== LEFT_OUT) out["relations"] = r;
+    if (v !== undefined || hasOwn.call(s, "relations")) {
+      if (Array.isArray(v)) {
+        out["relations"] = viewArray5(b, v as readonly unknown[], path + "/relations");
+      } else {
+        const r = viewNode(b, v, node11, path, "relations");
+        if (r !== LEFT_OUT) out["relations"] = r;
+      }
     }
   }
   return out;
@@ -154,7 +160,7 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
   if (shown < count) b.omissions.push({ path, kind: "items", count: count - shown });
   for (let i = 0; i < shown; i++) {
     const v = s[i];
-    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
       out.push(viewObject3(b, v as Record<string, unknown>, path + "/" + i));
     } else {
       const r = viewNode(b, v, node5, path, i);
@@ -166,31 +172,37 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
 
 function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (hasOwn.call(s, "entityType")) {
+  {
     const v = s["entityType"];
-    if (typeof v === "string") {
-      out["entityType"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "entityType") as string;
-    } else {
-      const r = viewNode(b, v, node1, path, "entityType");
-      if (r !== LEFT_OUT) out["entityType"] = r;
+    if (v !== undefined || hasOwn.call(s, "entityType")) {
+      if (typeof v === "string") {
+        out["entityType"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "entityType") as string;
+      } else {
+        const r = viewNode(b, v, node1, path, "entityType");
+        if (r !== LEFT_OUT) out["entityType"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "name")) {
+  {
     const v = s["name"];
-    if (typeof v === "string") {
-      out["name"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "name") as string;
-    } else {
-      const r = viewNode(b, v, node2, path, "name");
-      if (r !== LEFT_OUT) out["name"] = r;
+    if (v !== undefined || hasOwn.call(s, "name")) {
+      if (typeof v === "string") {
+        out["name"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "name") as string;
+      } else {
+        const r = viewNode(b, v, node2, path, "name");
+        if (r !== LEFT_OUT) out["name"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "observations")) {
+  {
     const v = s["observations"];
-    if (Array.isArray(v)) {
-      out["observations"] = viewArray4(b, v as readonly unknown[], path + "/observations");
-    } else {
-      const r = viewNode(b, v, node4, path, "observations");
-      if (r !== LEFT_OUT) out["observations"] = r;
+    if (v !== undefined || hasOwn.call(s, "observations")) {
+      if (Array.isArray(v)) {
+        out["observations"] = viewArray4(b, v as readonly unknown[], path + "/observations");
+      } else {
+        const r = viewNode(b, v, node4, path, "observations");
+        if (r !== LEFT_OUT) out["observations"] = r;
+      }
     }
   }
   return out;
@@ -220,7 +232,7 @@ function viewArray5(b: ViewBuild, s: readonly unknown[], path: string): unknown[
   if (shown < count) b.omissions.push({ path, kind: "items", count: count - shown });
   for (let i = 0; i < shown; i++) {
     const v = s[i];
-    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
       out.push(viewObject6(b, v as Record<string, unknown>, path + "/" + i));
     } else {
       const r = viewNode(b, v, node10, path, i);
@@ -232,31 +244,37 @@ function viewArray5(b: ViewBuild, s: readonly unknown[], path: string): unknown[
 
 function viewObject6(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (hasOwn.call(s, "from")) {
+  {
     const v = s["from"];
-    if (typeof v === "string") {
-      out["from"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "from") as string;
-    } else {
-      const r = viewNode(b, v, node7, path, "from");
-      if (r !== LEFT_OUT) out["from"] = r;
+    if (v !== undefined || hasOwn.call(s, "from")) {
+      if (typeof v === "string") {
+        out["from"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "from") as string;
+      } else {
+        const r = viewNode(b, v, node7, path, "from");
+        if (r !== LEFT_OUT) out["from"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "relationType")) {
+  {
     const v = s["relationType"];
-    if (typeof v === "string") {
-      out["relationType"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "relationType") as string;
-    } else {
-      const r = viewNode(b, v, node8, path, "relationType");
-      if (r !== LEFT_OUT) out["relationType"] = r;
+    if (v !== undefined || hasOwn.call(s, "relationType")) {
+      if (typeof v === "string") {
+        out["relationType"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "relationType") as string;
+      } else {
+        const r = viewNode(b, v, node8, path, "relationType");
+        if (r !== LEFT_OUT) out["relationType"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "to")) {
+  {
     const v = s["to"];
-    if (typeof v === "string") {
-      out["to"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "to") as string;
-    } else {
-      const r = viewNode(b, v, node9, path, "to");
-      if (r !== LEFT_OUT) out["to"] = r;
+    if (v !== undefined || hasOwn.call(s, "to")) {
+      if (typeof v === "string") {
+        out["to"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "to") as string;
+      } else {
+        const r = viewNode(b, v, node9, path, "to");
+        if (r !== LEFT_OUT) out["to"] = r;
+      }
     }
   }
   return out;

@@ -91,7 +91,7 @@ export function buildView(data: SearchDocsResult): Projection<SearchDocsView> {
   const b = startView(2000);
   let view: unknown;
   const v: unknown = data;
-  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
     view = viewObject1(b, v as Record<string, unknown>, "");
   } else {
     const r = viewNode(b, v, node11, "", undefined);
@@ -101,6 +101,8 @@ export function buildView(data: SearchDocsResult): Projection<SearchDocsView> {
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const getPrototypeOf = Object.getPrototypeOf;
+const ObjectPrototype = Object.prototype;
 
 /** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */
 const VIEW_KEYS: readonly string[] = ["hits", "id", "nextCursor", "query", "score", "snippet", "title", "total", "url"];
@@ -118,42 +120,50 @@ const node11 = viewPlanAt(viewPlan, []);
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (hasOwn.call(s, "hits")) {
+  {
     const v = s["hits"];
-    if (Array.isArray(v)) {
-      out["hits"] = viewArray2(b, v as readonly unknown[], path + "/hits");
-    } else {
-      const r = viewNode(b, v, node7, path, "hits");
-      if (r !== LEFT_OUT) out["hits"] = r;
+    if (v !== undefined || hasOwn.call(s, "hits")) {
+      if (Array.isArray(v)) {
+        out["hits"] = viewArray2(b, v as readonly unknown[], path + "/hits");
+      } else {
+        const r = viewNode(b, v, node7, path, "hits");
+        if (r !== LEFT_OUT) out["hits"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "nextCursor")) {
+  {
     const v = s["nextCursor"];
-    if (typeof v === "string") {
-      out["nextCursor"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "nextCursor") as string;
-    } else {
-      const r = viewNode(b, v, node8, path, "nextCursor");
-      if (r !== LEFT_OUT) out["nextCursor"] = r;
+    if (v !== undefined || hasOwn.call(s, "nextCursor")) {
+      if (typeof v === "string") {
+        out["nextCursor"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "nextCursor") as string;
+      } else {
+        const r = viewNode(b, v, node8, path, "nextCursor");
+        if (r !== LEFT_OUT) out["nextCursor"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "query")) {
+  {
     const v = s["query"];
-    if (typeof v === "string") {
-      out["query"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "query") as string;
-    } else {
-      const r = viewNode(b, v, node9, path, "query");
-      if (r !== LEFT_OUT) out["query"] = r;
+    if (v !== undefined || hasOwn.call(s, "query")) {
+      if (typeof v === "string") {
+        out["query"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "query") as string;
+      } else {
+        const r = viewNode(b, v, node9, path, "query");
+        if (r !== LEFT_OUT) out["query"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "total")) {
+  {
     const v = s["total"];
-    if (typeof v === "string") {
-      out["total"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "total") as string;
-    } else if (v === null || typeof v !== "object") {
-      out["total"] = v;
-    } else {
-      const r = viewNode(b, v, node10, path, "total");
-      if (r !== LEFT_OUT) out["total"] = r;
+    if (v !== undefined || hasOwn.call(s, "total")) {
+      if (typeof v === "string") {
+        out["total"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "total") as string;
+      } else if (v === null || typeof v !== "object") {
+        out["total"] = v;
+      } else {
+        const r = viewNode(b, v, node10, path, "total");
+        if (r !== LEFT_OUT) out["total"] = r;
+      }
     }
   }
   return out;
@@ -166,7 +176,7 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
   if (shown < count) b.omissions.push({ path, kind: "items", count: count - shown });
   for (let i = 0; i < shown; i++) {
     const v = s[i];
-    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
       out.push(viewObject3(b, v as Record<string, unknown>, path + "/" + i));
     } else {
       const r = viewNode(b, v, node6, path, i);
@@ -178,51 +188,61 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
 
 function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (hasOwn.call(s, "id")) {
+  {
     const v = s["id"];
-    if (typeof v === "string") {
-      out["id"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "id") as string;
-    } else {
-      const r = viewNode(b, v, node1, path, "id");
-      if (r !== LEFT_OUT) out["id"] = r;
+    if (v !== undefined || hasOwn.call(s, "id")) {
+      if (typeof v === "string") {
+        out["id"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "id") as string;
+      } else {
+        const r = viewNode(b, v, node1, path, "id");
+        if (r !== LEFT_OUT) out["id"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "score")) {
+  {
     const v = s["score"];
-    if (typeof v === "string") {
-      out["score"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "score") as string;
-    } else if (v === null || typeof v !== "object") {
-      out["score"] = v;
-    } else {
-      const r = viewNode(b, v, node2, path, "score");
-      if (r !== LEFT_OUT) out["score"] = r;
+    if (v !== undefined || hasOwn.call(s, "score")) {
+      if (typeof v === "string") {
+        out["score"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "score") as string;
+      } else if (v === null || typeof v !== "object") {
+        out["score"] = v;
+      } else {
+        const r = viewNode(b, v, node2, path, "score");
+        if (r !== LEFT_OUT) out["score"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "snippet")) {
+  {
     const v = s["snippet"];
-    if (typeof v === "string") {
-      out["snippet"] = v.length <= 280 ? cleanText(v) : viewString(b, v, 280, "excerpt", path, "snippet") as string;
-    } else {
-      const r = viewNode(b, v, node3, path, "snippet");
-      if (r !== LEFT_OUT) out["snippet"] = r;
+    if (v !== undefined || hasOwn.call(s, "snippet")) {
+      if (typeof v === "string") {
+        out["snippet"] = v.length <= 280 ? cleanText(v) : viewString(b, v, 280, "excerpt", path, "snippet") as string;
+      } else {
+        const r = viewNode(b, v, node3, path, "snippet");
+        if (r !== LEFT_OUT) out["snippet"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "title")) {
+  {
     const v = s["title"];
-    if (typeof v === "string") {
-      out["title"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "title") as string;
-    } else {
-      const r = viewNode(b, v, node4, path, "title");
-      if (r !== LEFT_OUT) out["title"] = r;
+    if (v !== undefined || hasOwn.call(s, "title")) {
+      if (typeof v === "string") {
+        out["title"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "title") as string;
+      } else {
+        const r = viewNode(b, v, node4, path, "title");
+        if (r !== LEFT_OUT) out["title"] = r;
+      }
     }
   }
-  if (hasOwn.call(s, "url")) {
+  {
     const v = s["url"];
-    if (typeof v === "string") {
-      out["url"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "url") as string;
-    } else {
-      const r = viewNode(b, v, node5, path, "url");
-      if (r !== LEFT_OUT) out["url"] = r;
+    if (v !== undefined || hasOwn.call(s, "url")) {
+      if (typeof v === "string") {
+        out["url"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "url") as string;
+      } else {
+        const r = viewNode(b, v, node5, path, "url");
+        if (r !== LEFT_OUT) out["url"] = r;
+      }
     }
   }
   return out;

@@ -2,7 +2,8 @@
  * The generated projector (`templates/projector.ts`) makes exactly the projection the runtime's interpreter
  * (`project`) makes. Invariant, for random view plans (every node kind, nested unions, keys that are members of
  * `Object.prototype`, need escaping in a pointer or are integer-like), random string bounds and random JSON values
- * (parsed from text, so `__proto__` is an own key, with keys drawn from the plans' own so values mostly fit them):
+ * (parsed from text, so `__proto__` is an own key, with keys drawn from the plans' own so values mostly fit them;
+ * some of their objects given a null prototype, a prototype holding the plans' keys, or an own undefined member):
  * the same view (keys in the same order, the same prototypes), the same omissions in the same order, the same
  * media, the same `complete`. A projector emitted for a plan runs as the generated module does: TypeScript stripped
  * by esbuild, imported as a module that imports the built `@toolgate/runtime`.
@@ -106,6 +107,34 @@ const jsonTexts: fc.Arbitrary<string> = fc.letrec<{ json: string }>((tie) => ({
   ),
 })).json;
 
+/**
+ * A parsed value with some of its objects made into what `JSON.parse` never makes, by a seeded choice per object:
+ * kept, given a null prototype, given a prototype that holds keys of the plans (`title`, `a`), or given an own
+ * member that is undefined (`b`). A value `buildView` is called with directly may be any of these.
+ */
+function reshaped(value: unknown, seed: number): unknown {
+  let state = seed;
+  const next = (): number => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state % 5;
+  };
+  const inherited = { title: "inherited", a: 1 };
+  const walk = (member: unknown): unknown => {
+    if (Array.isArray(member)) return member.map(walk);
+    if (member === null || typeof member !== "object") return member;
+    const entries = Object.keys(member).map((name) => [name, walk((member as Record<string, unknown>)[name])] as const);
+    const choice = next();
+    const target: Record<string, unknown> =
+      choice === 1 ? Object.create(null) : choice === 2 ? Object.create(inherited) : {};
+    for (const [name, item] of entries) {
+      Object.defineProperty(target, name, { value: item, enumerable: true, writable: true, configurable: true });
+    }
+    if (choice === 3) target.b = undefined;
+    return target;
+  };
+  return walk(value);
+}
+
 let modules = 0;
 
 /** The projector of `plan` as a module with its plan, written as `view.ts` writes them, loaded as generated code is. */
@@ -156,12 +185,12 @@ describe("the generated projector", () => {
       fc.asyncProperty(
         plans,
         fc.constantFrom(0, 5, 40, 2000),
-        fc.array(jsonTexts, { minLength: 1, maxLength: 12 }),
-        async (plan, maxStringChars, texts) => {
+        fc.array(fc.tuple(jsonTexts, fc.integer({ min: 0, max: 2 ** 31 - 1 })), { minLength: 1, maxLength: 12 }),
+        async (plan, maxStringChars, values) => {
           const { buildView, viewPlan } = await projectorOf(plan, maxStringChars);
-          for (const text of texts) {
-            const generated = buildView(JSON.parse(text));
-            const interpreted = project(JSON.parse(text), viewPlan, { maxStringChars });
+          for (const [text, seed] of values) {
+            const generated = buildView(reshaped(JSON.parse(text), seed));
+            const interpreted = project(reshaped(JSON.parse(text), seed), viewPlan, { maxStringChars });
             expect(described(generated)).toEqual(described(interpreted));
           }
         },
