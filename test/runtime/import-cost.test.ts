@@ -59,11 +59,13 @@ const LOADED_ON_DEMAND = [
 ];
 
 /**
- * A fresh process imports the built runtime, admits an MCP result within its budget, then one over it (which loads
- * the policy chain), and reports which of Node's lazily loaded internals each step loaded.
+ * A fresh process imports the built runtime, admits an MCP result within its budget and reports which of Node's
+ * lazily loaded internals that loaded; then it admits one over budget (which loads the policy chain) and answers a
+ * read-back call (which loads the pages), so the modules loaded on demand are found in the built package too.
  */
+const RUNTIME = pathToFileURL(path.join(REPO, "runtime/dist/index.js")).href;
 const SCRIPT = `
-const { defineTool, project } = await import(${JSON.stringify(pathToFileURL(path.join(REPO, "runtime/dist/index.js")).href)});
+const { defineTool, MemorySpillStore, project, readBack } = await import(${JSON.stringify(RUNTIME)});
 const plan = { kind: "object", properties: { items: { kind: "array", items: { kind: "value" } } } };
 const adapter = defineTool({
   name: "list_items",
@@ -77,14 +79,19 @@ const adapter = defineTool({
   exposeToolError: false, mcp: {},
   result: { kind: "structured", content: { maxBlocks: 16, text: { maxCount: 16 }, resourceLink: { maxCount: 32 } } },
 });
-const mcpResult = (items) => ({ structuredContent: { items }, content: [{ type: "text", text: JSON.stringify({ items }) }] });
+const mcpResult = (items) => ({
+  structuredContent: { items },
+  content: [{ type: "text", text: JSON.stringify({ items }) }],
+});
 const lazy = () => process.moduleLoadList.filter((name) => /undici|webcrypto/.test(name));
 const fits = await adapter.admit(mcpResult([1, 2, 3]));
 const afterFit = lazy();
 const over = await adapter.admit(mcpResult(Array.from({ length: 200 }, (_, i) => i)));
+const read = await readBack(new MemorySpillStore()).handle({ handle: "spill_" + "0".repeat(32) });
 console.log(JSON.stringify({
   fits: fits.ok && (fits.policy ?? "direct"),
   over: over.ok && over.policy,
+  read: read.ok || read.error.code,
   afterFit,
 }));
 `;
@@ -116,9 +123,14 @@ describe("runtime imports", () => {
     }
   });
 
-  it("admits a first MCP result without loading fetch or Web Crypto, and loads the policies when one is over", async () => {
+  it("admits a first MCP result without loading fetch or Web Crypto, then one over budget through shorten", async () => {
     await ensureBuilt();
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", SCRIPT], { cwd: REPO });
-    expect(JSON.parse(stdout)).toEqual({ fits: "direct", over: "shorten", afterFit: [] });
+    expect(JSON.parse(stdout)).toEqual({
+      fits: "direct",
+      over: "shorten",
+      read: "unknown_handle",
+      afterFit: [],
+    });
   }, 60_000);
 });
