@@ -28,9 +28,9 @@ export function finishDirect<T, V, I>(
 
 /**
  * Whether a result whose view fits goes through the chain all the same: a `text` or `content` view that left lines
- * (or part of its first line) out, under a chain that holds `spill` or `shorten` (which spills it the same way), for a call that names its store
- * (`ctx.spillStore`, as `readBack(store).context` gives). Without a store of the call's own, nothing the model could
- * read back with would hold the text, and the excerpt stays the answer.
+ * (or part of its first line) out, under a chain that holds `spill` or `shorten` (which spills it the same way), for
+ * a call that names its store (`ctx.spillStore`, as `readBack(store).context` gives). Without a store of the call's
+ * own, nothing the model could read back with would hold the text, and the excerpt stays the answer.
  */
 export function spillsIncompleteText<T, V, I>(admission: Admission<T, V, I>, success: Success<T, V>): boolean {
   return (

@@ -8,8 +8,8 @@
  * A `text` or `content` result spills its text (a `content` result's text blocks joined, as its view shows them),
  * stored as lines so the read-back tool pages it by line ranges; its preview is the text view refitted with room for
  * the `<spilled …/>` line. Such a result reaches the chain not only over budget: a text view that fits but left lines
- * out goes through it too when the chain holds `spill` and the call names a store (`spillsIncompleteText`, in `direct.ts`),
- * since the model would otherwise be told lines are missing with no way to read them.
+ * out goes through it too when the chain holds `spill` and the call names a store (`spillsIncompleteText` in
+ * `direct.ts`), since the model would otherwise be told lines are missing with no way to read them.
  *
  * What a spill holds is model-safe by construction, so a read-back page needs no plan at read time and shows nothing
  * the view would not: a structured result is stored as the view plan's projection of the validated value with no

@@ -205,7 +205,7 @@ function foldTableOf(): Uint8Array {
   return table;
 }
 
-/** Made at first use: a UTF-16 decoder costs a quarter of a millisecond to set up, and only long folded texts need it. */
+/** Made at first use: a UTF-16 decoder costs a quarter of a millisecond to set up; only long folded texts need it. */
 let utf16: TextDecoder | undefined;
 
 /** Texts up to this many units are mapped by slicing around what maps; longer ones through one array of units. */
