@@ -43,7 +43,7 @@ function loadedAtImport(metafile: Metafile, from: string): Set<string> {
   return loaded;
 }
 
-/** Modules only an over-budget result or a read-back call runs, each reached by a dynamic import. */
+/** Modules only an over-budget result, a text result or a read-back call runs, each reached by a dynamic import. */
 const LOADED_ON_DEMAND = [
   "runtime/policies/chain.ts",
   "runtime/policies/drop.ts",
@@ -56,6 +56,7 @@ const LOADED_ON_DEMAND = [
   "runtime/read-back/pages.ts",
   "runtime/read-back/render.ts",
   "runtime/read-back/select.ts",
+  "runtime/stages/text-view.ts",
 ];
 
 /**
