@@ -1,6 +1,7 @@
 /**
  * `@toolgate/runtime`: the gate generated adapters run, and the one symbol table generated code imports from.
- * Cheap to import: the tokenizer, OpenTelemetry and the file system are loaded only when used.
+ * Cheap to import: the tokenizer, OpenTelemetry and the file system are loaded only when used, and so are the
+ * oversize policies, the text view and the read-back pages (each at the first result or read that needs it).
  */
 
 export {

@@ -38,8 +38,7 @@
 
 import type { Outcome, Provenance } from "../contract/types.js";
 import { largestArray } from "../policies/candidate.js";
-import { finishDirect, runPolicies } from "../policies/chain.js";
-import { spillsIncompleteText } from "../policies/spill.js";
+import { finishDirect, spillsIncompleteText } from "../policies/direct.js";
 import { isoTimestamp } from "../record/clock.js";
 import { hashArguments } from "../record/provenance.js";
 import { decode, hashPayload } from "../stages/decode.js";
@@ -130,6 +129,7 @@ export async function admitPayload<T, V, I>(
   if (measured.within && !spillsIncompleteText(admission, success)) return finishDirect(admission, success, measured);
 
   // Over budget (or an incomplete text view to spill): the contract's policy chain, in order.
+  const { runPolicies } = policyChain ?? (await loadPolicyChain());
   return runPolicies({
     admission,
     gate,
@@ -140,6 +140,18 @@ export async function admitPayload<T, V, I>(
     passed: {},
     readmit: (next, args) => admitPayload(gate, next, { ...ctx, args }, recallDepth + 1),
   });
+}
+
+/**
+ * The policy chain and every policy, once loaded. They are loaded at the first result that reaches the chain, not
+ * when the runtime is imported: most results fit their budget, and a process whose first result fits (a fresh
+ * agent's first call) would otherwise load eight modules it does not run.
+ */
+let policyChain: typeof import("../policies/chain.js") | undefined;
+
+async function loadPolicyChain(): Promise<typeof import("../policies/chain.js")> {
+  policyChain = await import("../policies/chain.js");
+  return policyChain;
 }
 
 /** Observe mode's keeper: receive hands it what was delivered, and it keeps the original for the caller. */

@@ -8,9 +8,8 @@
  * `drop`, or when every policy passed, the admit ends `direct` with the excerpt, as it would have without the chain.
  */
 
-import type { Outcome, OversizePolicy, Success } from "../contract/types.js";
-import type { Admission } from "../gate/admission.js";
-import { contextUsedOf, type Measured } from "../stages/measure.js";
+import type { Outcome, OversizePolicy } from "../contract/types.js";
+import { finishDirect } from "./direct.js";
 import { drop, oversizeFailure } from "./drop.js";
 import { type OverBudget, type Policy, passes } from "./policy.js";
 import { recall } from "./recall.js";
@@ -34,21 +33,4 @@ export async function runPolicies<T, V, I>(over: OverBudget<T, V, I>): Promise<O
   if (fits) return finishDirect(over.admission, over.success, over.measured);
   // A chain that named `drop` ended there; one that ran out fails the same way.
   return oversizeFailure(over);
-}
-
-/** Ends the admit with a view that is within budget as it is: policy `direct`, its measured size as context used. */
-export function finishDirect<T, V, I>(
-  admission: Admission<T, V, I>,
-  success: Success<T, V>,
-  measured: Measured,
-): Outcome<T, V> {
-  success.contextUsed = contextUsedOf(measured, admission.spec.context);
-  return admission.finish(success, {
-    stage: "done",
-    rawKind: admission.rawKind,
-    viewSize: measured.value,
-    viewSizeExact: success.contextUsed.exact,
-    policy: "direct",
-    flags: admission.flags,
-  });
 }

@@ -8,8 +8,8 @@
  * A `text` or `content` result spills its text (a `content` result's text blocks joined, as its view shows them),
  * stored as lines so the read-back tool pages it by line ranges; its preview is the text view refitted with room for
  * the `<spilled …/>` line. Such a result reaches the chain not only over budget: a text view that fits but left lines
- * out goes through it too when the chain holds `spill` and the call names a store ({@link spillsIncompleteText}),
- * since the model would otherwise be told lines are missing with no way to read them.
+ * out goes through it too when the chain holds `spill` and the call names a store (`spillsIncompleteText` in
+ * `direct.ts`), since the model would otherwise be told lines are missing with no way to read them.
  *
  * What a spill holds is model-safe by construction, so a read-back page needs no plan at read time and shows nothing
  * the view would not: a structured result is stored as the view plan's projection of the validated value with no
@@ -19,7 +19,6 @@
  */
 
 import type { SpillReference, Success, ViewPlan } from "../contract/types.js";
-import type { Admission } from "../gate/admission.js";
 import { sha256Hex } from "../record/provenance.js";
 import type { Measured } from "../stages/measure.js";
 import { project } from "../stages/project.js";
@@ -44,21 +43,6 @@ async function fittedPreview<T, V, I>(
     if (size.within) return candidate;
   }
   return undefined;
-}
-
-/**
- * Whether a result whose view fits goes through the chain all the same: a `text` or `content` view that left lines
- * (or part of its first line) out, under a chain that holds `spill` or `shorten` (which spills it the same way), for a call that names its store
- * (`ctx.spillStore`, as `readBack(store).context` gives). Without a store of the call's own, nothing the model could
- * read back with would hold the text, and the excerpt stays the answer.
- */
-export function spillsIncompleteText<T, V, I>(admission: Admission<T, V, I>, success: Success<T, V>): boolean {
-  return (
-    !success.complete &&
-    !isJsonKind(admission.result.kind) &&
-    admission.ctx.spillStore !== undefined &&
-    (admission.spec.oversize.includes("spill") || admission.spec.oversize.includes("shorten"))
-  );
 }
 
 /** A placeholder of a real handle's length, so a preview is measured as the model will read it. */

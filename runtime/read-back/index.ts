@@ -24,9 +24,8 @@ import type { ContextBudget } from "../contract/types.js";
 import type { SpillStore } from "../policies/spill-store.js";
 import { DEFAULT_TOKENIZER, measureText } from "../stages/measure.js";
 import { checkArgs, inputSchema, outputSchema, type ReadBackArgs } from "./arguments.js";
-import { type LoadedCache, openRecord } from "./open.js";
-import { jsonPage, type PageSettings, textPage } from "./pages.js";
-import { renderFailure } from "./render.js";
+import type { LoadedCache } from "./open.js";
+import type { PageSettings } from "./pages.js";
 import type { PageBody, ReadBackContext, ReadBackErrorCode } from "./types.js";
 
 export type { ReadBackArgs } from "./arguments.js";
@@ -108,6 +107,32 @@ const RETRYABLE: Record<ReadBackErrorCode, boolean> = {
   page_over_budget: false,
 };
 
+/** What answers a read: opening the spill, building the page, rendering a failure. */
+interface Reader {
+  openRecord: typeof import("./open.js").openRecord;
+  jsonPage: typeof import("./pages.js").jsonPage;
+  textPage: typeof import("./pages.js").textPage;
+  renderFailure: typeof import("./render.js").renderFailure;
+}
+
+/**
+ * The modules that answer a read, loaded at the first read rather than with the runtime: every process that imports
+ * `@toolgate/runtime` would otherwise load them, and most never spill, let alone read a spill back.
+ */
+let reader: Promise<Reader> | undefined;
+
+function loadReader(): Promise<Reader> {
+  reader ??= Promise.all([import("./open.js"), import("./pages.js"), import("./render.js")]).then(
+    ([open, pages, render]) => ({
+      openRecord: open.openRecord,
+      jsonPage: pages.jsonPage,
+      textPage: pages.textPage,
+      renderFailure: render.renderFailure,
+    }),
+  );
+  return reader;
+}
+
 /** The read-back tool over `store` (which must be able to `read`, as every store of this package can). */
 export function readBack(store: SpillStore, options: ReadBackOptions = {}): ReadBack {
   const name = options.name ?? READ_TOOL_RESULT;
@@ -144,6 +169,7 @@ export function readBack(store: SpillStore, options: ReadBackOptions = {}): Read
   };
 
   const fail = async (code: ReadBackErrorCode, message: string): Promise<ReadBackOutcome> => {
+    const { renderFailure } = await loadReader();
     const content = renderFailure(name, code, RETRYABLE[code], message);
     const size = await measureText(content, budget, Number.MAX_SAFE_INTEGER);
     return {
@@ -168,6 +194,7 @@ export function readBack(store: SpillStore, options: ReadBackOptions = {}): Read
     const checked = checkArgs(raw, maxLimit);
     if (!checked.ok) return fail(checked.handleProblem ? "invalid_handle" : "invalid_arguments", checked.message);
     const args: ReadBackArgs = checked.args;
+    const { openRecord, jsonPage, textPage } = await loadReader();
     const opened = await openRecord(store, cache, args.handle, ctx);
     if (!opened.ok) return fail(opened.code, opened.message);
     const loaded = opened.loaded;

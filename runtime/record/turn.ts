@@ -8,6 +8,7 @@
  * default, down to 40%), what each tool contributed, and when compacting did not help, that the turn should stop.
  */
 import type { FailureCode, Omission, Outcome } from "../contract/types.js";
+import { hostBuiltin } from "./provenance.js";
 import { type CallClaim, type ContextTotals, MemoryTurnStore, type TurnStore } from "./turn-store.js";
 
 export { type CallClaim, type ContextTotals, MemoryTurnStore, type TurnStore } from "./turn-store.js";
@@ -150,12 +151,18 @@ let turnCounter = 0;
 const PROCESS_TOKEN = processToken();
 
 function processToken(): string {
-  const crypto = (globalThis as { crypto?: { getRandomValues?: (array: Uint32Array) => Uint32Array } }).crypto;
   const words = new Uint32Array(2);
-  if (typeof crypto?.getRandomValues === "function") crypto.getRandomValues(words);
+  // `node:crypto`'s own generator where the host has it (the gate loads that module for its hashes anyway): Node's
+  // global `crypto` is a lazy getter whose first read loads all of Web Crypto, about a millisecond at import.
+  const nodeRandom = hostBuiltin<{ randomFillSync?: (array: Uint32Array) => Uint32Array }>("node:crypto");
+  if (typeof nodeRandom?.randomFillSync === "function") nodeRandom.randomFillSync(words);
   else {
-    words[0] = Date.now() >>> 0;
-    words[1] = Math.floor(Math.random() * 2 ** 32);
+    const crypto = (globalThis as { crypto?: { getRandomValues?: (array: Uint32Array) => Uint32Array } }).crypto;
+    if (typeof crypto?.getRandomValues === "function") crypto.getRandomValues(words);
+    else {
+      words[0] = Date.now() >>> 0;
+      words[1] = Math.floor(Math.random() * 2 ** 32);
+    }
   }
   return [...words].map((word) => word.toString(16).padStart(8, "0")).join("");
 }

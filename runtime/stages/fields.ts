@@ -205,7 +205,8 @@ function foldTableOf(): Uint8Array {
   return table;
 }
 
-const utf16 = new TextDecoder("utf-16le", { ignoreBOM: true });
+/** Made at first use: a UTF-16 decoder costs a quarter of a millisecond to set up; only long folded texts need it. */
+let utf16: TextDecoder | undefined;
 
 /** Texts up to this many units are mapped by slicing around what maps; longer ones through one array of units. */
 const SLICED_UNITS = 512;
@@ -242,6 +243,7 @@ function mapUnits(text: string, table: Uint8Array): string {
     if (folded === 0) units[kept++] = unit;
     else if (folded !== DROP) units[kept++] = folded;
   }
+  utf16 ??= new TextDecoder("utf-16le", { ignoreBOM: true });
   return utf16.decode(units.subarray(0, kept));
 }
 

@@ -13,7 +13,6 @@ import type { Failure, ResultKind, Success } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
 import { countLines } from "./line-excerpt.js";
 import { parse } from "./parse.js";
-import { textView } from "./text-view.js";
 import { validate } from "./validate.js";
 import { view } from "./view.js";
 
@@ -72,10 +71,25 @@ function contentPrimary<T, V, I>(admission: Admission<T, V, I>): Primary | Failu
 
 const JSON_STAGES: KindStages = { primary: jsonPrimary, view };
 
+/** The text view's module, once a `text` or `content` result has loaded it. */
+let textViews: typeof import("./text-view.js") | undefined;
+
+/**
+ * The text view, loaded with the first `text` or `content` result rather than with the runtime: a process whose tools
+ * all answer in JSON never runs it. Once loaded, its promise is handed on as it is.
+ */
+function textViewOnDemand<T, V, I>(admission: Admission<T, V, I>, data: T): Promise<Success<T, V>> {
+  if (textViews !== undefined) return textViews.textView(admission, data);
+  return import("./text-view.js").then((loaded) => {
+    textViews = loaded;
+    return loaded.textView(admission, data);
+  });
+}
+
 /** Every kind's stages. */
 export const KIND_STAGES: Readonly<Record<ResultKind, KindStages>> = {
   structured: JSON_STAGES,
   json_text: JSON_STAGES,
-  text: { primary: textPrimary, view: textView },
-  content: { primary: contentPrimary, view: textView },
+  text: { primary: textPrimary, view: textViewOnDemand },
+  content: { primary: contentPrimary, view: textViewOnDemand },
 };

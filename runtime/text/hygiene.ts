@@ -106,7 +106,8 @@ const bmp = new Uint8Array(0x10000);
 /** Astral pages: `undefined` until worked out, `null` for a page with none (most), else one flag per code point. */
 const astral: Array<Uint8Array | null | undefined> = [];
 
-const utf16 = new TextDecoder("utf-16le", { ignoreBOM: true });
+/** Made at first use: a UTF-16 decoder costs a quarter of a millisecond to set up, and most texts need no page. */
+let utf16: TextDecoder | undefined;
 
 /** The code points of one page that {@link INVISIBLE} matches, as offsets into the page. */
 function matchesInPage(index: number): number[] {
@@ -124,6 +125,7 @@ function matchesInPage(index: number): number[] {
     }
   }
   const offsets: number[] = [];
+  utf16 ??= new TextDecoder("utf-16le", { ignoreBOM: true });
   const page = utf16.decode(units);
   for (const match of page.matchAll(INVISIBLE)) offsets.push((match[0].codePointAt(0) as number) - first);
   return offsets;

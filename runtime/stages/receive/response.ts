@@ -3,9 +3,12 @@ import { isAsyncIterable, isReadableStream, readIterable, readStream } from "./c
 import { type NotReceived, type Received, refused } from "./received.js";
 import { stopProducer, type Waiting } from "./waiting.js";
 
-/** Whether `value` looks like a fetch `Response` (checked by shape, so any fetch implementation works). */
+/**
+ * Whether `value` looks like a fetch `Response` (checked by shape, so any fetch implementation works, the host's
+ * own included). Never by `instanceof Response`: in Node the global `Response` is a lazy getter, and its first read
+ * loads undici's whole fetch (tens of milliseconds), which a gate handed anything else has no use for.
+ */
 export function isResponse(value: object): value is Response {
-  if (typeof Response !== "undefined" && value instanceof Response) return true;
   const candidate = value as Partial<Response>;
   return (
     typeof candidate.status === "number" &&
