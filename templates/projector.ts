@@ -116,8 +116,10 @@ function placeNode(
   put: (expression: string) => string,
 ): string[] {
   const { base, segment } = at;
-  const handOn = (): string[] => [
-    `const r = viewNode(b, v, ${nodeConstant(emission, path)}, ${base}, ${segment});`,
+  // A node always handed on reads its constant; a value of the wrong type (which a valid result never has) finds its
+  // node in the plan only then.
+  const handOn = (always = false): string[] => [
+    `const r = viewNode(b, v, ${always ? nodeConstant(emission, path) : planPath(path)}, ${base}, ${segment});`,
     `if (r !== LEFT_OUT) ${put("r")};`,
   ];
   const branch = (test: string, then: string[], otherwise: string[]): string[] => {
@@ -156,7 +158,7 @@ function placeNode(
       return branch("Array.isArray(v)", [`${put(`${name}(b, v as readonly unknown[], ${at.path})`)};`], handOn());
     }
     case "union": {
-      if (node.options.some((option) => option.kind === "union")) return handOn();
+      if (node.options.some((option) => option.kind === "union")) return handOn(true);
       // One branch per JSON type, tested in the order of JSON_KINDS; the last takes what is left (primitives). A type
       // no option takes goes to the interpreter, which shows it by the `value` rule.
       let lines: string[] = [];
@@ -171,11 +173,17 @@ function placeNode(
       return lines;
     }
     default:
-      return handOn();
+      return handOn(true);
   }
 }
 
-/** The constant a node handed to the interpreter is read from (`viewPlanAt` once, when the module loads). */
+/** Where a node is found in `viewPlan`, as code. */
+function planPath(path: readonly PlanStep[]): string {
+  const steps = path.map((step) => (typeof step === "number" ? String(step) : text(step)));
+  return `viewPlanAt(viewPlan, [${steps.join(", ")}])`;
+}
+
+/** The constant a node always handed to the interpreter is read from (`viewPlanAt` once, when the module loads). */
 function nodeConstant(emission: Emission, path: readonly PlanStep[]): string {
   const id = JSON.stringify(path);
   let entry = emission.nodes.get(id);
@@ -278,10 +286,7 @@ export function projector(
     "",
     "/** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */",
     `const VIEW_KEYS: readonly string[] = [${keys.map(text).join(", ")}];`,
-    ...[...emission.nodes.values()].map(
-      (entry) =>
-        `const ${entry.name} = viewPlanAt(viewPlan, [${entry.path.map((step) => (typeof step === "number" ? String(step) : text(step))).join(", ")}]);`,
-    ),
+    ...[...emission.nodes.values()].map((entry) => `const ${entry.name} = ${planPath(entry.path)};`),
     ...emission.functions.flatMap((fn) => ["", fn]),
   ];
   const buildBody = [

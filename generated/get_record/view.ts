@@ -118,7 +118,7 @@ export function buildView(data: GetRecordResult): Projection<GetRecordView> {
   if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
     view = viewObject1(b, v as Record<string, unknown>, "");
   } else {
-    const r = viewNode(b, v, node15, "", undefined);
+    const r = viewNode(b, v, viewPlanAt(viewPlan, []), "", undefined);
     if (r !== LEFT_OUT) view = r;
   }
   return finishView<GetRecordView>(view, b);
@@ -130,21 +130,6 @@ const ObjectPrototype = Object.prototype;
 
 /** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */
 const VIEW_KEYS: readonly string[] = ["createdAt", "displayName", "nextCursor", "owner", "recordId", "related", "status", "summary", "tags", "tenantId", "updatedAt", "userId"];
-const node1 = viewPlanAt(viewPlan, ["properties", "createdAt"]);
-const node2 = viewPlanAt(viewPlan, ["properties", "nextCursor"]);
-const node3 = viewPlanAt(viewPlan, ["properties", "owner", "properties", "displayName"]);
-const node4 = viewPlanAt(viewPlan, ["properties", "owner", "properties", "tenantId"]);
-const node5 = viewPlanAt(viewPlan, ["properties", "owner", "properties", "userId"]);
-const node6 = viewPlanAt(viewPlan, ["properties", "owner"]);
-const node7 = viewPlanAt(viewPlan, ["properties", "recordId"]);
-const node8 = viewPlanAt(viewPlan, ["properties", "related", "items"]);
-const node9 = viewPlanAt(viewPlan, ["properties", "related"]);
-const node10 = viewPlanAt(viewPlan, ["properties", "status"]);
-const node11 = viewPlanAt(viewPlan, ["properties", "summary"]);
-const node12 = viewPlanAt(viewPlan, ["properties", "tags", "items"]);
-const node13 = viewPlanAt(viewPlan, ["properties", "tags"]);
-const node14 = viewPlanAt(viewPlan, ["properties", "updatedAt"]);
-const node15 = viewPlanAt(viewPlan, []);
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -154,7 +139,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["createdAt"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "createdAt") as string;
       } else {
-        const r = viewNode(b, v, node1, path, "createdAt");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "createdAt"]), path, "createdAt");
         if (r !== LEFT_OUT) out["createdAt"] = r;
       }
     }
@@ -165,7 +150,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["nextCursor"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "nextCursor") as string;
       } else {
-        const r = viewNode(b, v, node2, path, "nextCursor");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "nextCursor"]), path, "nextCursor");
         if (r !== LEFT_OUT) out["nextCursor"] = r;
       }
     }
@@ -176,7 +161,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
         out["owner"] = viewObject2(b, v as Record<string, unknown>, path + "/owner");
       } else {
-        const r = viewNode(b, v, node6, path, "owner");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "owner"]), path, "owner");
         if (r !== LEFT_OUT) out["owner"] = r;
       }
     }
@@ -187,7 +172,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["recordId"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "recordId") as string;
       } else {
-        const r = viewNode(b, v, node7, path, "recordId");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "recordId"]), path, "recordId");
         if (r !== LEFT_OUT) out["recordId"] = r;
       }
     }
@@ -198,7 +183,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (Array.isArray(v)) {
         out["related"] = viewArray3(b, v as readonly unknown[], path + "/related");
       } else {
-        const r = viewNode(b, v, node9, path, "related");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "related"]), path, "related");
         if (r !== LEFT_OUT) out["related"] = r;
       }
     }
@@ -209,7 +194,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["status"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "status") as string;
       } else {
-        const r = viewNode(b, v, node10, path, "status");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "status"]), path, "status");
         if (r !== LEFT_OUT) out["status"] = r;
       }
     }
@@ -220,7 +205,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["summary"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "summary") as string;
       } else {
-        const r = viewNode(b, v, node11, path, "summary");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "summary"]), path, "summary");
         if (r !== LEFT_OUT) out["summary"] = r;
       }
     }
@@ -231,7 +216,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (Array.isArray(v)) {
         out["tags"] = viewArray4(b, v as readonly unknown[], path + "/tags");
       } else {
-        const r = viewNode(b, v, node13, path, "tags");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "tags"]), path, "tags");
         if (r !== LEFT_OUT) out["tags"] = r;
       }
     }
@@ -242,7 +227,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["updatedAt"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "updatedAt") as string;
       } else {
-        const r = viewNode(b, v, node14, path, "updatedAt");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "updatedAt"]), path, "updatedAt");
         if (r !== LEFT_OUT) out["updatedAt"] = r;
       }
     }
@@ -258,7 +243,7 @@ function viewObject2(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["displayName"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "displayName") as string;
       } else {
-        const r = viewNode(b, v, node3, path, "displayName");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "owner", "properties", "displayName"]), path, "displayName");
         if (r !== LEFT_OUT) out["displayName"] = r;
       }
     }
@@ -269,7 +254,7 @@ function viewObject2(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["tenantId"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "tenantId") as string;
       } else {
-        const r = viewNode(b, v, node4, path, "tenantId");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "owner", "properties", "tenantId"]), path, "tenantId");
         if (r !== LEFT_OUT) out["tenantId"] = r;
       }
     }
@@ -280,7 +265,7 @@ function viewObject2(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["userId"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "userId") as string;
       } else {
-        const r = viewNode(b, v, node5, path, "userId");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "owner", "properties", "userId"]), path, "userId");
         if (r !== LEFT_OUT) out["userId"] = r;
       }
     }
@@ -297,7 +282,7 @@ function viewArray3(b: ViewBuild, s: readonly unknown[], path: string): unknown[
     if (typeof v === "string") {
       out.push(v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, i) as string);
     } else {
-      const r = viewNode(b, v, node8, path, i);
+      const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "related", "items"]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     }
   }
@@ -313,7 +298,7 @@ function viewArray4(b: ViewBuild, s: readonly unknown[], path: string): unknown[
     if (typeof v === "string") {
       out.push(v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, i) as string);
     } else {
-      const r = viewNode(b, v, node12, path, i);
+      const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "tags", "items"]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     }
   }

@@ -97,7 +97,7 @@ export function buildView(data: QueryDatabaseResult): Projection<QueryDatabaseVi
   if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
     view = viewObject1(b, v as Record<string, unknown>, "");
   } else {
-    const r = viewNode(b, v, node14, "", undefined);
+    const r = viewNode(b, v, viewPlanAt(viewPlan, []), "", undefined);
     if (r !== LEFT_OUT) view = r;
   }
   return finishView<QueryDatabaseView>(view, b);
@@ -109,20 +109,6 @@ const ObjectPrototype = Object.prototype;
 
 /** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */
 const VIEW_KEYS: readonly string[] = ["columns", "elapsedMs", "name", "nullable", "rowCount", "rows", "truncated", "type"];
-const node1 = viewPlanAt(viewPlan, ["properties", "columns", "items", "properties", "name"]);
-const node2 = viewPlanAt(viewPlan, ["properties", "columns", "items", "properties", "nullable"]);
-const node3 = viewPlanAt(viewPlan, ["properties", "columns", "items", "properties", "type"]);
-const node4 = viewPlanAt(viewPlan, ["properties", "columns", "items"]);
-const node5 = viewPlanAt(viewPlan, ["properties", "columns"]);
-const node6 = viewPlanAt(viewPlan, ["properties", "elapsedMs"]);
-const node7 = viewPlanAt(viewPlan, ["properties", "rowCount"]);
-const node8 = viewPlanAt(viewPlan, ["properties", "rows", "items", "items", "options", 1]);
-const node9 = viewPlanAt(viewPlan, ["properties", "rows", "items", "items"]);
-const node10 = viewPlanAt(viewPlan, ["properties", "rows", "items", "items", "options", 0]);
-const node11 = viewPlanAt(viewPlan, ["properties", "rows", "items"]);
-const node12 = viewPlanAt(viewPlan, ["properties", "rows"]);
-const node13 = viewPlanAt(viewPlan, ["properties", "truncated"]);
-const node14 = viewPlanAt(viewPlan, []);
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -132,7 +118,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (Array.isArray(v)) {
         out["columns"] = viewArray2(b, v as readonly unknown[], path + "/columns");
       } else {
-        const r = viewNode(b, v, node5, path, "columns");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "columns"]), path, "columns");
         if (r !== LEFT_OUT) out["columns"] = r;
       }
     }
@@ -145,7 +131,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       } else if (v === null || typeof v !== "object") {
         out["elapsedMs"] = v;
       } else {
-        const r = viewNode(b, v, node6, path, "elapsedMs");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "elapsedMs"]), path, "elapsedMs");
         if (r !== LEFT_OUT) out["elapsedMs"] = r;
       }
     }
@@ -158,7 +144,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       } else if (v === null || typeof v !== "object") {
         out["rowCount"] = v;
       } else {
-        const r = viewNode(b, v, node7, path, "rowCount");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "rowCount"]), path, "rowCount");
         if (r !== LEFT_OUT) out["rowCount"] = r;
       }
     }
@@ -169,7 +155,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (Array.isArray(v)) {
         out["rows"] = viewArray4(b, v as readonly unknown[], path + "/rows");
       } else {
-        const r = viewNode(b, v, node12, path, "rows");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "rows"]), path, "rows");
         if (r !== LEFT_OUT) out["rows"] = r;
       }
     }
@@ -182,7 +168,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       } else if (v === null || typeof v !== "object") {
         out["truncated"] = v;
       } else {
-        const r = viewNode(b, v, node13, path, "truncated");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "truncated"]), path, "truncated");
         if (r !== LEFT_OUT) out["truncated"] = r;
       }
     }
@@ -199,7 +185,7 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
     if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
       out.push(viewObject3(b, v as Record<string, unknown>, path + "/" + i));
     } else {
-      const r = viewNode(b, v, node4, path, i);
+      const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "columns", "items"]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     }
   }
@@ -214,7 +200,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["name"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "name") as string;
       } else {
-        const r = viewNode(b, v, node1, path, "name");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "columns", "items", "properties", "name"]), path, "name");
         if (r !== LEFT_OUT) out["name"] = r;
       }
     }
@@ -227,7 +213,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       } else if (v === null || typeof v !== "object") {
         out["nullable"] = v;
       } else {
-        const r = viewNode(b, v, node2, path, "nullable");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "columns", "items", "properties", "nullable"]), path, "nullable");
         if (r !== LEFT_OUT) out["nullable"] = r;
       }
     }
@@ -238,7 +224,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["type"] = v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, "type") as string;
       } else {
-        const r = viewNode(b, v, node3, path, "type");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "columns", "items", "properties", "type"]), path, "type");
         if (r !== LEFT_OUT) out["type"] = r;
       }
     }
@@ -255,7 +241,7 @@ function viewArray4(b: ViewBuild, s: readonly unknown[], path: string): unknown[
     if (Array.isArray(v)) {
       out.push(viewArray5(b, v as readonly unknown[], path + "/" + i));
     } else {
-      const r = viewNode(b, v, node11, path, i);
+      const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "rows", "items"]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     }
   }
@@ -272,21 +258,21 @@ function viewArray5(b: ViewBuild, s: readonly unknown[], path: string): unknown[
       if (typeof v === "string") {
         out.push(v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, i) as string);
       } else {
-        const r = viewNode(b, v, node10, path, i);
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "rows", "items", "items", "options", 0]), path, i);
         if (r !== LEFT_OUT) out.push(r);
       }
     } else if (Array.isArray(v)) {
-      const r = viewNode(b, v, node9, path, i);
+      const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "rows", "items", "items"]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     } else if (v !== null && typeof v === "object") {
-      const r = viewNode(b, v, node9, path, i);
+      const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "rows", "items", "items"]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     } else if (typeof v === "string") {
       out.push(v.length <= 256 ? cleanText(v) : viewString(b, v, 256, "excerpt", path, i) as string);
     } else if (v === null || typeof v !== "object") {
       out.push(v);
     } else {
-      const r = viewNode(b, v, node8, path, i);
+      const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "rows", "items", "items", "options", 1]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     }
   }

@@ -75,7 +75,7 @@ export function buildView(data: ReadFileResult): Projection<ReadFileView> {
   if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
     view = viewObject1(b, v as Record<string, unknown>, "");
   } else {
-    const r = viewNode(b, v, node8, "", undefined);
+    const r = viewNode(b, v, viewPlanAt(viewPlan, []), "", undefined);
     if (r !== LEFT_OUT) view = r;
   }
   return finishView<ReadFileView>(view, b);
@@ -87,14 +87,6 @@ const ObjectPrototype = Object.prototype;
 
 /** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */
 const VIEW_KEYS: readonly string[] = ["content", "mimeType", "modifiedAt", "page", "path", "sizeBytes", "totalPages"];
-const node1 = viewPlanAt(viewPlan, ["properties", "content"]);
-const node2 = viewPlanAt(viewPlan, ["properties", "mimeType"]);
-const node3 = viewPlanAt(viewPlan, ["properties", "modifiedAt"]);
-const node4 = viewPlanAt(viewPlan, ["properties", "page"]);
-const node5 = viewPlanAt(viewPlan, ["properties", "path"]);
-const node6 = viewPlanAt(viewPlan, ["properties", "sizeBytes"]);
-const node7 = viewPlanAt(viewPlan, ["properties", "totalPages"]);
-const node8 = viewPlanAt(viewPlan, []);
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -104,7 +96,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["content"] = v.length <= 4000 ? cleanText(v) : viewString(b, v, 4000, "excerpt", path, "content") as string;
       } else {
-        const r = viewNode(b, v, node1, path, "content");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "content"]), path, "content");
         if (r !== LEFT_OUT) out["content"] = r;
       }
     }
@@ -115,7 +107,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["mimeType"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "mimeType") as string;
       } else {
-        const r = viewNode(b, v, node2, path, "mimeType");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "mimeType"]), path, "mimeType");
         if (r !== LEFT_OUT) out["mimeType"] = r;
       }
     }
@@ -126,7 +118,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["modifiedAt"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "modifiedAt") as string;
       } else {
-        const r = viewNode(b, v, node3, path, "modifiedAt");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "modifiedAt"]), path, "modifiedAt");
         if (r !== LEFT_OUT) out["modifiedAt"] = r;
       }
     }
@@ -139,7 +131,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       } else if (v === null || typeof v !== "object") {
         out["page"] = v;
       } else {
-        const r = viewNode(b, v, node4, path, "page");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "page"]), path, "page");
         if (r !== LEFT_OUT) out["page"] = r;
       }
     }
@@ -150,7 +142,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["path"] = v.length <= 1024 ? cleanText(v) : viewString(b, v, 1024, "excerpt", path, "path") as string;
       } else {
-        const r = viewNode(b, v, node5, path, "path");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "path"]), path, "path");
         if (r !== LEFT_OUT) out["path"] = r;
       }
     }
@@ -163,7 +155,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       } else if (v === null || typeof v !== "object") {
         out["sizeBytes"] = v;
       } else {
-        const r = viewNode(b, v, node6, path, "sizeBytes");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "sizeBytes"]), path, "sizeBytes");
         if (r !== LEFT_OUT) out["sizeBytes"] = r;
       }
     }
@@ -176,7 +168,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       } else if (v === null || typeof v !== "object") {
         out["totalPages"] = v;
       } else {
-        const r = viewNode(b, v, node7, path, "totalPages");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "totalPages"]), path, "totalPages");
         if (r !== LEFT_OUT) out["totalPages"] = r;
       }
     }

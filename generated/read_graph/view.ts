@@ -101,7 +101,7 @@ export function buildView(data: ReadGraphResult): Projection<ReadGraphView> {
   if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
     view = viewObject1(b, v as Record<string, unknown>, "");
   } else {
-    const r = viewNode(b, v, node12, "", undefined);
+    const r = viewNode(b, v, viewPlanAt(viewPlan, []), "", undefined);
     if (r !== LEFT_OUT) view = r;
   }
   return finishView<ReadGraphView>(view, b);
@@ -113,18 +113,6 @@ const ObjectPrototype = Object.prototype;
 
 /** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */
 const VIEW_KEYS: readonly string[] = ["entities", "entityType", "from", "name", "observations", "relationType", "relations", "to"];
-const node1 = viewPlanAt(viewPlan, ["properties", "entities", "items", "properties", "entityType"]);
-const node2 = viewPlanAt(viewPlan, ["properties", "entities", "items", "properties", "name"]);
-const node3 = viewPlanAt(viewPlan, ["properties", "entities", "items", "properties", "observations", "items"]);
-const node4 = viewPlanAt(viewPlan, ["properties", "entities", "items", "properties", "observations"]);
-const node5 = viewPlanAt(viewPlan, ["properties", "entities", "items"]);
-const node6 = viewPlanAt(viewPlan, ["properties", "entities"]);
-const node7 = viewPlanAt(viewPlan, ["properties", "relations", "items", "properties", "from"]);
-const node8 = viewPlanAt(viewPlan, ["properties", "relations", "items", "properties", "relationType"]);
-const node9 = viewPlanAt(viewPlan, ["properties", "relations", "items", "properties", "to"]);
-const node10 = viewPlanAt(viewPlan, ["properties", "relations", "items"]);
-const node11 = viewPlanAt(viewPlan, ["properties", "relations"]);
-const node12 = viewPlanAt(viewPlan, []);
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -134,7 +122,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (Array.isArray(v)) {
         out["entities"] = viewArray2(b, v as readonly unknown[], path + "/entities");
       } else {
-        const r = viewNode(b, v, node6, path, "entities");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "entities"]), path, "entities");
         if (r !== LEFT_OUT) out["entities"] = r;
       }
     }
@@ -145,7 +133,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (Array.isArray(v)) {
         out["relations"] = viewArray5(b, v as readonly unknown[], path + "/relations");
       } else {
-        const r = viewNode(b, v, node11, path, "relations");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "relations"]), path, "relations");
         if (r !== LEFT_OUT) out["relations"] = r;
       }
     }
@@ -163,7 +151,7 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
     if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
       out.push(viewObject3(b, v as Record<string, unknown>, path + "/" + i));
     } else {
-      const r = viewNode(b, v, node5, path, i);
+      const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "entities", "items"]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     }
   }
@@ -178,7 +166,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["entityType"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "entityType") as string;
       } else {
-        const r = viewNode(b, v, node1, path, "entityType");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "entities", "items", "properties", "entityType"]), path, "entityType");
         if (r !== LEFT_OUT) out["entityType"] = r;
       }
     }
@@ -189,7 +177,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["name"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "name") as string;
       } else {
-        const r = viewNode(b, v, node2, path, "name");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "entities", "items", "properties", "name"]), path, "name");
         if (r !== LEFT_OUT) out["name"] = r;
       }
     }
@@ -200,7 +188,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (Array.isArray(v)) {
         out["observations"] = viewArray4(b, v as readonly unknown[], path + "/observations");
       } else {
-        const r = viewNode(b, v, node4, path, "observations");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "entities", "items", "properties", "observations"]), path, "observations");
         if (r !== LEFT_OUT) out["observations"] = r;
       }
     }
@@ -218,7 +206,7 @@ function viewArray4(b: ViewBuild, s: readonly unknown[], path: string): unknown[
     if (typeof v === "string") {
       out.push(v.length <= 300 ? cleanText(v) : viewString(b, v, 300, "excerpt", path, i) as string);
     } else {
-      const r = viewNode(b, v, node3, path, i);
+      const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "entities", "items", "properties", "observations", "items"]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     }
   }
@@ -235,7 +223,7 @@ function viewArray5(b: ViewBuild, s: readonly unknown[], path: string): unknown[
     if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
       out.push(viewObject6(b, v as Record<string, unknown>, path + "/" + i));
     } else {
-      const r = viewNode(b, v, node10, path, i);
+      const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "relations", "items"]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     }
   }
@@ -250,7 +238,7 @@ function viewObject6(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["from"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "from") as string;
       } else {
-        const r = viewNode(b, v, node7, path, "from");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "relations", "items", "properties", "from"]), path, "from");
         if (r !== LEFT_OUT) out["from"] = r;
       }
     }
@@ -261,7 +249,7 @@ function viewObject6(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["relationType"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "relationType") as string;
       } else {
-        const r = viewNode(b, v, node8, path, "relationType");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "relations", "items", "properties", "relationType"]), path, "relationType");
         if (r !== LEFT_OUT) out["relationType"] = r;
       }
     }
@@ -272,7 +260,7 @@ function viewObject6(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["to"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "to") as string;
       } else {
-        const r = viewNode(b, v, node9, path, "to");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "relations", "items", "properties", "to"]), path, "to");
         if (r !== LEFT_OUT) out["to"] = r;
       }
     }

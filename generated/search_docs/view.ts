@@ -94,7 +94,7 @@ export function buildView(data: SearchDocsResult): Projection<SearchDocsView> {
   if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
     view = viewObject1(b, v as Record<string, unknown>, "");
   } else {
-    const r = viewNode(b, v, node11, "", undefined);
+    const r = viewNode(b, v, viewPlanAt(viewPlan, []), "", undefined);
     if (r !== LEFT_OUT) view = r;
   }
   return finishView<SearchDocsView>(view, b);
@@ -106,17 +106,6 @@ const ObjectPrototype = Object.prototype;
 
 /** The keys the view assigns: should one become a member of `Object.prototype`, the interpreter makes the view. */
 const VIEW_KEYS: readonly string[] = ["hits", "id", "nextCursor", "query", "score", "snippet", "title", "total", "url"];
-const node1 = viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "id"]);
-const node2 = viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "score"]);
-const node3 = viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "snippet"]);
-const node4 = viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "title"]);
-const node5 = viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "url"]);
-const node6 = viewPlanAt(viewPlan, ["properties", "hits", "items"]);
-const node7 = viewPlanAt(viewPlan, ["properties", "hits"]);
-const node8 = viewPlanAt(viewPlan, ["properties", "nextCursor"]);
-const node9 = viewPlanAt(viewPlan, ["properties", "query"]);
-const node10 = viewPlanAt(viewPlan, ["properties", "total"]);
-const node11 = viewPlanAt(viewPlan, []);
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -126,7 +115,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (Array.isArray(v)) {
         out["hits"] = viewArray2(b, v as readonly unknown[], path + "/hits");
       } else {
-        const r = viewNode(b, v, node7, path, "hits");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits"]), path, "hits");
         if (r !== LEFT_OUT) out["hits"] = r;
       }
     }
@@ -137,7 +126,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["nextCursor"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "nextCursor") as string;
       } else {
-        const r = viewNode(b, v, node8, path, "nextCursor");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "nextCursor"]), path, "nextCursor");
         if (r !== LEFT_OUT) out["nextCursor"] = r;
       }
     }
@@ -148,7 +137,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["query"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "query") as string;
       } else {
-        const r = viewNode(b, v, node9, path, "query");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "query"]), path, "query");
         if (r !== LEFT_OUT) out["query"] = r;
       }
     }
@@ -161,7 +150,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       } else if (v === null || typeof v !== "object") {
         out["total"] = v;
       } else {
-        const r = viewNode(b, v, node10, path, "total");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "total"]), path, "total");
         if (r !== LEFT_OUT) out["total"] = r;
       }
     }
@@ -179,7 +168,7 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
     if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
       out.push(viewObject3(b, v as Record<string, unknown>, path + "/" + i));
     } else {
-      const r = viewNode(b, v, node6, path, i);
+      const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits", "items"]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     }
   }
@@ -194,7 +183,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["id"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "id") as string;
       } else {
-        const r = viewNode(b, v, node1, path, "id");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "id"]), path, "id");
         if (r !== LEFT_OUT) out["id"] = r;
       }
     }
@@ -207,7 +196,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       } else if (v === null || typeof v !== "object") {
         out["score"] = v;
       } else {
-        const r = viewNode(b, v, node2, path, "score");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "score"]), path, "score");
         if (r !== LEFT_OUT) out["score"] = r;
       }
     }
@@ -218,7 +207,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["snippet"] = v.length <= 280 ? cleanText(v) : viewString(b, v, 280, "excerpt", path, "snippet") as string;
       } else {
-        const r = viewNode(b, v, node3, path, "snippet");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "snippet"]), path, "snippet");
         if (r !== LEFT_OUT) out["snippet"] = r;
       }
     }
@@ -229,7 +218,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["title"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "title") as string;
       } else {
-        const r = viewNode(b, v, node4, path, "title");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "title"]), path, "title");
         if (r !== LEFT_OUT) out["title"] = r;
       }
     }
@@ -240,7 +229,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
       if (typeof v === "string") {
         out["url"] = v.length <= 2000 ? cleanText(v) : viewString(b, v, 2000, "excerpt", path, "url") as string;
       } else {
-        const r = viewNode(b, v, node5, path, "url");
+        const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "url"]), path, "url");
         if (r !== LEFT_OUT) out["url"] = r;
       }
     }
