@@ -160,8 +160,24 @@ function formatTogether(text: string): Promise<string> {
 }
 
 async function formatWaiting(): Promise<void> {
-  const batch = waiting;
+  const callers = waiting;
   waiting = [];
+  // Tools that return the same schema ask for the same text: it is formatted once, and each caller gets that part.
+  const byText = new Map<string, Array<(typeof callers)[number]>>();
+  for (const caller of callers) {
+    const same = byText.get(caller.text);
+    if (same === undefined) byText.set(caller.text, [caller]);
+    else same.push(caller);
+  }
+  const batch = [...byText.entries()].map(([text, same]) => ({
+    text,
+    resolve: (code: string) => {
+      for (const caller of same) caller.resolve(code);
+    },
+    reject: (error: unknown) => {
+      for (const caller of same) caller.reject(error);
+    },
+  }));
   let parts: string[] | undefined;
   if (batch.length > 1) {
     const joined = batch.map(({ text }, i) => (i === 0 ? text : `${separatorDeclaration(i)}\n${text}`));

@@ -99,6 +99,9 @@ export function assembleModule(validators: readonly StandaloneValidator[]): stri
   const sections: string[] = [];
   let failures = false;
   let relocates = false;
+  // The rewrites are a function of a validator's body alone, and a catalog's module often holds one body many times
+  // (tools that return the same schema): each distinct body is rewritten once.
+  const rewritten = new Map<string, { code: string; calls: boolean; relocates: boolean }>();
   for (const { exportName, code } of validators) {
     const exported = EXPORT_LINE.exec(code);
     if (exported === null || exported[1] !== exportName) {
@@ -119,15 +122,43 @@ export function assembleModule(validators: readonly StandaloneValidator[]): stri
         return replacement.name;
       })
       .trim();
-    const fast = withFastPaths(withoutUnusedSchemas(body));
-    relocates ||= fast.relocates;
-    // A rewrite may leave a literal unread (a lookup in a schema's names, now comparisons).
-    const shared = withSharedFailures(withoutUnusedSchemas(fast.code));
-    failures ||= shared.calls;
-    sections.push(`export const ${exportName} = (() => {\n${shared.code}\nreturn ${functionName};\n})();\n`);
+    let section = rewritten.get(body);
+    if (section === undefined) {
+      const fast = withFastPaths(withoutUnusedSchemas(body));
+      // A rewrite may leave a literal unread (a lookup in a schema's names, now comparisons).
+      const shared = withSharedFailures(withoutUnusedSchemas(fast.code));
+      section = { code: shared.code, calls: shared.calls, relocates: fast.relocates };
+      rewritten.set(body, section);
+    }
+    relocates ||= section.relocates;
+    failures ||= section.calls;
+    sections.push(`export const ${exportName} = (() => {\n${section.code}\nreturn ${functionName};\n})();\n`);
   }
   const helpers = (failures ? `${FAIL_FUNCTION}\n` : "") + (relocates ? `${RELOCATE_FUNCTION}\n` : "");
-  return ownPrototypeKeys(importLines(imports) + helpers + sections.join("\n"));
+  const head = importLines(imports) + helpers;
+  // Each section is a whole statement, and the head is this module's own text (import lines of the names in
+  // RUNTIME_REPLACEMENTS, the helper functions), which neither calls `require` nor writes a `__proto__` key: the
+  // module parsed whole finds what its sections parsed one by one find, each moved by the text before it. Only a
+  // section whose text could spell either name is parsed (see `mayNameGuarded`).
+  const fixed: string[] = [];
+  for (const section of sections) {
+    const own = mayNameGuarded(section) ? withOwnPrototypeKeys(section) : section;
+    // A `require` is reported with its line in the whole module.
+    if (own === undefined) return ownPrototypeKeys(head + sections.join("\n"));
+    fixed.push(own);
+  }
+  return head + fixed.join("\n");
+}
+
+/**
+ * Whether a text could spell the identifier `require` or the key `__proto__`: the names as written, or any escape
+ * but those that only ever stand for a quote, a backslash, a slash or a control character (in an identifier,
+ * `\u0072`; in a string, `\x5f`, `\_`, a line continuation). A backslash pair is taken as one escape first, so a
+ * backslash followed by `u` is not taken for `\u`. A text for which this is false holds neither name.
+ */
+function mayNameGuarded(text: string): boolean {
+  for (const [match] of text.matchAll(/\\\\|\\[^"/bfnrt]|\brequire\b|__proto__/g)) if (match !== "\\\\") return true;
+  return false;
 }
 
 /** One sorted import line per run-time entry, entries in name order (the same input gives the same bytes). */
@@ -170,8 +201,18 @@ function scanModule(code: string): { file: ts.SourceFile; requireAt?: number; pr
  * creates an own property exactly as `JSON.parse` does.
  */
 export function ownPrototypeKeys(code: string): string {
+  const fixed = withOwnPrototypeKeys(code);
+  if (fixed === undefined) {
+    const { file, requireAt } = scanModule(code);
+    throwRequire(file, requireAt as number);
+  }
+  return fixed;
+}
+
+/** {@link ownPrototypeKeys}' rewrite, or undefined when the code still calls `require`. */
+function withOwnPrototypeKeys(code: string): string | undefined {
   const { file, requireAt, prototypeKeys } = scanModule(code);
-  if (requireAt !== undefined) throwRequire(file, requireAt);
+  if (requireAt !== undefined) return undefined;
   let rewritten = code;
   for (const name of prototypeKeys.sort((a, b) => b.getStart(file) - a.getStart(file))) {
     rewritten = `${rewritten.slice(0, name.getStart(file))}["__proto__"]${rewritten.slice(name.getEnd())}`;

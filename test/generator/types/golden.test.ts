@@ -541,6 +541,13 @@ describe("emitTypes golden", () => {
     expect(together).toEqual(table.map(([, row]) => row.want));
   });
 
+  it("gives each caller its own declarations when several ask for the same text in one pass", async () => {
+    // Each row twice, interleaved with the others: a text met again is formatted once and handed to every caller.
+    const rows = [...table, ...table].map(([, row]) => row);
+    const together = await Promise.all(rows.map((row) => emitTypes(requestsOf(row))));
+    expect(together).toEqual(rows.map((row) => row.want));
+  });
+
   it("an already dereferenced schema (a cyclic object graph) still gives a named recursive type", async () => {
     const tree: Record<string, unknown> = { type: "object", additionalProperties: false };
     tree.properties = { children: { type: "array", items: tree } };
