@@ -11,7 +11,7 @@
  * would resolve to first) or any other file refuses the run, so nothing but the compiled contracts is ever loaded.
  */
 import { createHash } from "node:crypto";
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ContractError } from "../contract/errors.js";
@@ -102,7 +102,12 @@ const CACHE = ".cache/toolgate/proxy";
  * else's. The folders between the project's `node_modules` and the cache folder may hold no `node_modules` either.
  * @throws {UnsafeOutputError} naming the first thing toolgate did not write
  */
-async function checkCacheFolder(modules: string, relative: string, written: ReadonlySet<string>): Promise<void> {
+export async function checkCacheFolder(
+  modules: string,
+  relative: string,
+  written: ReadonlySet<string>,
+  look: CacheLook = { readdir, lstat: lstatIfAny },
+): Promise<void> {
   const parts = relative.split("/");
   for (let depth = 1; depth < parts.length; depth++) {
     const planted = path.join(modules, ...parts.slice(0, depth), "node_modules");
@@ -117,15 +122,27 @@ async function checkCacheFolder(modules: string, relative: string, written: Read
   const pending = [""];
   while (pending.length > 0) {
     const inside = pending.pop() as string;
-    for (const entry of await readdir(path.join(folder, ...inside.split("/")))) {
+    for (const entry of await look.readdir(path.join(folder, ...inside.split("/")))) {
       const name = inside === "" ? entry : `${inside}/${entry}`;
-      const stats = await lstat(path.join(folder, ...name.split("/")));
+      const stats = await look.lstat(path.join(folder, ...name.split("/")));
+      if (stats === undefined) {
+        // Gone since the listing: another replica's write in progress, renamed into place meanwhile (replicas
+        // starting at once compile into the same folder). Anything else that vanishes was not toolgate's.
+        if (isTemporaryFile(entry)) continue;
+        throw notWritten(path.join(folder, ...name.split("/")));
+      }
       if (stats.isDirectory() && folders.has(name)) pending.push(name);
       else if (!stats.isFile() || !(written.has(name) || isTemporaryFile(entry))) {
         throw notWritten(path.join(folder, ...name.split("/")));
       }
     }
   }
+}
+
+/** How {@link checkCacheFolder} looks at the folder: a listing, and what each entry is now (`undefined`: gone). */
+export interface CacheLook {
+  readdir(folder: string): Promise<string[]>;
+  lstat(file: string): Promise<{ isDirectory(): boolean; isFile(): boolean } | undefined>;
 }
 
 /** The error for something in the compile cache that toolgate did not put there. */

@@ -5,7 +5,13 @@
 import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadProxyCatalog, ProxyStaleError } from "../../../generator/proxy/catalog.js";
+import { UnsafeOutputError } from "../../../generator/files.js";
+import {
+  type CacheLook,
+  checkCacheFolder,
+  loadProxyCatalog,
+  ProxyStaleError,
+} from "../../../generator/proxy/catalog.js";
 import { toolgate } from "../../cli.js";
 import { scratchFolders } from "../mcp/scratch.js";
 
@@ -176,5 +182,33 @@ describe("toolgate proxy --generated", () => {
     const run = await toolgate("proxy", "--generated", copy, "--", "node", "-e", "process.exit(9)");
     expect(run.code).toBe(1);
     expect(run.err).toMatch(/index\.ts.*run toolgate generate/);
+  });
+});
+
+describe("checkCacheFolder", () => {
+  /** A folder as the check sees it: listed entries, and what each is when looked at (absent: gone by then). */
+  const seen = (listed: string[], present: Record<string, "file" | "folder">): CacheLook => ({
+    readdir: async () => listed,
+    lstat: async (file) => {
+      const kind = present[path.basename(file)];
+      return kind === undefined ? undefined : { isDirectory: () => kind === "folder", isFile: () => kind === "file" };
+    },
+  });
+  const TEMPORARY = ".adapter.js.4242.0123456789ab7.tmp";
+
+  it("passes a sibling replica's write that was renamed into place between the listing and the look", async () => {
+    const look = seen(["adapter.js", TEMPORARY], { "adapter.js": "file" });
+    await expect(checkCacheFolder("/modules", "cache/abc", new Set(["adapter.js"]), look)).resolves.toBeUndefined();
+  });
+
+  it("still refuses anything else that is there, or that vanished, and toolgate did not write", async () => {
+    const planted = seen(["adapter.js", "evil.js"], { "adapter.js": "file", "evil.js": "file" });
+    await expect(checkCacheFolder("/modules", "cache/abc", new Set(["adapter.js"]), planted)).rejects.toThrow(
+      UnsafeOutputError,
+    );
+    const vanished = seen(["adapter.js", "other.js"], { "adapter.js": "file" });
+    await expect(checkCacheFolder("/modules", "cache/abc", new Set(["adapter.js"]), vanished)).rejects.toThrow(
+      /other\.js is in the proxy's compile cache but toolgate did not write it/,
+    );
   });
 });
