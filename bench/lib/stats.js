@@ -127,21 +127,51 @@ export async function perCallAsync(work, targetMs = 20) {
  * The thread's time, not the process's: the process's counts the compiler's and the collector's helper threads too,
  * which run when they please; and not wall time, which on a machine shared by many processes mostly measures how
  * long the thread waited for a core, a wait that does not depend on the code being timed.
- * @type {{ (): number, source: string }}
+ *
+ * The thread's run time advances in steps: the kernel adds a running thread's time at each scheduler tick (4 ms on
+ * this machine), not as it runs. `granularityMs` is the step, measured once; a sample must span many steps, or it is
+ * off by up to a step (at 20 ms a sample, ±20%, and medians of such samples land a whole step apart from process to
+ * process): {@link cpuSampleMs}.
+ * @type {{ (): number, source: string, granularityMs: number }}
  */
 export const threadCpuMs = (() => {
   try {
     readFileSync("/proc/thread-self/schedstat", "utf8");
     const clock = () => Number.parseInt(readFileSync("/proc/thread-self/schedstat", "utf8"), 10) / 1e6;
-    return Object.assign(clock, { source: "main thread CPU time (/proc/thread-self/schedstat)" });
+    return Object.assign(clock, {
+      source: "main thread CPU time (/proc/thread-self/schedstat)",
+      granularityMs: clockStep(clock),
+    });
   } catch {
     const clock = () => {
       const { user, system } = process.cpuUsage();
       return (user + system) / 1000;
     };
-    return Object.assign(clock, { source: "process CPU time (process.cpuUsage)" });
+    return Object.assign(clock, { source: "process CPU time (process.cpuUsage)", granularityMs: clockStep(clock) });
   }
 })();
+
+/**
+ * The step a clock advances by while the thread runs: the largest of the first five steps seen while spinning (at
+ * most 100 ms of spinning; a step cut short by a switch away is smaller, never larger).
+ * @param {() => number} clock milliseconds
+ */
+function clockStep(clock) {
+  const steps = [];
+  let last = clock();
+  const until = performance.now() + 100;
+  while (steps.length < 5 && performance.now() < until) {
+    const now = clock();
+    if (now !== last) {
+      steps.push(now - last);
+      last = now;
+    }
+  }
+  return steps.length === 0 ? 1 : Math.max(...steps);
+}
+
+/** How long a CPU-time sample runs: 50 of the clock's steps, so a step is at most 2% of a sample; at least 20 ms. */
+export const cpuSampleMs = Math.max(20, 50 * threadCpuMs.granularityMs);
 
 /**
  * Like {@link perCallAsync}, timed in the main thread's CPU time ({@link threadCpuMs}): each sample is the CPU
@@ -151,7 +181,7 @@ export const threadCpuMs = (() => {
  * @param {number} [targetMs]
  * @returns {Promise<{ (): Promise<number>, wall: number[] }>}
  */
-export async function cpuPerCallAsync(work, targetMs = 20) {
+export async function cpuPerCallAsync(work, targetMs = cpuSampleMs) {
   let calls = 1;
   for (;;) {
     const start = threadCpuMs();
@@ -183,7 +213,7 @@ export async function cpuPerCallAsync(work, targetMs = 20) {
  * @param {number} [targetMs]
  * @returns {{ (): number, wall: number[] }}
  */
-export function cpuPerCall(work, targetMs = 20) {
+export function cpuPerCall(work, targetMs = cpuSampleMs) {
   let calls = 1;
   for (;;) {
     const start = threadCpuMs();
