@@ -54,7 +54,11 @@ describe("the generated pages of docs/", () => {
       const cli = path.join(copy, "reference", "cli.md");
       writeFileSync(cli, readFileSync(cli, "utf8").replace("| `--check` |", "| `--chek` |"));
       const bench = path.join(copy, "benchmarks.md");
-      writeFileSync(bench, readFileSync(bench, "utf8").replace("| 16× |", "| 61× |"));
+      // One figure of the generated tables changed, whichever the latest run holds: the first ratio cell.
+      const page = readFileSync(bench, "utf8");
+      const changed = page.replace(/\| (\d+(?:\.\d+)?)× \|/, (_cell, figure: string) => `| ${Number(figure) + 1}× |`);
+      expect(changed).not.toBe(page);
+      writeFileSync(bench, changed);
       const check = await docsPages("--check", "--docs", copy);
       expect(check.code).toBe(1);
       expect(check.out).toMatch(/stale {2}.*reference\/cli\.md/);
