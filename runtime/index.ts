@@ -138,7 +138,14 @@ export {
   toModelParts,
   toModelRefusal,
 } from "./stages/model-content.js";
-export { DEFAULT_MAX_STRING_CHARS, type ProjectOptions, pointerSegment, project } from "./stages/project.js";
+export {
+  DEFAULT_MAX_STRING_CHARS,
+  type ProjectOptions,
+  pointerSegment,
+  project,
+  type ViewJsonType,
+  viewPlanFits,
+} from "./stages/project.js";
 export {
   finishView,
   LEFT_OUT,

@@ -14,8 +14,8 @@
  * which defines such keys, so no key written ever runs a setter and no inherited member is ever shown.
  */
 
-import type { ViewPlan } from "@toolgate/runtime";
-import { pointerSegment } from "@toolgate/runtime";
+import type { ViewJsonType, ViewPlan } from "@toolgate/runtime";
+import { pointerSegment, viewPlanFits } from "@toolgate/runtime";
 import { type Code, own, quote } from "./code.js";
 
 /** A step of a node's path in the plan object: a property name or an index. */
@@ -31,13 +31,11 @@ interface Emission {
   readonly maxStringChars: number;
 }
 
-/** The JSON types the interpreter tells apart when it resolves a union. */
-type JsonKind = "object" | "array" | "string" | "primitive";
-
-const JSON_KINDS: readonly JsonKind[] = ["string", "array", "object", "primitive"];
+/** The JSON types a union is resolved for, in the order the generated code tests them. */
+const JSON_KINDS: readonly ViewJsonType[] = ["string", "array", "object", "primitive"];
 
 /** What each JSON type is tested with, in generated code, for the value `v`. */
-const KIND_TEST: Readonly<Record<JsonKind, string>> = {
+const KIND_TEST: Readonly<Record<ViewJsonType, string>> = {
   string: 'typeof v === "string"',
   array: "Array.isArray(v)",
   object: 'v !== null && typeof v === "object"',
@@ -47,33 +45,12 @@ const KIND_TEST: Readonly<Record<JsonKind, string>> = {
 /** The keys `Object.prototype` has of its own: such a key is defined in the view, never assigned. */
 const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
 
-/** Whether a plan node other than a union takes a value of this JSON type (the interpreter's `fitsDirectly`). */
-function fitsDirectly(plan: ViewPlan, type: JsonKind): boolean {
-  switch (plan.kind) {
-    case "object":
-      return type === "object";
-    case "array":
-    case "tuple":
-      return type === "array";
-    case "string":
-      return type === "string";
-    case "value":
-      return type === "string" || type === "primitive";
-    case "any":
-      return true;
-    case "media":
-      return plan.form === "block" ? type === "object" : type === "string";
-    case "union":
-      return false;
-  }
-}
-
 /**
  * The index of the option of a union (whose options hold no union) a value of this type is projected with: the
  * first that fits, as the interpreter finds it; `undefined` when none does.
  */
-function unionOption(plan: Extract<ViewPlan, { kind: "union" }>, type: JsonKind): number | undefined {
-  const index = plan.options.findIndex((option) => fitsDirectly(option, type));
+function unionOption(plan: Extract<ViewPlan, { kind: "union" }>, type: ViewJsonType): number | undefined {
+  const index = plan.options.findIndex((option) => viewPlanFits(option, type));
   return index < 0 ? undefined : index;
 }
 
@@ -163,12 +140,12 @@ function placeNode(
       // no option takes goes to the interpreter, which shows it by the `value` rule.
       let lines: string[] = [];
       for (let k = JSON_KINDS.length - 1; k >= 0; k--) {
-        const index = unionOption(node, JSON_KINDS[k] as JsonKind);
+        const index = unionOption(node, JSON_KINDS[k] as ViewJsonType);
         const option =
           index === undefined
             ? handOn()
             : placeNode(emission, node.options[index] as ViewPlan, [...path, "options", index], at, put);
-        lines = k === JSON_KINDS.length - 1 ? option : branch(KIND_TEST[JSON_KINDS[k] as JsonKind], option, lines);
+        lines = k === JSON_KINDS.length - 1 ? option : branch(KIND_TEST[JSON_KINDS[k] as ViewJsonType], option, lines);
       }
       return lines;
     }

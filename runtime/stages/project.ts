@@ -110,15 +110,21 @@ function place(into: unknown[] | Record<string, unknown>, key: string, value: un
 }
 
 /** The JSON type of a parsed value, as the union rule needs it. */
-function jsonType(value: unknown): "object" | "array" | "string" | "primitive" {
+/** The JSON types a plan node is matched against: what {@link viewPlanFits} tells apart. */
+export type ViewJsonType = "object" | "array" | "string" | "primitive";
+
+function jsonType(value: unknown): ViewJsonType {
   if (Array.isArray(value)) return "array";
   if (value !== null && typeof value === "object") return "object";
   if (typeof value === "string") return "string";
   return "primitive";
 }
 
-/** Whether a plan node other than a union can take a value of this JSON type. */
-function fitsDirectly(plan: ViewPlan, type: ReturnType<typeof jsonType>): boolean {
+/**
+ * Whether a plan node other than a union can take a value of this JSON type: how a union picks its option, here and
+ * in the generated projector, which resolves unions when it is written.
+ */
+export function viewPlanFits(plan: ViewPlan, type: ViewJsonType): boolean {
   switch (plan.kind) {
     case "object":
       return type === "object";
@@ -143,13 +149,13 @@ function fitsDirectly(plan: ViewPlan, type: ReturnType<typeof jsonType>): boolea
  * nested unions, that can take a value of this JSON type (`undefined` when none can). Searched without recursion
  * and each node once, since the plan of a recursive schema may be cyclic.
  */
-function resolve(plan: ViewPlan, type: ReturnType<typeof jsonType>): ViewPlan | undefined {
-  if (plan.kind !== "union") return fitsDirectly(plan, type) ? plan : undefined;
+function resolve(plan: ViewPlan, type: ViewJsonType): ViewPlan | undefined {
+  if (plan.kind !== "union") return viewPlanFits(plan, type) ? plan : undefined;
   // The usual union (`string | null`, an object or a string) has no union among its options: no search is needed.
   let nested = false;
   for (const option of plan.options) {
     if (option.kind === "union") nested = true;
-    else if (!nested && fitsDirectly(option, type)) return option;
+    else if (!nested && viewPlanFits(option, type)) return option;
   }
   if (!nested) return undefined;
   const seen = new Set<ViewPlan>();
@@ -158,7 +164,7 @@ function resolve(plan: ViewPlan, type: ReturnType<typeof jsonType>): ViewPlan | 
     if (seen.has(node)) continue;
     seen.add(node);
     if (node.kind !== "union") {
-      if (fitsDirectly(node, type)) return node;
+      if (viewPlanFits(node, type)) return node;
       continue;
     }
     // Reversed, so the stack hands out the options in their order.
