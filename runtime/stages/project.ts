@@ -90,6 +90,19 @@ export function pathAt(base: string, segment: string | number | undefined): stri
 const ownOfObjectPrototype = Object.prototype.hasOwnProperty;
 
 /**
+ * Whether `key` is a member of `Object.prototype` now: on every object a view makes, exactly the keys an assignment
+ * could find a setter or a read-only member for.
+ */
+export function onObjectPrototype(key: string): boolean {
+  return ownOfObjectPrototype.call(Object.prototype, key);
+}
+
+/** Places `key` as an own data property, never through an inherited setter (a `__proto__` key stays own). */
+export function defineOwn(into: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
  * Puts a value into an object or array without ever invoking a setter (a `__proto__` key stays an own key). Every
  * object a view places into is a `{}` the projection made, and it places each key once (a plan's keys are distinct,
  * an `any` node's cleaned keys are made so), so a key is on its prototype chain exactly when it is an own key of
@@ -99,20 +112,20 @@ const ownOfObjectPrototype = Object.prototype.hasOwnProperty;
 function place(into: unknown[] | Record<string, unknown>, key: string, value: unknown): void {
   if (Array.isArray(into)) {
     into.push(value);
-  } else if (ownOfObjectPrototype.call(Object.prototype, key)) {
+  } else if (onObjectPrototype(key)) {
     // Inherited (`__proto__`, `constructor`, or anything added to `Object.prototype`): assigning could run a setter
     // or fail on a read-only property, so the key is defined as an own property.
-    Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+    defineOwn(into, key, value);
   } else {
     // Nowhere on the prototype chain, so no setter can run: plain assignment, many times cheaper than defining.
     into[key] = value;
   }
 }
 
-/** The JSON type of a parsed value, as the union rule needs it. */
 /** The JSON types a plan node is matched against: what {@link viewPlanFits} tells apart. */
 export type ViewJsonType = "object" | "array" | "string" | "primitive";
 
+/** The JSON type of a parsed value, as the union rule needs it. */
 function jsonType(value: unknown): ViewJsonType {
   if (Array.isArray(value)) return "array";
   if (value !== null && typeof value === "object") return "object";
@@ -199,15 +212,15 @@ export function project(data: unknown, plan: ViewPlan, options: ProjectOptions =
     media: [],
     maxStringChars: options.maxStringChars ?? DEFAULT_MAX_STRING_CHARS,
   };
-  const holder = projectInto(sink, data, plan, "", undefined);
   // The stack pops in document order, so omissions are already listed top to bottom.
-  const projection: Projection<unknown> = {
-    view: holder.view,
-    complete: sink.omissions.length === 0,
-    omissions: sink.omissions,
-  };
+  return projectionOf(projectInto(sink, data, plan, "", undefined).view, sink);
+}
+
+/** A projection of `view`: whether nothing was left out, the omissions and any lifted media `sink` gathered. */
+export function projectionOf<V>(view: unknown, sink: ViewSink): Projection<V> {
+  const projection: Projection<unknown> = { view, complete: sink.omissions.length === 0, omissions: sink.omissions };
   if (sink.media.length > 0) projection.media = sink.media;
-  return projection;
+  return projection as Projection<V>;
 }
 
 /** Where a projection gathers what it left out and the media it lifted, and its bound for strings. */

@@ -11,7 +11,7 @@
  */
 
 import type { Projection, StringOverflow, ViewPlan } from "../contract/types.js";
-import { projectInto, projectString, type ViewSink } from "./project.js";
+import { defineOwn, onObjectPrototype, projectInto, projectionOf, projectString, type ViewSink } from "./project.js";
 
 /** What a generated projector gathers while it builds one view. */
 export type ViewBuild = ViewSink;
@@ -26,13 +26,7 @@ export function startView(maxStringChars: number): ViewBuild {
 
 /** The projection a build made: its view, whether nothing was left out, the omissions and any lifted media. */
 export function finishView<V>(view: unknown, build: ViewBuild): Projection<V> {
-  const projection: Projection<unknown> = {
-    view,
-    complete: build.omissions.length === 0,
-    omissions: build.omissions,
-  };
-  if (build.media.length > 0) projection.media = build.media;
-  return projection as Projection<V>;
+  return projectionOf<V>(view, build);
 }
 
 /**
@@ -67,10 +61,8 @@ export function viewNode(
  * property: assigning it would run the inherited setter or fail on a read-only member.
  */
 export function viewDefine(into: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+  defineOwn(into, key, value);
 }
-
-const ownOfObjectPrototype = Object.prototype.hasOwnProperty;
 
 /**
  * Whether none of `keys` is a member of `Object.prototype` now. A generated projector assigns the keys that were
@@ -78,9 +70,7 @@ const ownOfObjectPrototype = Object.prototype.hasOwnProperty;
  * which defines such keys, so no key a view writes ever runs a setter.
  */
 export function viewKeysFree(keys: readonly string[]): boolean {
-  for (let i = 0; i < keys.length; i++) {
-    if (ownOfObjectPrototype.call(Object.prototype, keys[i] as string)) return false;
-  }
+  for (let i = 0; i < keys.length; i++) if (onObjectPrototype(keys[i] as string)) return false;
   return true;
 }
 
