@@ -4,7 +4,8 @@
  * their URIs cleaned and bounded, all within the context budget measured on what the model reads.
  *
  * A text whose whole view fits the budget is shown whole: that view is measured first, on exactly what the model
- * reads, whenever it could fit at all. Otherwise, in bytes the excerpt's bound is exact: the rendered outcome is
+ * reads, whenever it could fit at all (against tokens, not when its spaces alone separate more groups of characters
+ * than the budget has tokens: each group is at least one token, see `token-floor.ts`). Otherwise, in bytes the excerpt's bound is exact: the rendered outcome is
  * measured once with an empty text and the widest gap and omissions it can hold, and the text gets what is left. In
  * tokens the bound is found by measuring: excerpt, render, count, resize by what the count says, at most
  * {@link TOKEN_ROUNDS} rounds, keeping the largest excerpt that fitted; a view still over budget then goes to the
@@ -21,6 +22,7 @@ import { boundText, cleanText, utf8Length } from "../text/hygiene.js";
 import { cleanedLines, type LineExcerpt, lineExcerpt, type TextLines, viewCost } from "./line-excerpt.js";
 import { MAX_TOKEN_UNITS, measureText, measureVerdict, noteMeasuredView } from "./measure.js";
 import { toModelContent } from "./model-content.js";
+import { spacedStarts } from "./token-floor.js";
 
 /** Longest link URI shown, in code points. */
 export const MAX_LINK_URI_CHARS = 2048;
@@ -195,8 +197,11 @@ export async function textView<T, V, I>(
   const plain = overheadBytes(admission, data, lines, source.length, beside, fields, false);
   const reach = budget.unit === "bytes" ? budget.max : budget.max * MAX_TOKEN_UNITS;
   // Only the costs are summed, stopping past the room: no head and tail are fitted for a text that cannot be whole.
+  // Against tokens, a text with more space-separated starts than the budget has tokens cannot be whole either
+  // (`token-floor.ts`): found in its first lines, it is not cleaned to its end, rendered or counted to learn that.
   const wholeCost = viewCostOf(cleaned);
-  if (wholeCost(reach - plain) <= reach - plain) {
+  const tokensFloor = budget.unit === "tokens" ? budget.max : undefined;
+  if (wholeCost(reach - plain, tokensFloor) <= reach - plain) {
     const candidate = render({ text: cleaned.whole(), lines });
     const measured = await measureVerdict(toModelContent(candidate as Success<unknown, unknown>), budget);
     if (measured.within) {
@@ -212,11 +217,22 @@ export async function textView<T, V, I>(
   return tokenExcerpt(budget, render, excerptWithin, overhead, wholeCost);
 }
 
-/** What the whole cleaned text costs inside the view's JSON string, counted no further than needed. */
-function viewCostOf(cleaned: TextLines): (cap: number) => number {
-  return (cap) => {
+/**
+ * What the whole cleaned text costs inside the view's JSON string, counted no further than needed: past `cap`, or,
+ * given `tokens`, once its lines hold more space-separated starts than that (a floor of the view's tokens, see
+ * `spacedStarts`), when the cost is `Infinity`: the whole text cannot fit that many tokens.
+ */
+function viewCostOf(cleaned: TextLines): (cap: number, tokens?: number) => number {
+  return (cap, tokens) => {
     let cost = cleaned.finalBreak ? 2 : 0;
-    for (let i = 0; i < cleaned.total && cost <= cap; i++) cost += viewCost(cleaned.at(i)) + (i > 0 ? 2 : 0);
+    let starts = 0;
+    for (let i = 0; i < cleaned.total && cost <= cap; i++) {
+      const line = cleaned.at(i);
+      cost += viewCost(line) + (i > 0 ? 2 : 0);
+      if (tokens === undefined) continue;
+      starts += spacedStarts(line);
+      if (starts > tokens) return Number.POSITIVE_INFINITY;
+    }
     return cost;
   };
 }
