@@ -44,11 +44,12 @@ export const CONTENDERS = ["toolgate", "toolgate-formats", "ajv-runtime", "cfwor
 export const WORKLOADS = ["full", "empty", "one"];
 
 /**
- * Generates the corpus output contracts, picks the schemas every contender accepts, makes one sample result per
- * schema, and writes each contender's validator-set module and its bundle.
+ * Generates the corpus output contracts (formats annotated, and asserted) and picks the schemas every contender
+ * accepts, each with a sample result the SDK's own validator accepts: the schemas of the cold start, and the ones the
+ * 1,000-tool cold start (cold-scale.js) copies.
  * @param {string} work a scratch folder
  */
-export async function prepareColdStart(work) {
+export async function chooseColdStartSchemas(work) {
   const generated = await generateContracts(path.join(work, "corpus"), outputSchemaContracts());
   // The SDK's Ajv asserts `format`; toolgate annotates unless a contract says "assert". Both are measured.
   const asserted = await generateContracts(
@@ -56,8 +57,6 @@ export async function prepareColdStart(work) {
     outputSchemaContracts({ formats: "assert" }),
   );
   const assertedFolder = new Map(asserted.generated.map((entry) => [entry.file, entry.folder]));
-  const dir = path.join(work, "cold");
-  await mkdir(dir, { recursive: true });
 
   // Only schemas every contender can load, each with a sample the SDK's own validator accepts.
   const sdk = new AjvJsonSchemaValidator();
@@ -93,6 +92,19 @@ export async function prepareColdStart(work) {
     });
   }
   for (const refusal of generated.refused) left.push({ tool: refusal.file, reason: refusal.reason });
+  return { generated, asserted, chosen, left };
+}
+
+/**
+ * Generates the corpus output contracts, picks the schemas every contender accepts, makes one sample result per
+ * schema, and writes each contender's validator-set module and its bundle.
+ * @param {string} work a scratch folder
+ */
+export async function prepareColdStart(work) {
+  const { generated, asserted, chosen, left } = await chooseColdStartSchemas(work);
+  const dir = path.join(work, "cold");
+  await mkdir(dir, { recursive: true });
+  const sdk = new AjvJsonSchemaValidator();
   const samplesFile = path.join(dir, "samples.json");
   await writeFile(samplesFile, JSON.stringify(chosen.map((c) => c.sample)));
   const one = medianSchema(chosen);
@@ -203,7 +215,7 @@ export async function prepareColdStart(work) {
 }
 
 /** The place of the schema of median size (as JSON text): the one tool of the first-call workload. */
-function medianSchema(chosen) {
+export function medianSchema(chosen) {
   const bySize = chosen.map((c, i) => [JSON.stringify(c.schema).length, i]).sort((a, b) => a[0] - b[0]);
   return bySize[Math.floor(bySize.length / 2)][1];
 }

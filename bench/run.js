@@ -3,7 +3,7 @@
  * otherwise run, in one process run, as ratios. Prints a Markdown table and writes every figure to bench/results.json,
  * from which `npm run docs:generate` writes the latest run's tables of docs/benchmarks.md.
  *
- *   node bench/run.js [--only cold,warm,firstcall,gate,small,curve,textcurve,receive,tokens,readback,validators,
+ *   node bench/run.js [--only cold,coldscale,warm,firstcall,gate,small,curve,textcurve,receive,tokens,readback,validators,
  *     codegen,report,proxy,replicas,usefulness] [--quick] [--profile]
  *
  * `--quick` runs fewer rounds (a smoke test, not figures to quote); `--profile` adds a CPU profile of codegen (the
@@ -18,6 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { curveRows, runAdmitCurve, runAdmitMemory } from "./admit-curve.js";
 import { runCodegen } from "./codegen.js";
+import { coldScaleRows, prepareColdScale, runColdScale } from "./cold-scale.js";
 import { CONTENDERS, prepareColdStart, runColdStart } from "./cold-start.js";
 import { firstCallRows, prepareFirstCall, runFirstCall } from "./first-call.js";
 import {
@@ -48,7 +49,7 @@ const { values } = parseArgs({
   },
 });
 const ALL =
-  "cold warm firstcall gate small curve textcurve receive tokens readback validators codegen report proxy replicas usefulness".split(
+  "cold coldscale warm firstcall gate small curve textcurve receive tokens readback validators codegen report proxy replicas usefulness".split(
     " ",
   );
 const selected = new Set(values.only ? values.only.split(",") : ALL);
@@ -270,6 +271,14 @@ if (selected.has("cold"))
     }
     tables.coldStart = rows.slice(firstRow);
   });
+
+await rowsSection("coldscale", "coldStartScale", async () => {
+  say("cold start with 1,000 tools: generating the catalog and the contenders' modules…");
+  const prepared = await prepareColdScale(WORK);
+  say(`cold start with ${prepared.tools} tools (${prepared.distinct.functions} distinct validators); child processes…`);
+  const scale = await runColdScale(prepared, { rounds: quick ? 2 : 7 });
+  return { figures: scale, made: coldScaleRows(scale, { ms, x, kb }) };
+});
 
 await rowsSection("firstcall", "firstCall", async () => {
   say("first call: catalogs of 1, 10 and 100 corpus tools, fresh processes…");
