@@ -34,7 +34,7 @@
 import type { ContextBudget, Outcome, Success } from "../contract/types.js";
 import { utf8Length } from "../text/hygiene.js";
 import { chunkCounter } from "./chunk-count.js";
-import { toModelContent } from "./model-content.js";
+import { modelContentPieces } from "./model-content.js";
 
 /** The tokenizers a contract can name. */
 export type TokenizerName = NonNullable<ContextBudget["tokenizer"]>;
@@ -360,26 +360,37 @@ export async function measureText(text: string, budget: ContextBudget, limit = b
  * never imports it.
  */
 export function measureVerdict(text: string, budget: ContextBudget, limit = budget.max): Promise<Measured> {
-  const verdict = verdictNow(text, budget, limit);
+  const verdict = verdictNow([text], budget, limit);
   return verdict instanceof Promise ? verdict : Promise.resolve(verdict);
 }
 
 /**
- * {@link measureVerdict}'s verdict, without a promise whenever no tokenizer has to run: a byte budget, or a token
- * budget the text's UTF-8 length is within. The gate's measure stage takes it so, and a small result waits for
- * nothing.
+ * {@link measureVerdict}'s verdict on the concatenation of `pieces`, without a promise whenever no tokenizer has to
+ * run: a byte budget, or a token budget the text's UTF-8 length is within. The gate's measure stage takes it so, and
+ * a small result waits for nothing. The UTF-8 length is counted piece by piece, which is the whole text's when no
+ * surrogate pair straddles two pieces ({@link modelContentPieces} keeps to that): the pieces are not made into one
+ * string unless the tokenizer has to read it.
  */
-function verdictNow(text: string, budget: ContextBudget, limit: number): Measured | Promise<Measured> {
+function verdictNow(pieces: readonly string[], budget: ContextBudget, limit: number): Measured | Promise<Measured> {
   if (budget.unit === "bytes") {
-    const bytes = utf8Length(text);
+    const bytes = utf8LengthOf(pieces);
     return { unit: "bytes", value: bytes, exact: true, within: bytes <= limit };
   }
+  let units = 0;
+  for (let i = 0; i < pieces.length; i++) units += (pieces[i] as string).length;
   // UTF-8 takes at least one byte per UTF-16 code unit: a longer text is past the bound without being read.
-  if (text.length <= limit) {
-    const bytes = utf8Length(text);
+  if (units <= limit) {
+    const bytes = utf8LengthOf(pieces);
     if (bytes <= limit) return { unit: "tokens", value: bytes, exact: false, within: true, bound: "bytes" };
   }
-  return measureText(text, budget, limit);
+  return measureText(pieces.length === 1 ? (pieces[0] as string) : pieces.join(""), budget, limit);
+}
+
+/** The UTF-8 length of the concatenation of `pieces`, no surrogate pair straddling two of them. */
+function utf8LengthOf(pieces: readonly string[]): number {
+  let bytes = 0;
+  for (let i = 0; i < pieces.length; i++) bytes += utf8Length(pieces[i] as string);
+  return bytes;
 }
 
 /**
@@ -388,7 +399,8 @@ function verdictNow(text: string, budget: ContextBudget, limit: number): Measure
  * view whose UTF-8 length is within a token budget is not tokenized.
  */
 export function measureModelContent<T, V>(outcome: Outcome<T, V>, budget: ContextBudget): Promise<Measured> {
-  return measureVerdict(toModelContent(outcome as Outcome<unknown, unknown>), budget);
+  const verdict = verdictNow(modelContentPieces(outcome as Outcome<unknown, unknown>), budget, budget.max);
+  return verdict instanceof Promise ? verdict : Promise.resolve(verdict);
 }
 
 /** Views measured whole by the stage that built them, with the budget they were measured against. */
@@ -413,7 +425,7 @@ export function measureView<T, V>(view: Success<T, V>, budget: ContextBudget): M
     measuredViews.delete(view);
     if (noted.budget === budget) return noted.measured;
   }
-  return verdictNow(toModelContent(view as Success<unknown, unknown>), budget, budget.max);
+  return verdictNow(modelContentPieces(view as Success<unknown, unknown>), budget, budget.max);
 }
 
 /**

@@ -137,39 +137,55 @@ function narrowLine(outcome: Outcome<unknown, unknown>): string | undefined {
  * bytes are the caller's to read from `observed.original`, is it the rendering above.
  */
 export function toModelContent(outcome: Outcome<unknown, unknown>): string {
+  const pieces = modelContentPieces(outcome);
+  // Piece by piece onto one string: the content is rendered on every admit, and an array joined at the end cost
+  // more than the pieces' own few concatenations.
+  let text = pieces[0] as string;
+  for (let i = 1; i < pieces.length; i++) text += pieces[i];
+  return text;
+}
+
+/**
+ * {@link toModelContent}'s text in the pieces it is written from, in order: the text is their concatenation. Every
+ * piece starts and ends with an ASCII character (a tag's bracket, a line feed, JSON's own delimiters) or is the
+ * whole text, so no surrogate pair straddles two pieces and the text's UTF-8 length is the sum of theirs. The
+ * measure stage counts them so: the JSON of a view is already one flat string, and the concatenation of the pieces
+ * would be copied flat once more only to be counted.
+ */
+export function modelContentPieces(outcome: Outcome<unknown, unknown>): string[] {
   // Observe mode lets the original through as it came: the gate's decision is in the event, not in the context.
   const observed = outcome.observed?.text;
-  if (observed !== undefined) return observed;
+  if (observed !== undefined) return [observed];
   const { tool, rawSha256 } = outcome.provenance;
   const open = `<${RESULT_TAG} tool="${toolAttribute(tool)}" source="${sourceOf(rawSha256)}"`;
   if (!outcome.ok) {
     const failure = `${open} complete="false" error="${outcome.error.code}" retryable="${outcome.error.retryable}"`;
     const narrow = narrowLine(outcome);
-    if (outcome.modelMessage === undefined && narrow === undefined) return `${failure}/>`;
+    if (outcome.modelMessage === undefined && narrow === undefined) return [`${failure}/>`];
     const body = [`${failure}>`];
     if (outcome.modelMessage !== undefined) {
       body.push(`<tool_message>${markupSafeJson(outcome.modelMessage)}</tool_message>`);
     }
     if (narrow !== undefined) body.push(narrow);
     body.push(`</${RESULT_TAG}>`);
-    return body.join("\n");
+    return [body.join("\n")];
   }
-  // Line by line onto one string: the content is measured on every admit, and an array of lines joined at the end
-  // cost more than the lines' own few concatenations.
-  let text = `${open} complete="${outcome.complete}"${outcome.policy ? ` policy="${outcome.policy}"` : ""}>\n`;
-  text +=
+  const pieces = [
+    `${open} complete="${outcome.complete}"${outcome.policy ? ` policy="${outcome.policy}"` : ""}>\n`,
     outcome.summary !== undefined
       ? `<summary>${markupSafeJson(outcome.summary)}</summary>`
-      : markupSafeJson(outcome.view);
-  if (outcome.parts !== undefined) for (const line of mediaLines(outcome.parts)) text += `\n${line}`;
-  if (outcome.spill !== undefined) text += `\n${spilledLine(outcome.spill)}`;
+      : markupSafeJson(outcome.view),
+  ];
+  if (outcome.parts !== undefined) for (const line of mediaLines(outcome.parts)) pieces.push(`\n${line}`);
+  if (outcome.spill !== undefined) pieces.push(`\n${spilledLine(outcome.spill)}`);
   // A summary stands for the whole value; the preview's omissions describe a view the model does not see.
   if (outcome.summary === undefined && outcome.omissions.length > 0)
-    text += `\n<omitted>${markupSafeJson(outcome.omissions)}</omitted>`;
+    pieces.push(`\n<omitted>${markupSafeJson(outcome.omissions)}</omitted>`);
   if (outcome.continuation !== undefined) {
-    text += `\n<continuation>${markupSafeJson(outcome.continuation)}</continuation>`;
+    pieces.push(`\n<continuation>${markupSafeJson(outcome.continuation)}</continuation>`);
   }
-  return `${text}\n</${RESULT_TAG}>`;
+  pieces.push(`\n</${RESULT_TAG}>`);
+  return pieces;
 }
 
 /**

@@ -24,8 +24,10 @@ import {
 import {
   isOverflowingNumberLiteral,
   isUnsafeIntegerLiteral,
+  iterativeDepth,
   type JsonScan,
   parseJsonText,
+  plainDepth,
 } from "../../runtime/text/json.js";
 import { goodRecord, recordSpec, recordTool } from "./fixture.js";
 
@@ -471,6 +473,103 @@ describe("parseJsonText", () => {
       reason: "unsafe_integer",
     });
     expect(parseJsonText('{"__proto__":[[[1]]]}', 3)).toMatchObject({ ok: false, reason: "too_deep" });
+  });
+});
+
+describe("plainDepth", () => {
+  /**
+   * Containers as `JSON.parse` makes them, and some it cannot: every kind of member, numbers at and past 2^53 − 1,
+   * NaN, the infinities and −0, empty containers, `__proto__` as an own key, nesting past the limits asked about.
+   */
+  const { container } = fc.letrec((tie) => ({
+    member: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.string({ maxLength: 4 }),
+      fc.constantFrom(null, true, false),
+      fc.integer(),
+      fc.double(),
+      fc.constantFrom(
+        Number.MAX_SAFE_INTEGER,
+        -Number.MAX_SAFE_INTEGER,
+        Number.MAX_SAFE_INTEGER + 1,
+        -Number.MAX_SAFE_INTEGER - 2,
+        1e300,
+        -0,
+        Number.NaN,
+        Number.POSITIVE_INFINITY,
+        Number.NEGATIVE_INFINITY,
+      ),
+      tie("container"),
+    ),
+    container: fc.oneof(
+      fc.array(tie("member"), { maxLength: 5 }),
+      fc.dictionary(fc.constantFrom("a", "b", "0", "1", "__proto__", "constructor", "toString"), tie("member"), {
+        maxKeys: 5,
+      }),
+      // `JSON.parse` makes `__proto__` an own key, which an object literal would not.
+      tie("member").map((member) => JSON.parse(`{"__proto__":${JSON.stringify([member])}}`) as unknown),
+    ),
+  }));
+
+  it("the recursive walk answers what the iterative walk answers, on every value and every limit", () => {
+    fc.assert(
+      fc.property(container as fc.Arbitrary<object>, fc.integer({ min: 0, max: 12 }), (value, maxDepth) => {
+        expect(plainDepth(value, maxDepth)).toBe(iterativeDepth(value, maxDepth));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("answers the same with enumerable properties on Object.prototype, a cycle among them", () => {
+    const values: object[] = [{}, { a: 1 }, [1, { b: [2] }], { c: { d: "x" } }];
+    const pollutions: Array<[string, unknown]> = [
+      ["polluted", 2 ** 60],
+      ["polluted", { nested: [1] }],
+      ["polluted", Object.prototype],
+    ];
+    for (const [key, polluting] of pollutions) {
+      // Answers are gathered while the prototype is polluted and compared once it is clean again: the assertions'
+      // own objects would meet the property too.
+      const answers: Array<[number, number]> = [];
+      Object.defineProperty(Object.prototype, key, { value: polluting, enumerable: true, configurable: true });
+      try {
+        for (const value of values) {
+          for (const maxDepth of [0, 1, 3, 64])
+            answers.push([plainDepth(value, maxDepth), iterativeDepth(value, maxDepth)]);
+        }
+      } finally {
+        delete (Object.prototype as Record<string, unknown>)[key];
+      }
+      for (const [recursive, iterative] of answers) expect(recursive).toBe(iterative);
+    }
+  });
+
+  it("answers when the stack is nearly spent, and past any contract's bound, without recursion", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 1000; i++) deep = [deep];
+    // Each level, unwinding from where the stack ran out, asks with less stack used than the one below it: the
+    // deepest ones cannot hold a thousand frames of the recursive walk.
+    const descend = (): number[] => {
+      let answers: number[];
+      try {
+        answers = descend();
+      } catch {
+        return [];
+      }
+      try {
+        answers.push(plainDepth(deep as object, 1000));
+      } catch {
+        // Not even the iterative walk's few frames fit this deep.
+      }
+      return answers;
+    };
+    const answers = descend();
+    expect(answers.length).toBeGreaterThan(0);
+    expect(new Set(answers)).toEqual(new Set([1000]));
+    let deeper: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deeper = [deeper];
+    expect(plainDepth(deeper as object, 100_000)).toBe(100_000);
+    expect(plainDepth(deeper as object, 64)).toBe(-1);
   });
 });
 

@@ -4,7 +4,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Outcome } from "../../runtime/contract/types.js";
 import { type GateEvent, toModelContent } from "../../runtime/index.js";
+import { modelContentPieces } from "../../runtime/stages/model-content.js";
 import { compile, goodRecord, outputSchema, type RecordResult, recordTool } from "./fixture.js";
 
 const MARKER = "PLANTEDMARKER";
@@ -60,6 +62,96 @@ describe("admit, for any payload", () => {
         expect(outcome.data.title).toBe(title);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("a byte budget's contextUsed is the UTF-8 length of the content, counted piece by piece", async () => {
+    const tool = recordTool({ validateResult: open, context: { unit: "bytes", max: 100_000 } });
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "binary", maxLength: 150 }), safeJson, async (title, extra) => {
+        const outcome = await tool.admit(JSON.stringify(goodRecord({ title, extra })));
+        expect(outcome.ok).toBe(true);
+        if (!outcome.ok) return;
+        const content = toModelContent(outcome);
+        expect(outcome.contextUsed.value).toBe(new TextEncoder().encode(content).byteLength);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("the model content's pieces", () => {
+  /** Text that may hold anything: lone surrogates, pairs, markup and its lookalikes, line separators. */
+  const anyText = fc.string({ unit: "binary", maxLength: 40 });
+
+  /** Successes and failures with every part the content can have, each optional, made of any text. */
+  const outcomes = fc
+    .record({
+      tool: anyText,
+      ok: fc.boolean(),
+      view: fc.jsonValue({ maxDepth: 3 }),
+      complete: fc.boolean(),
+      summary: fc.option(anyText, { nil: undefined }),
+      omissions: fc.array(fc.record({ path: anyText, kind: fc.constant("excerpt"), count: fc.nat() }), {
+        maxLength: 3,
+      }),
+      continuation: fc.option(anyText, { nil: undefined }),
+      spill: fc.option(
+        fc.record({ handle: anyText, bytes: fc.nat(), readTool: fc.option(anyText, { nil: undefined }) }),
+        {
+          nil: undefined,
+        },
+      ),
+      media: fc.array(fc.record({ type: fc.constantFrom("image", "audio"), mimeType: anyText, bytes: fc.nat() }), {
+        maxLength: 2,
+      }),
+      modelMessage: fc.option(anyText, { nil: undefined }),
+      observed: fc.option(anyText, { nil: undefined }),
+    })
+    .map((parts) => {
+      const provenance = { tool: parts.tool, rawSha256: "0".repeat(64) };
+      const observed = parts.observed === undefined ? {} : { observed: { text: parts.observed } };
+      if (!parts.ok) {
+        return {
+          ok: false,
+          error: { code: "tool_error", retryable: false },
+          diagnostics: {},
+          modelMessage: parts.modelMessage,
+          provenance,
+          ...observed,
+        } as unknown as Outcome<unknown, unknown>;
+      }
+      return {
+        ok: true,
+        view: parts.view,
+        complete: parts.complete,
+        summary: parts.summary,
+        omissions: parts.omissions,
+        continuation: parts.continuation,
+        spill: parts.spill,
+        parts: parts.media.map((media) => ({ ...media, data: "" })),
+        provenance,
+        ...observed,
+      } as unknown as Outcome<unknown, unknown>;
+    });
+
+  it("make the content, and no surrogate pair straddles two of them, so their UTF-8 lengths add up", () => {
+    const encoder = new TextEncoder();
+    fc.assert(
+      fc.property(outcomes, (outcome) => {
+        const pieces = modelContentPieces(outcome);
+        const content = toModelContent(outcome);
+        expect(pieces.join("")).toBe(content);
+        const bytes = pieces.reduce((sum, piece) => sum + encoder.encode(piece).byteLength, 0);
+        expect(bytes).toBe(encoder.encode(content).byteLength);
+        if (pieces.length > 1) {
+          for (const piece of pieces) {
+            expect(piece.charCodeAt(0)).toBeLessThan(0x80);
+            expect(piece.charCodeAt(piece.length - 1)).toBeLessThan(0x80);
+          }
+        }
+      }),
+      { numRuns: 1000 },
     );
   });
 });
