@@ -59,7 +59,7 @@ const ASCII_PATTERNS: Readonly<Record<TokenizerName, string>> = {
 };
 
 /** A code unit past ASCII. */
-const NOT_ASCII = /[^\x00-\x7f]/g;
+const NOT_ASCII = /[\u0080-\uffff]/g;
 
 /** Chunk texts counted at most: past it the table starts again (a text's chunks repeat; most are short words). */
 const KEPT_CHUNKS = 65_536;

@@ -103,7 +103,7 @@ describe("the faster token count", () => {
         return encoding.isWithinTokenLimit(sample, limit, NO_SPECIAL);
       },
       countAll: (sample) => encoding.countTokens(sample, NO_SPECIAL),
-      split: /é+(?=x)|[^]/gu,
+      split: /é+(?=x)|[\s\S]/gu,
     });
     expect(count("ééx", 100)).toBe(encoding.isWithinTokenLimit("ééx", 100, NO_SPECIAL));
     expect(fellBack).toBe(1);
