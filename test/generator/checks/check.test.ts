@@ -183,6 +183,31 @@ const bounded: Case[] = [
     },
   ],
   [
+    "a maxProperties of a billion counts the unknown keys' entries without listing them",
+    {
+      schema: {
+        type: "object",
+        propertyNames: { maxLength: 3 },
+        additionalProperties: { type: "boolean" },
+        maxProperties: 1_000_000_000,
+      },
+      want: { maxBytes: 2 + (1_000_000_000 - 1) + 1_000_000_000 * (2 + 36 + 1 + 5), maxDepth: 1 },
+    },
+  ],
+  [
+    "a large maxProperties takes the declared entries larger than an unknown key's, then unknown keys",
+    {
+      schema: {
+        type: "object",
+        propertyNames: { maxLength: 3 },
+        properties: { id: { type: "string", maxLength: 8 }, n: { type: "null" } }, // 113, and 8 + 1 + 4 = 13
+        additionalProperties: { type: "boolean" }, // 2 + 36 + 1 + 5 = 44 for each unknown key
+        maxProperties: 1_000_000,
+      },
+      want: { maxBytes: 2 + (1_000_000 - 1) + 113 + (1_000_000 - 1) * 44, maxDepth: 1 },
+    },
+  ],
+  [
     "unknown keys bounded by maxProperties and an anchored patternProperties",
     {
       schema: {
