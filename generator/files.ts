@@ -202,10 +202,19 @@ export async function writeFileInside(root: string, relative: string, content: s
   writeFileInsideSync(root, relative, content);
 }
 
-/** {@link writeFileInside}, without the promise: for a caller that writes many files in a row. */
-export function writeFileInsideSync(root: string, relative: string, content: string | Uint8Array): void {
+/**
+ * {@link writeFileInside}, without the promise: for a caller that writes many files in a row. `rootMade` says the
+ * caller made the root already (a catalog's 5,000 writes would otherwise ask for it 5,000 times, each a failed
+ * `mkdir` of a folder that exists).
+ */
+export function writeFileInsideSync(
+  root: string,
+  relative: string,
+  content: string | Uint8Array,
+  rootMade = false,
+): void {
   // The root is the folder the user named: made when missing, then checked like everything below it.
-  mkdirSync(root, { recursive: true });
+  if (!rootMade) mkdirSync(root, { recursive: true });
   checkWritablePathSync(root, relative);
   const parts = relative.split("/").filter((part) => part !== "");
   let folder = root;

@@ -18,6 +18,7 @@ import {
   type Dirent,
   fstatSync,
   lstatSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readSync,
@@ -61,7 +62,8 @@ export async function writeOutput(outDir: string, files: EmittedFiles): Promise<
   const writes = [...staleness.changed, ...staleness.missing];
   // Every path is checked before the first write, so a refused link leaves the folder as it was.
   for (const name of writes) checkWritablePathSync(outDir, name);
-  for (const name of writes) writeFileInsideSync(outDir, name, files.get(name) as string);
+  if (writes.length > 0) mkdirSync(outDir, { recursive: true });
+  for (const name of writes) writeFileInsideSync(outDir, name, files.get(name) as string, true);
   for (const name of staleness.extra) rmSync(path.join(outDir, ...name.split("/")));
   removeEmptyFolders(outDir);
   return staleness;
