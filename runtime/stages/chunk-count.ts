@@ -20,7 +20,11 @@
  * A property test holds it equal to the tokenizer's own count on texts of every kind of character.
  */
 
-import type { TokenizerName, TokenLimitCheck } from "./measure.js";
+/** The tokenizers this count knows the patterns of: the ones a contract can name (`measure.ts`). */
+type TokenizerName = "o200k_base" | "cl100k_base";
+
+/** A count up to a limit: the count when within it, `false` when over (`measure.ts`'s `TokenLimitCheck`). */
+type TokenLimitCheck = (text: string, limit: number) => number | false;
 
 /** The six ASCII whitespace characters: what `\s` is on ASCII text. */
 const SPACE = "\\t\\n\\v\\f\\r ";
