@@ -451,6 +451,8 @@ interface Frame {
   /** The next member to write. */
   next: number;
   depth: number;
+  /** The container this one sits in: the frames are a list, not an array (see {@link writeParsedValue}). */
+  parent: Frame | undefined;
 }
 
 /** What {@link writeParsedValue} refuses a value for (its writer's own marks, never the value's text). */
@@ -459,10 +461,16 @@ type Refusal = Exclude<ParsedValueJson, { ok: true }>;
 /**
  * {@link parsedValueJson}'s writer; it throws only what the value's own code throws. One frame per open container
  * (scalars are written where they are met), so the work is one read per property and one append per token.
+ *
+ * The open frames are a linked list, each made by an object literal, and the text a string: the writer writes no
+ * array index. `push` into an array of its own would reach an index setter on `Object.prototype` or
+ * `Array.prototype` (an index the array does not hold yet is looked up the prototype chain), which could take the
+ * caller's containers and answer with others; this writer is where the copy gives way when a prototype holds one.
  */
 function writeParsedValue(value: unknown, maxDepth: number, maxBytes: number): ParsedValueJson {
   let out = "";
-  const frames: Frame[] = [];
+  /** The innermost open container's frame. */
+  let top: Frame | undefined;
   // Objects of one shape repeat their keys: each key's `"key":` is written once and looked up after.
   const keyTexts = new Map<string, string>();
   /** Writes a scalar, or opens a container (pushing its frame); a refusal when the value is not JSON data. */
@@ -490,28 +498,29 @@ function writeParsedValue(value: unknown, maxDepth: number, maxBytes: number): P
       if (Array.isArray(member)) {
         if (prototype !== Array.prototype) return { ok: false, reason: "not_json" };
         const array = member as unknown[];
-        frame = { container: array, keys: undefined, count: array.length, next: 0, depth: inner };
+        frame = { container: array, keys: undefined, count: array.length, next: 0, depth: inner, parent: top };
         out += "[";
       } else {
         if (prototype !== Object.prototype && prototype !== null) return { ok: false, reason: "not_json" };
         const keys = Object.keys(member);
-        frame = { container: member as Record<string, unknown>, keys, count: keys.length, next: 0, depth: inner };
+        const record = member as Record<string, unknown>;
+        frame = { container: record, keys, count: keys.length, next: 0, depth: inner, parent: top };
         out += "{";
       }
       // Brackets and commas alone: a huge container is refused before a single member is read.
       if (out.length + frame.count > maxBytes)
         return { ok: false, reason: "too_large", atLeastBytes: out.length + frame.count };
-      frames.push(frame);
+      top = frame;
     } else return { ok: false, reason: "not_json" };
     return out.length > maxBytes ? { ok: false, reason: "too_large", atLeastBytes: out.length } : undefined;
   };
   const first = write(value, 0);
   if (first !== undefined) return first;
-  while (frames.length > 0) {
-    const frame = frames[frames.length - 1] as Frame;
+  while (top !== undefined) {
+    const frame: Frame = top;
     if (frame.next === frame.count) {
       out += frame.keys === undefined ? "]" : "}";
-      frames.pop();
+      top = frame.parent;
       continue;
     }
     const index = frame.next++;

@@ -399,7 +399,7 @@ describe("data of a value that arrived parsed", () => {
       });
       const limits = { maxDepth: 8, maxBytes: 1000 };
       try {
-        // Only the copy is asked here: the writer fills arrays of its own with `push`, which reaches such a setter too.
+        // Only the copy is asked here; the writer, which the gate takes meanwhile, has a test of its own below.
         expect(copyParsedValue(value, limits.maxDepth, limits.maxBytes)).toBeUndefined();
         expect(ran).toBe(false);
       } finally {
@@ -407,6 +407,39 @@ describe("data of a value that arrived parsed", () => {
       }
       const again = receiveParsedValue("mcp_structured", value, limits);
       expect(again.ok && again.parsed !== undefined && again.text).toBe(JSON.stringify(value));
+    }
+  });
+
+  it("writes the right text while a prototype holds an index accessor, which neither the copy nor the writer reaches", () => {
+    // The copy gives way, and the writer keeps its open containers in a list, never in an array of its own: an
+    // index setter would otherwise take the caller's containers and its getter answer with others.
+    const decoy = { container: ["decoy"], keys: undefined, count: 1, next: 0, depth: 1, parent: undefined };
+    const value = { list: ["a", { items: [1, 2] }], nested: [[[]]] };
+    const limits = { maxDepth: 8, maxBytes: 1000 };
+    for (const prototype of [Object.prototype, Array.prototype] as object[]) {
+      // Recorded in a string: an array's own push would reach these accessors too.
+      let reached = "";
+      for (const index of ["0", "1"]) {
+        Object.defineProperty(prototype, index, {
+          configurable: true,
+          get() {
+            reached += `get ${index};`;
+            return decoy;
+          },
+          set() {
+            reached += `set ${index};`;
+          },
+        });
+      }
+      try {
+        const received = receiveParsedValue("mcp_structured", value, limits);
+        expect(received.ok && received.parsed === undefined && received.text).toBe(JSON.stringify(value));
+        expect(reached).toBe("");
+      } finally {
+        delete (prototype as Record<string, unknown>)["0"];
+        delete (prototype as Record<string, unknown>)["1"];
+        if (prototype === Array.prototype) (Array.prototype as unknown[]).length = 0;
+      }
     }
   });
 
