@@ -26,8 +26,9 @@ import {
   type SummarizeFacts,
 } from "../record/events.js";
 import { type KeptOriginal, originalText } from "../stages/receive/observe.js";
-import type { ParsedCopy, RawKind } from "../stages/receive/received.js";
+import type { ParsedCopy, PendingText, RawKind } from "../stages/receive/received.js";
 import { type ResolvedResult, resolveResult } from "../stages/result-kind.js";
+import { isWellFormedText } from "../text/hygiene.js";
 import type { CallContext } from "./context.js";
 
 /** What a finished admission reports to the event sink besides the outcome. */
@@ -71,6 +72,11 @@ export class Admission<T, V, I> {
   flags: GateFlag[] = NO_FLAGS;
   /** The raw payload's size and ceiling; set once its bytes are hashed. */
   sizes: RawSizes = NO_SIZES;
+  /**
+   * The payload's hash while the helper thread takes it (`record/hash-thread.ts`), with the text it is of; settled
+   * ({@link Admission.settle}) before anything reads the provenance's size or hash.
+   */
+  pending: (PendingText & { text: string }) | undefined;
   /** What the `summarize` policy measured, when it ran: the event reports it whatever ends the admit. */
   summarize: SummarizeFacts | undefined;
   /** The content blocks admitted beside the primary value (an MCP result's); set once the payload is received. */
@@ -153,6 +159,33 @@ export class Admission<T, V, I> {
   }
 
   /**
+   * Settles a hash the helper thread was taking: the payload's UTF-8 length and sha256 go into the provenance and
+   * the sizes (the object every diagnostic already holds). A string payload whose hash shows it may not be
+   * well-formed is checked now, and one with a lone surrogate gets the failure receive gives such a string:
+   * `invalid_encoding` at stage `decode`, with no hash. The gate settles before the semantic hooks, before it
+   * measures, and before any failure, so no verdict, event or hook sees the difference.
+   */
+  settle(): Failure | undefined {
+    const { pending } = this;
+    if (pending === undefined) return undefined;
+    this.pending = undefined;
+    const hashed = pending.hash.settle();
+    const { provenance } = this;
+    provenance.rawBytes = hashed.byteLength;
+    this.sizes.rawBytes = hashed.byteLength;
+    if (pending.unchecked && hashed.replacement && !isWellFormedText(pending.text)) {
+      const sizes = { rawBytes: hashed.byteLength, maxBytes: this.spec.limits.maxBytes };
+      return this.fail(
+        "invalid_encoding",
+        { stage: "decode", sizes, detail: { reason: "lone_surrogate" } },
+        { stage: "decode", rawKind: this.rawKind },
+      );
+    }
+    provenance.rawSha256 = hashed.sha256;
+    return undefined;
+  }
+
+  /**
    * A typed failure with the contract's retryability, finished; `retryable` when the transport knew better (a
    * session closed by a message the client could not hold fails the same way again).
    */
@@ -163,6 +196,12 @@ export class Admission<T, V, I> {
     message: string = FAILURE_MESSAGES[code],
     retryable?: boolean,
   ): Failure {
+    // A failure found while the hash was still being taken waits for it: a payload receive would have refused ends
+    // as that refusal, and every other carries its size and hash.
+    if (this.pending !== undefined) {
+      const malformed = this.settle();
+      if (malformed !== undefined) return malformed;
+    }
     const failure: Failure = {
       ok: false,
       error: { code, retryable: retryable ?? this.spec.retry[code] ?? RETRY_DEFAULTS[code], message },

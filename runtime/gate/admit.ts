@@ -99,8 +99,9 @@ export async function admitPayload<T, V, I>(
   admission.parts = received.parts;
   admission.parsed = received.parsed;
 
-  // Decode: the payload's hash and size for provenance, then strict UTF-8.
-  const hashing = hashPayload(provenance, received);
+  // Decode: the payload's hash and size for provenance (a large one's taken on the helper thread meanwhile, and
+  // settled before anything reads it), then strict UTF-8.
+  const hashing = hashPayload(admission, received);
   if (hashing !== undefined) await hashing;
   admission.sizes = { rawBytes: provenance.rawBytes, maxBytes: limits.maxBytes };
   const text = decode(admission, received);
@@ -114,7 +115,12 @@ export async function admitPayload<T, V, I>(
   if (!primary.ok) return primary;
   const data = primary.value as T;
 
-  // Semantic: the contract's field rules, then the caller's hooks (waited for only when there are some).
+  // Semantic: the contract's field rules, then the caller's hooks (waited for only when there are some). Hooks are
+  // the caller's code: they see only a payload whose hash has settled, and so is known to be well-formed.
+  if (ctx.hooks?.semantic !== undefined) {
+    const malformed = admission.settle();
+    if (malformed !== undefined) return malformed;
+  }
   const checked = semantic(admission, data);
   const violation = checked instanceof Promise ? await checked : checked;
   if (violation !== undefined) return violation;
@@ -122,6 +128,9 @@ export async function admitPayload<T, V, I>(
   // View (the plan's projection, or the text view fitted to the budget), and measure what the model would read.
   const shown = stages.view(admission, data);
   const success = shown instanceof Promise ? await shown : shown;
+  // The model's content names the payload's hash: it is settled here at the latest.
+  const malformed = admission.settle();
+  if (malformed !== undefined) return malformed;
   const measuring = measureView(success, budget);
   const measured = measuring instanceof Promise ? await measuring : measuring;
   // Within budget, the admit ends here; but a text view that left lines out goes to a chain that can spill it, so

@@ -5,8 +5,9 @@
  * that parse refuses it by name.
  */
 
-import type { Failure, Provenance } from "../contract/types.js";
+import type { Failure } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
+import { hashBytesLater } from "../record/hash-thread.js";
 import { sha256HexNow, sha256HexWebCrypto } from "../record/provenance.js";
 import { decodeUtf8 } from "../text/hygiene.js";
 import type { Received } from "./receive/received.js";
@@ -14,15 +15,21 @@ import type { Received } from "./receive/received.js";
 const encoder = new TextEncoder();
 
 /**
- * Writes the payload's size and sha256 into `provenance`. Returns a promise only when the host cannot hash
- * synchronously, so the usual call waits for nothing.
+ * Writes the payload's size and sha256 into the admission's provenance, or hands the admission the hash still being
+ * taken on the helper thread (`admission.pending`, settled before anything reads it). Returns a promise only when
+ * the host cannot hash synchronously, so the usual call waits for nothing.
  */
-export function hashPayload(provenance: Provenance, received: Received): Promise<void> | undefined {
+export function hashPayload<T, V, I>(admission: Admission<T, V, I>, received: Received): Promise<void> | undefined {
+  const { provenance } = admission;
   if (received.text !== undefined) {
-    const { hashed } = received;
+    const { hashed, hashing } = received;
     if (hashed !== undefined) {
       provenance.rawBytes = hashed.byteLength;
       provenance.rawSha256 = hashed.sha256;
+      return undefined;
+    }
+    if (hashing !== undefined) {
+      admission.pending = { ...hashing, text: received.text };
       return undefined;
     }
     const bytes = encoder.encode(received.text);
@@ -33,7 +40,16 @@ export function hashPayload(provenance: Provenance, received: Received): Promise
   }
   const { bytes } = received;
   provenance.rawBytes = bytes.byteLength;
-  const now = received.sha256 ?? sha256HexNow(bytes);
+  if (received.sha256 !== undefined) {
+    provenance.rawSha256 = received.sha256;
+    return undefined;
+  }
+  const later = hashBytesLater(bytes);
+  if (later !== undefined) {
+    admission.pending = { hash: later, unchecked: false, text: "" };
+    return undefined;
+  }
+  const now = sha256HexNow(bytes);
   if (now !== undefined) {
     provenance.rawSha256 = now;
     return undefined;

@@ -3,6 +3,7 @@
  * its JSON text itself, and from then on it is received like any text payload.
  */
 
+import { hashTextLater } from "../../record/hash-thread.js";
 import { hashTextNow, startTextHash } from "../../record/provenance.js";
 import { parsedValueJson } from "../../text/json.js";
 import { writeJsonPieces } from "./json-pieces.js";
@@ -73,7 +74,7 @@ export function receiveParsedValue(
       ok: true,
       kind,
       text: copy.text,
-      hashed: hashTextNow(copy.text),
+      ...hashOfWritten(copy.text),
       flags: [],
       parsed: { value: copy.value },
     };
@@ -106,5 +107,16 @@ export function receiveWrittenValue(kind: RawKind, value: unknown, limits: Recei
   }
   const over = overCeiling(json.text, limits.maxBytes);
   if (over !== undefined) return refused(kind, "result_too_large", "receive", over, { reason: "over_ceiling" });
-  return { ok: true, kind, text: json.text, hashed: hashTextNow(json.text), flags: [] };
+  return { ok: true, kind, text: json.text, ...hashOfWritten(json.text), flags: [] };
+}
+
+/**
+ * The hash of JSON text the gate wrote itself, well-formed by construction: taken on the helper thread when it is
+ * large enough (see `record/hash-thread.ts`), else at once.
+ */
+function hashOfWritten(text: string): Pick<ReceivedText, "hashed" | "hashing"> {
+  const later = hashTextLater(text);
+  return later === undefined
+    ? { hashed: hashTextNow(text) }
+    : { hashed: undefined, hashing: { hash: later, unchecked: false } };
 }

@@ -4,6 +4,7 @@
  */
 
 import type { ContentPart, FailureCode, GateFlag, GateStage } from "../../contract/types.js";
+import type { PendingHash } from "../../record/hash-thread.js";
 import type { HashedText } from "../../record/provenance.js";
 import type { ResolvedResult } from "../result-kind.js";
 
@@ -55,6 +56,12 @@ export interface ReceivedText extends ReceivedPayload {
   /** The payload's text; empty for a large copy whose text was hashed in pieces and never joined (`parsed.pieces`). */
   text: string;
   hashed: HashedText | undefined;
+  /**
+   * The hash still being taken on the helper thread (`record/hash-thread.ts`) when `hashed` is undefined for that
+   * reason; `unchecked` when the text is not yet known to be well-formed (a string payload: its hash says so as it
+   * settles, see `Admission.settle`).
+   */
+  hashing?: PendingText | undefined;
   bytes?: undefined;
   /**
    * The value `text` is the JSON of, when the gate wrote the text itself from a private copy of a value that arrived
@@ -62,6 +69,12 @@ export interface ReceivedText extends ReceivedPayload {
    * parsing the text again.
    */
   parsed?: ParsedCopy | undefined;
+}
+
+/** A text's hash being taken on the helper thread, and whether the text still has to be found well-formed. */
+export interface PendingText {
+  hash: PendingHash;
+  unchecked: boolean;
 }
 
 /** A value the gate copied and checked itself: plain JSON data, equal to `JSON.parse` of its text. */

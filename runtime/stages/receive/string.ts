@@ -1,4 +1,5 @@
 /** A payload delivered as a string: refused over the ceiling without encoding it, parsed as it is. */
+import { hashTextLater } from "../../record/hash-thread.js";
 import { hashTextNow } from "../../record/provenance.js";
 import { isWellFormedText, utf8Length } from "../../text/hygiene.js";
 import { type NotReceived, type RawKind, type ReceivedText, refused } from "./received.js";
@@ -24,6 +25,11 @@ export function receiveString(kind: RawKind, text: string, maxBytes: number): Re
   }
   const over = overCeiling(text, maxBytes);
   if (over !== undefined) return refused(kind, "result_too_large", "receive", over, { reason: "over_ceiling" });
+  // A large text is hashed on the helper thread while the gate parses it; whether it is well-formed is then known
+  // when its hash settles, before anything leaves the gate (`Admission.settle`).
+  const later = hashTextLater(text);
+  if (later !== undefined)
+    return { ok: true, kind, text, hashed: undefined, hashing: { hash: later, unchecked: true }, flags: [] };
   // Encoding to hash shows for free (no U+FFFD bytes) that nearly every text is well-formed; only text whose bytes
   // hold U+FFFD, or a host that cannot hash synchronously, needs the scan for lone surrogates.
   const hashed = hashTextNow(text);

@@ -1,0 +1,253 @@
+/**
+ * A payload's sha256 taken on a helper thread while the gate parses, validates and views the payload on its own.
+ *
+ * Hashing is a quarter of admitting a 64 KB or 1 MB result, and most of that is encoding a string to UTF-8 on the
+ * way (for a string of two-byte units, as much again as the hash). Nothing the gate does before it renders the
+ * model's content needs the hash, so a payload of at least {@link MIN_UNITS} units is copied into shared memory
+ * (a string as its UTF-16 units, a copy the engine makes at memory speed) and a worker thread transcodes and hashes
+ * it; the gate settles the hash (`PendingHash.settle`) before the first thing that reads it, by then usually done.
+ *
+ * The thread is the host's own (`node:worker_threads`, reached as the hash module is, with no import), started by
+ * the first payload large enough and used once it has said it is ready: until then, and wherever there is no such
+ * module, or shared memory, or the thread fails, the gate hashes on its own thread as before. Correctness never
+ * rests on the thread: a job it could not do (a text with a lone surrogate, which its transcoder refuses) or did not
+ * finish in time is hashed on the caller's thread, from the payload the pending hash still holds, with the same
+ * answer. The thread is `unref`ed, so it never keeps a process alive, and its buffers are reused, a few at a time.
+ */
+import { type HashedText, hashTextNow, hostBuiltin, sha256HexNow } from "./provenance.js";
+
+/** Payloads shorter than this (in UTF-16 units, or bytes) are hashed at once: the hand-over would cost more. */
+export const MIN_UNITS = 32 * 1024;
+/** Payloads longer than this are hashed at once too, so shared memory is never held in proportion to a huge one. */
+export const MAX_UNITS = 4 * 1024 * 1024;
+
+/**
+ * A job's buffer: a header of 32-bit words (state, UTF-8 length, units or bytes, kind, whether the encoding holds
+ * U+FFFD), the digest as 64 ASCII hex characters, then the payload.
+ */
+const HEAD_WORDS = 8;
+const DIGEST_AT = 32;
+const DATA_AT = 96;
+const PENDING = 0;
+const DONE = 1;
+const FAILED = 2;
+const TEXT = 0;
+const BYTES = 1;
+
+/** How long a settle waits for the thread before hashing itself: generous, since the thread is nearly always done. */
+const WAIT_MS = 250;
+
+/** A hash being taken on the helper thread. */
+export interface PendingHash {
+  /** The payload's UTF-8 length and sha256: the thread's, or, when it could not give them in time, the caller's own. */
+  settle(): HashedText;
+}
+
+interface WorkerLike {
+  postMessage(message: unknown): void;
+  unref(): void;
+  on(event: string, listener: () => void): void;
+}
+
+interface WorkerThreads {
+  Worker: new (source: string, options: { eval: true; workerData: unknown }) => WorkerLike;
+}
+
+interface BufferModule {
+  Buffer: {
+    from(
+      buffer: ArrayBufferLike,
+      offset: number,
+      length: number,
+    ): Uint8Array & {
+      write(text: string, offset: number, encoding: "utf16le"): number;
+      toString(encoding: "latin1"): string;
+    };
+  };
+}
+
+/**
+ * The thread's code, which reaches its modules through `process.getBuiltinModule`, so that it runs whether the
+ * host evaluates it as a script or as a module (a process started with `--input-type=module` passes that on): each message is a job's buffer; the text is transcoded from
+ * UTF-16 to UTF-8 in pieces that never split a surrogate pair, every piece fed to one hash, and the state word set
+ * and notified last. A transcoder that meets a lone surrogate throws, and the job is marked failed.
+ */
+const THREAD_SOURCE = `
+const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
+const { transcode, Buffer } = process.getBuiltinModule("node:buffer");
+const { createHash } = process.getBuiltinModule("node:crypto");
+const PIECE = 64 * 1024;
+const REPLACEMENT = Buffer.from([0xef, 0xbf, 0xbd]);
+function run(sab) {
+  const head = new Int32Array(sab, 0, ${HEAD_WORDS});
+  let state = ${FAILED};
+  try {
+    const length = head[2];
+    const hash = createHash("sha256");
+    let bytes = 0;
+    if (head[3] === ${BYTES}) {
+      hash.update(new Uint8Array(sab, ${DATA_AT}, length));
+      bytes = length;
+    } else {
+      const units = Buffer.from(sab, ${DATA_AT}, length * 2);
+      for (let at = 0; at < length; ) {
+        let end = Math.min(length, at + PIECE);
+        if (end < length) {
+          const last = units[2 * end - 2] | (units[2 * end - 1] << 8);
+          if (last >= 0xd800 && last <= 0xdbff) end--;
+        }
+        const piece = transcode(units.subarray(2 * at, 2 * end), "utf16le", "utf8");
+        hash.update(piece);
+        // Pieces end between characters, so the bytes of U+FFFD are never split between two.
+        if (head[4] === 0 && piece.indexOf(REPLACEMENT) >= 0) head[4] = 1;
+        bytes += piece.length;
+        at = end;
+      }
+    }
+    Buffer.from(sab, ${DIGEST_AT}, 64).write(hash.digest("hex"), "latin1");
+    head[1] = bytes;
+    state = ${DONE};
+  } catch {}
+  Atomics.store(head, 0, state);
+  Atomics.notify(head, 0);
+}
+parentPort.on("message", run);
+// Ready only once a transcode and a hash have worked here: a host without them never gets a job.
+transcode(Buffer.from("\\u00e9", "utf16le"), "utf16le", "utf8");
+createHash("sha256").update("").digest("hex");
+Atomics.store(new Int32Array(workerData), 0, 1);
+`;
+
+/** The helper thread: not started, starting (its ready word still 0), ready, or given up on. */
+let thread: { worker: WorkerLike; ready: Int32Array } | "off" | undefined;
+
+const workerThreads = hostBuiltin<WorkerThreads>("node:worker_threads");
+const bufferModule = hostBuiltin<BufferModule>("node:buffer");
+
+/** Free job buffers by capacity (payload bytes), reused so a busy gate allocates no shared memory per payload. */
+const free = new Map<number, SharedArrayBuffer[]>();
+/** Free buffers kept per capacity. */
+const KEEP_PER_CAPACITY = 2;
+
+/** The helper thread when it is ready for jobs; starts it the first time it is asked for. */
+function readyThread(): WorkerLike | undefined {
+  if (thread === "off") return undefined;
+  if (thread === undefined) {
+    thread = "off";
+    if (workerThreads === undefined || bufferModule === undefined || typeof SharedArrayBuffer !== "function") {
+      return undefined;
+    }
+    try {
+      const readyWord = new SharedArrayBuffer(4);
+      const worker = new workerThreads.Worker(THREAD_SOURCE, { eval: true, workerData: readyWord });
+      worker.unref();
+      const off = () => {
+        thread = "off";
+      };
+      worker.on("error", off);
+      worker.on("exit", off);
+      thread = { worker, ready: new Int32Array(readyWord) };
+    } catch {
+      // A host that forbids threads (a permission model, a sandbox): hash on this thread.
+    }
+    return undefined;
+  }
+  return Atomics.load(thread.ready, 0) === 1 ? thread.worker : undefined;
+}
+
+/** The capacity class of a payload of `bytes` bytes: a power of two, so buffers fit many payload sizes. */
+function capacityFor(bytes: number): number {
+  let capacity = 2 * MIN_UNITS;
+  while (capacity < bytes) capacity *= 2;
+  return capacity;
+}
+
+function takeBuffer(capacity: number): SharedArrayBuffer {
+  return free.get(capacity)?.pop() ?? new SharedArrayBuffer(DATA_AT + capacity);
+}
+
+function giveBack(buffer: SharedArrayBuffer, capacity: number): void {
+  let kept = free.get(capacity);
+  if (kept === undefined) {
+    kept = [];
+    free.set(capacity, kept);
+  }
+  if (kept.length < KEEP_PER_CAPACITY) kept.push(buffer);
+}
+
+/** How many payloads have been handed to the helper thread in this process: what a caller checks it is used by. */
+let handedOver = 0;
+
+/** How many payloads have been handed to the helper thread so far. */
+export function threadJobs(): number {
+  return handedOver;
+}
+
+/** A job handed to the thread, settled once: the thread's answer, or the caller's own hash of `fallback`. */
+function pending(
+  worker: WorkerLike,
+  buffer: SharedArrayBuffer,
+  capacity: number,
+  fallback: () => HashedText,
+): PendingHash {
+  const head = new Int32Array(buffer, 0, HEAD_WORDS);
+  worker.postMessage(buffer);
+  handedOver++;
+  let settled: HashedText | undefined;
+  return {
+    settle() {
+      if (settled !== undefined) return settled;
+      if (Atomics.load(head, 0) === PENDING) Atomics.wait(head, 0, PENDING, WAIT_MS);
+      const state = Atomics.load(head, 0);
+      if (state === DONE) {
+        const sha256 = (bufferModule as BufferModule).Buffer.from(buffer, DIGEST_AT, 64).toString("latin1");
+        settled = { byteLength: head[1] as number, sha256, replacement: head[4] === 1 };
+      } else settled = fallback();
+      // A buffer the thread may still write to (it did not answer in time) is left to the collector.
+      if (state !== PENDING) giveBack(buffer, capacity);
+      return settled;
+    },
+  };
+}
+
+/**
+ * A pending hash of `text`'s UTF-8 encoding, or `undefined` when it is better hashed at once (too short, too long,
+ * or no thread ready). It settles to exactly what {@link hashTextNow} gives: the thread searches its encoding for
+ * U+FFFD as that does, and a text the thread refuses (one with a lone surrogate) is hashed by {@link hashTextNow}.
+ */
+export function hashTextLater(text: string): PendingHash | undefined {
+  const units = text.length;
+  if (units < MIN_UNITS || units > MAX_UNITS) return undefined;
+  const worker = readyThread();
+  if (worker === undefined) return undefined;
+  const capacity = capacityFor(2 * units);
+  const buffer = takeBuffer(capacity);
+  const head = new Int32Array(buffer, 0, HEAD_WORDS);
+  head.fill(0);
+  head[2] = units;
+  head[3] = TEXT;
+  (bufferModule as BufferModule).Buffer.from(buffer, DATA_AT, 2 * units).write(text, 0, "utf16le");
+  return pending(worker, buffer, capacity, () => hashTextNow(text) as HashedText);
+}
+
+/** A pending sha256 of `bytes`, or `undefined` when they are better hashed at once (see {@link hashTextLater}). */
+export function hashBytesLater(bytes: Uint8Array): PendingHash | undefined {
+  const length = bytes.byteLength;
+  if (length < MIN_UNITS || length > MAX_UNITS) return undefined;
+  const worker = readyThread();
+  if (worker === undefined) return undefined;
+  const capacity = capacityFor(length);
+  const buffer = takeBuffer(capacity);
+  const head = new Int32Array(buffer, 0, HEAD_WORDS);
+  head.fill(0);
+  head[2] = length;
+  head[3] = BYTES;
+  const copy = new Uint8Array(buffer, DATA_AT, length);
+  copy.set(bytes);
+  // The copy, not the caller's array: the bytes hashed are the bytes received, whatever the caller does after.
+  return pending(worker, buffer, capacity, () => ({
+    byteLength: length,
+    sha256: sha256HexNow(copy) as string,
+    replacement: false,
+  }));
+}

@@ -1,0 +1,224 @@
+/**
+ * The payload hash taken on a helper thread: it settles to exactly the hash the gate takes on its own thread, for
+ * every text (lone surrogates included, which the thread hands back), every byte array and any order of settling;
+ * the gate's outcome, event and model content are the same whether or not the thread took the hash; and the thread
+ * never keeps a process alive.
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { GateEvent, Outcome } from "../../../runtime/index.js";
+import { toModelContent } from "../../../runtime/index.js";
+import { hashBytesLater, hashTextLater, MIN_UNITS, threadJobs } from "../../../runtime/record/hash-thread.js";
+import { hashTextNow } from "../../../runtime/record/provenance.js";
+import { isWellFormedText } from "../../../runtime/text/hygiene.js";
+import { goodRecord, recordTool } from "../fixture.js";
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+const utf8 = (text: string) => Buffer.from(text, "utf8");
+
+/** Asks for the thread until it is ready (the first ask starts it); fails after 20 s. */
+async function threadReady(): Promise<void> {
+  const probe = "x".repeat(MIN_UNITS);
+  for (let i = 0; i < 400; i++) {
+    const pending = hashTextLater(probe);
+    if (pending !== undefined) {
+      pending.settle();
+      return;
+    }
+    await sleep(50);
+  }
+  throw new Error("the hash thread never became ready");
+}
+
+/**
+ * A record whose JSON text is about `units` UTF-16 units, its summary built of `piece`. A lone surrogate is written
+ * into the text as it is (`JSON.stringify` would write it as an escape, which the parse stage refuses instead).
+ */
+function largeRecordText(units: number, piece: string): string {
+  const summary = piece.repeat(Math.ceil(units / piece.length)).slice(0, units);
+  return JSON.stringify(goodRecord({ summary })).replaceAll("\\ud83d", "\uD83D");
+}
+
+/** An outcome and its event without what differs between two admits of the same payload (the clock, the turn). */
+function comparable(outcome: Outcome<unknown, unknown>, events: GateEvent[]) {
+  return {
+    outcome: { ...outcome, provenance: { ...outcome.provenance, receivedAt: "" } },
+    event: events.map((event) => ({ ...event, receivedAt: "", turn: "" })),
+    content: toModelContent(outcome),
+  };
+}
+
+async function admitted(text: string, hook?: () => boolean) {
+  const events: GateEvent[] = [];
+  const tool = recordTool({ context: { unit: "bytes", max: 1_000_000 } });
+  const outcome = await tool.admit(text, {
+    correlationId: "c-1",
+    sink: (event) => events.push(event),
+    ...(hook === undefined ? {} : { hooks: { semantic: hook } }),
+  });
+  return comparable(outcome as Outcome<unknown, unknown>, events);
+}
+
+// Texts for the gate: each admitted once before the thread is ready (hashed on this thread) and once after.
+const GATE_TEXTS = {
+  ascii: largeRecordText(40_000, "plain words of a summary "),
+  wide: largeRecordText(60_000, "東京 데이터 🚀 café "),
+  lone: largeRecordText(40_000, "half a pair \uD83D then more "),
+};
+const before = new Map<string, Awaited<ReturnType<typeof admitted>>>();
+let hooked = 0;
+
+beforeAll(async () => {
+  // The first large payload starts the thread and is hashed here; so is every payload until the thread is ready.
+  for (const [name, text] of Object.entries(GATE_TEXTS)) {
+    before.set(
+      name,
+      await admitted(text, () => {
+        hooked++;
+        return true;
+      }),
+    );
+  }
+  await threadReady();
+}, 30_000);
+
+describe("a hash taken on the helper thread", () => {
+  /** A text of at least MIN_UNITS units from random pieces: ASCII, BMP, astral, U+FFFD, and lone surrogates. */
+  const piece = fc.oneof(
+    fc.string({ unit: "binary", minLength: 1, maxLength: 40 }),
+    fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 40 }),
+    fc.constantFrom("\uD83D\uDE80", "\uFFFD", "é", "東京", "\uD800", "\uDC00", "\n"),
+  );
+  const largeText = fc
+    .tuple(fc.array(piece, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 3 }))
+    .map(([pieces, extra]) => {
+      const unit = pieces.join("");
+      const times = Math.ceil(MIN_UNITS / unit.length) + extra;
+      return unit.repeat(times);
+    });
+
+  it("settles to what hashing on this thread gives: the UTF-8 length, the sha256 and whether U+FFFD is in it", () => {
+    fc.assert(
+      fc.property(largeText, (text) => {
+        const pending = hashTextLater(text);
+        expect(pending).toBeDefined();
+        const settled = pending?.settle();
+        const bytes = utf8(text);
+        expect(settled?.byteLength).toBe(bytes.byteLength);
+        expect(settled?.sha256).toBe(sha256(bytes));
+        expect(settled).toEqual(hashTextNow(text));
+        if (settled?.replacement === false) expect(isWellFormedText(text)).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("keeps a surrogate pair whole where the thread's pieces meet", () => {
+    for (const at of [64 * 1024 - 1, 64 * 1024, 128 * 1024 - 1]) {
+      const text = `${"a".repeat(at)}\uD83D\uDE80${"b".repeat(1000)}`;
+      const settled = hashTextLater(text)?.settle();
+      expect(settled).toEqual({ byteLength: at + 4 + 1000, sha256: sha256(utf8(text)), replacement: false });
+    }
+  });
+
+  it("hashes bytes as they were handed over, whatever the caller writes into them afterwards", () => {
+    const bytes = new Uint8Array(100_000).map((_, i) => (i * 7) & 0xff);
+    const expected = sha256(bytes);
+    const pending = hashBytesLater(bytes);
+    bytes.fill(0);
+    expect(pending?.settle()).toEqual({ byteLength: 100_000, sha256: expected, replacement: false });
+  });
+
+  it("settles many pending hashes in any order, each to its own payload's", () => {
+    const texts = Array.from({ length: 12 }, (_, i) => `${i} `.repeat(MIN_UNITS / 2 + i * 997));
+    const pending = texts.map((text) => hashTextLater(text));
+    for (const i of [5, 0, 11, 3, 7, 1, 9, 2, 10, 4, 8, 6]) {
+      expect(pending[i]?.settle().sha256).toBe(sha256(utf8(texts[i] as string)));
+    }
+    // Buffers given back are reused: another round still hashes each text as its own.
+    const again = texts.map((text) => hashTextLater(text)?.settle().sha256);
+    expect(again).toEqual(texts.map((text) => sha256(utf8(text))));
+  });
+
+  it("leaves short payloads to be hashed at once", () => {
+    expect(hashTextLater("x".repeat(MIN_UNITS - 1))).toBeUndefined();
+    expect(hashBytesLater(new Uint8Array(MIN_UNITS - 1))).toBeUndefined();
+  });
+});
+
+describe("the gate with the hash thread", () => {
+  it("admits a large result with the same outcome, event and model content as when it hashed it itself", async () => {
+    for (const name of ["ascii", "wide"] as const) {
+      const jobs = threadJobs();
+      const after = await admitted(GATE_TEXTS[name], () => true);
+      expect(threadJobs()).toBe(jobs + 1);
+      expect(after).toEqual(before.get(name));
+      // The positive control: the result reaches the model whole, with the hash of what was received.
+      const { outcome } = after;
+      expect(outcome.ok).toBe(true);
+      expect(outcome.provenance.rawBytes).toBe(utf8(GATE_TEXTS[name]).byteLength);
+      expect(outcome.provenance.rawSha256).toBe(sha256(utf8(GATE_TEXTS[name])));
+      expect(after.content).toContain(`source="sha256:${sha256(utf8(GATE_TEXTS[name])).slice(0, 16)}"`);
+      expect(after.content).toContain('"owner":"acme"');
+      expect((outcome as { data: { summary: string } }).data.summary).toBe(JSON.parse(GATE_TEXTS[name]).summary);
+    }
+  });
+
+  it("refuses a large text with a lone surrogate as it did before, and no hook sees it", async () => {
+    expect(isWellFormedText(GATE_TEXTS.lone)).toBe(false);
+    const hooksBefore = hooked;
+    const after = await admitted(GATE_TEXTS.lone, () => {
+      hooked++;
+      return true;
+    });
+    expect(after).toEqual(before.get("lone"));
+    expect(hooked).toBe(hooksBefore);
+    expect(hooked).toBe(2);
+    const { outcome } = after;
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) {
+      expect(outcome.error.code).toBe("invalid_encoding");
+      expect(outcome.diagnostics).toMatchObject({ stage: "decode", detail: { reason: "lone_surrogate" } });
+    }
+    expect(outcome.provenance.rawSha256).toBeUndefined();
+    expect(outcome.provenance.rawBytes).toBe(utf8(GATE_TEXTS.lone).byteLength);
+  });
+
+  it("refuses a large text that breaks two rules for its encoding first, as the gate always has", async () => {
+    // Not JSON as well as not well-formed: receive refuses the encoding before anything parses.
+    const broken = `${GATE_TEXTS.lone.slice(0, -1)},`;
+    const { outcome } = await admitted(broken);
+    expect(outcome.ok ? "ok" : outcome.error.code).toBe("invalid_encoding");
+    // And a well-formed text that does not parse fails as invalid JSON, with its hash.
+    const notJson = `${GATE_TEXTS.ascii.slice(0, -1)},`;
+    const parsed = await admitted(notJson);
+    expect(parsed.outcome.ok ? "ok" : parsed.outcome.error.code).toBe("invalid_json");
+    expect(parsed.outcome.provenance.rawSha256).toBe(sha256(utf8(notJson)));
+    expect(parsed.event[0]?.sizes.rawBytes).toBe(utf8(notJson).byteLength);
+  });
+});
+
+describe("the thread and the process", () => {
+  it("never keeps a process alive", async () => {
+    const module = path.resolve("runtime/dist/record/hash-thread.js");
+    const script = `
+      const { hashTextLater } = await import(${JSON.stringify(module)});
+      const text = "x".repeat(100000);
+      let pending;
+      for (let i = 0; i < 200 && pending === undefined; i++) {
+        pending = hashTextLater(text);
+        if (pending === undefined) await new Promise((r) => setTimeout(r, 50));
+      }
+      console.log(pending === undefined ? "never ready" : pending.settle().sha256);
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], {
+      timeout: 20_000,
+    });
+    expect(stdout.trim()).toBe(sha256(utf8("x".repeat(100000))));
+  }, 30_000);
+});
