@@ -116,8 +116,9 @@ export async function admitPayload<T, V, I>(
   const data = primary.value as T;
 
   // Semantic: the contract's field rules, then the caller's hooks (waited for only when there are some). Hooks are
-  // the caller's code: they see only a payload whose hash has settled, and so is known to be well-formed.
-  if (ctx.hooks?.semantic !== undefined) {
+  // the caller's code: they see only a payload whose hash has settled, and so is known to be well-formed. A view
+  // that renders the model's content to fit it needs the hash that content names.
+  if (ctx.hooks?.semantic !== undefined || stages.rendersContent) {
     const malformed = admission.settle();
     if (malformed !== undefined) return malformed;
   }

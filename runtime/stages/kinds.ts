@@ -28,6 +28,11 @@ export interface KindStages {
   primary<T, V, I>(admission: Admission<T, V, I>, text: string): Primary | Failure;
   /** The success the model would read, before it is measured. */
   view<T, V, I>(admission: Admission<T, V, I>, data: T): Success<T, V> | Promise<Success<T, V>>;
+  /**
+   * Whether the view renders the model's content to fit it (the text view does): that content names the payload's
+   * hash, so the hash is settled before the view, not only before measure.
+   */
+  rendersContent: boolean;
 }
 
 /**
@@ -69,7 +74,7 @@ function contentPrimary<T, V, I>(admission: Admission<T, V, I>): Primary | Failu
   );
 }
 
-const JSON_STAGES: KindStages = { primary: jsonPrimary, view };
+const JSON_STAGES: KindStages = { primary: jsonPrimary, view, rendersContent: false };
 
 /** The text view's module, once a `text` or `content` result has loaded it. */
 let textViews: typeof import("./text-view.js") | undefined;
@@ -90,6 +95,6 @@ function textViewOnDemand<T, V, I>(admission: Admission<T, V, I>, data: T): Prom
 export const KIND_STAGES: Readonly<Record<ResultKind, KindStages>> = {
   structured: JSON_STAGES,
   json_text: JSON_STAGES,
-  text: { primary: textPrimary, view: textViewOnDemand },
-  content: { primary: contentPrimary, view: textViewOnDemand },
+  text: { primary: textPrimary, view: textViewOnDemand, rendersContent: true },
+  content: { primary: contentPrimary, view: textViewOnDemand, rendersContent: true },
 };

@@ -20,7 +20,7 @@ import type { ContentPart, ContextBudget, Omission, Success, TextView } from "..
 import type { Admission } from "../gate/admission.js";
 import { boundText, cleanText, utf8Length } from "../text/hygiene.js";
 import { cleanedLines, type LineExcerpt, lineExcerpt, type TextLines, viewCost } from "./line-excerpt.js";
-import { MAX_TOKEN_UNITS, measureText, measureVerdict, noteMeasuredView } from "./measure.js";
+import { MAX_TOKEN_UNITS, type Measured, measureText, measureVerdict, noteMeasuredView } from "./measure.js";
 import { toModelContent } from "./model-content.js";
 import { spacedStarts } from "./token-floor.js";
 
@@ -255,13 +255,14 @@ async function tokenExcerpt<T, V>(
   const limit = budget.max * 4;
   const ceiling = wholeCost(limit) + overhead;
   let room = Math.min(ceiling, limit);
-  let best: { candidate: Success<T, V>; room: number } | undefined;
+  let best: { candidate: Success<T, V>; room: number; content: string; measured: Measured } | undefined;
   let last = render(excerptWithin(room - overhead));
   for (let round = 0; round < TOKEN_ROUNDS; round++) {
-    const measured = await measureText(toModelContent(last as Success<unknown, unknown>), budget, limit);
+    const content = toModelContent(last as Success<unknown, unknown>);
+    const measured = await measureText(content, budget, limit);
     let next: number;
     if (measured.value <= budget.max) {
-      if (best === undefined || room > best.room) best = { candidate: last, room };
+      if (best === undefined || room > best.room) best = { candidate: last, room, content, measured };
       if (measured.value >= budget.max * FULL_ENOUGH || room >= ceiling) break;
       // Under by a known factor: grow toward the budget, never past the whole text.
       next = Math.min(ceiling, Math.floor((room * budget.max * 0.97) / Math.max(1, measured.value)));
@@ -275,5 +276,10 @@ async function tokenExcerpt<T, V>(
     room = next;
     last = render(excerptWithin(room - overhead));
   }
-  return best?.candidate ?? last;
+  if (best === undefined) return last;
+  // The measure stage would count this very content again, and get the same count: the count does not depend on
+  // the limit it stops at. It takes this one, unless the content is within the budget by its UTF-8 length, which
+  // that stage decides without counting (a bound, not a count, in `contextUsed`).
+  if (utf8Length(best.content) > budget.max) noteMeasuredView(best.candidate, budget, best.measured);
+  return best.candidate;
 }

@@ -16,7 +16,7 @@ import { toModelContent } from "../../../runtime/index.js";
 import { hashBytesLater, hashTextLater, MIN_UNITS, threadJobs } from "../../../runtime/record/hash-thread.js";
 import { hashTextNow } from "../../../runtime/record/provenance.js";
 import { isWellFormedText } from "../../../runtime/text/hygiene.js";
-import { goodRecord, recordTool } from "../fixture.js";
+import { goodRecord, recordTool, textTool } from "../fixture.js";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const utf8 = (text: string) => Buffer.from(text, "utf8");
@@ -53,6 +53,24 @@ function comparable(outcome: Outcome<unknown, unknown>, events: GateEvent[]) {
   };
 }
 
+/** A large text result, admitted by text tools under a byte and a token budget: the text view fits it to each. */
+const LOG = Array.from({ length: 3000 }, (_, i) => `${i} request served in ${i % 97} ms, café 東京 🚀 status ok`).join(
+  "\n",
+);
+const TEXT_TOOLS = {
+  bytes: textTool({ context: { unit: "bytes", max: 4000 }, limits: { maxBytes: 4 * 1024 * 1024, maxDepth: 1 } }),
+  tokens: textTool({
+    context: { unit: "tokens", max: 2000, tokenizer: "o200k_base" },
+    limits: { maxBytes: 4 * 1024 * 1024, maxDepth: 1 },
+  }),
+};
+
+async function admittedText(tool: keyof typeof TEXT_TOOLS, raw: string | Uint8Array) {
+  const events: GateEvent[] = [];
+  const outcome = await TEXT_TOOLS[tool].admit(raw, { correlationId: "c-1", sink: (event) => events.push(event) });
+  return comparable(outcome as Outcome<unknown, unknown>, events);
+}
+
 async function admitted(text: string, hook?: () => boolean) {
   const events: GateEvent[] = [];
   const tool = recordTool({ context: { unit: "bytes", max: 1_000_000 } });
@@ -83,6 +101,10 @@ beforeAll(async () => {
         return true;
       }),
     );
+  }
+  for (const tool of ["bytes", "tokens"] as const) {
+    before.set(`${tool} string`, await admittedText(tool, LOG));
+    before.set(`${tool} bytes`, await admittedText(tool, utf8(LOG)));
   }
   await threadReady();
 }, 30_000);
@@ -166,6 +188,27 @@ describe("the gate with the hash thread", () => {
       expect(after.content).toContain(`source="sha256:${sha256(utf8(GATE_TEXTS[name])).slice(0, 16)}"`);
       expect(after.content).toContain('"owner":"acme"');
       expect((outcome as { data: { summary: string } }).data.summary).toBe(JSON.parse(GATE_TEXTS[name]).summary);
+    }
+  });
+
+  it("fits a large text result to its budget as it did before: the content it measures names the hash", async () => {
+    for (const tool of ["bytes", "tokens"] as const) {
+      for (const [form, raw] of [
+        ["string", LOG],
+        ["bytes", utf8(LOG)],
+      ] as const) {
+        const jobs = threadJobs();
+        const after = await admittedText(tool, raw);
+        expect(threadJobs()).toBe(jobs + 1);
+        expect(after).toEqual(before.get(`${tool} ${form}`));
+        // The positive control: an excerpt of whole lines within the budget, the first line among them.
+        const { outcome } = after;
+        expect(outcome.ok).toBe(true);
+        if (!outcome.ok) continue;
+        expect(outcome.contextUsed?.value).toBeLessThanOrEqual(tool === "bytes" ? 4000 : 2000);
+        expect(after.content).toContain("0 request served in 0 ms");
+        expect(after.content).toContain(`source="sha256:${sha256(utf8(LOG)).slice(0, 16)}"`);
+      }
     }
   });
 
