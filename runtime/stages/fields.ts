@@ -366,11 +366,112 @@ export function instructionText(text: string): string {
   return foldLookalikes(cleanText(text));
 }
 
+/** The classes a character of folded text falls in for {@link TRIGGER_STEPS}: a letter (0–25), a space, anything else. */
+const SPACE_CLASS = 26;
+const OTHER_CLASS = 27;
+const CLASSES = 28;
+
+/**
+ * {@link TRIGGER_WORDS} as one automaton (Aho–Corasick, made into a table of steps): `TRIGGER_STEPS[state × 28 +
+ * class]` is the next state, and a state in {@link TRIGGER_ENDS} has just read a whole word. Read over a text's
+ * folded characters one by one, it finds a word wherever {@link INSTRUCTION_TRIGGER} would, case aside: the
+ * expression ignores ASCII case only, and every letter here is ASCII, lower-cased as it is read.
+ */
+const { steps: TRIGGER_STEPS, ends: TRIGGER_ENDS } = triggerAutomaton(TRIGGER_WORDS);
+
+function triggerAutomaton(words: readonly string[]): { steps: Uint8Array; ends: Uint8Array } {
+  const classOf = (char: string) => (char === " " ? SPACE_CLASS : char.charCodeAt(0) - 0x61);
+  // The trie of the words: each state's children by class, and whether a word ends there.
+  const children: number[][] = [new Array(CLASSES).fill(-1)];
+  const ending: boolean[] = [false];
+  for (const word of words) {
+    let state = 0;
+    for (const char of word) {
+      const at = classOf(char);
+      let next = (children[state] as number[])[at] as number;
+      if (next < 0) {
+        next = children.length;
+        children.push(new Array(CLASSES).fill(-1));
+        ending.push(false);
+        (children[state] as number[])[at] = next;
+      }
+      state = next;
+    }
+    ending[state] = true;
+  }
+  // Breadth first: each state's step on every class, through the longest suffix that is a state (its fail state).
+  const steps = new Uint8Array(children.length * CLASSES);
+  const ends = new Uint8Array(children.length);
+  const fail = new Array<number>(children.length).fill(0);
+  const queue: number[] = [];
+  for (let at = 0; at < CLASSES; at++) {
+    const child = (children[0] as number[])[at] as number;
+    steps[at] = Math.max(child, 0);
+    if (child > 0) queue.push(child);
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const state = queue[head] as number;
+    ends[state] = ending[state] || ends[fail[state] as number] === 1 ? 1 : 0;
+    for (let at = 0; at < CLASSES; at++) {
+      const child = (children[state] as number[])[at] as number;
+      const fallback = steps[(fail[state] as number) * CLASSES + at] as number;
+      if (child < 0) steps[state * CLASSES + at] = fallback;
+      else {
+        steps[state * CLASSES + at] = child;
+        fail[child] = fallback;
+        queue.push(child);
+      }
+    }
+  }
+  return { steps, ends };
+}
+
+/**
+ * True when {@link INSTRUCTION_TRIGGER} cannot match {@link instructionText} of `text`, found in one pass that folds
+ * as it reads (the same rules as {@link foldShortClean}) instead of building the folded text and searching it; false
+ * when it may, and whenever the text holds what that pass would not decide alone: anything cleaning removes, a
+ * character only normalising can fold, `<` or `[`. For texts of at most {@link SLICED_UNITS} units.
+ */
+export function triggerFree(text: string): boolean {
+  let table: Uint8Array | undefined;
+  let state = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    let at: number;
+    if (unit < 0x7f) {
+      if (unit >= 0x61 && unit <= 0x7a) at = unit - 0x61;
+      else if (unit >= 0x41 && unit <= 0x5a) at = unit - 0x41;
+      else if (unit === 0x20) at = SPACE_CLASS;
+      else if (unit === 0x3c || unit === 0x5b || (unit < 0x20 && unit !== 0x09 && unit !== 0x0a)) return false;
+      else at = OTHER_CLASS;
+    } else if (unit >= 0xd800 && unit <= 0xdfff) {
+      const next = unit <= 0xdbff && i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+      if (next < 0xdc00 || next > 0xdfff) return false;
+      const point = ((unit - 0xd800) << 10) + (next - 0xdc00) + 0x10000;
+      if (isInvisibleAstral(point) || !nfkcInertAstral(point)) return false;
+      i++;
+      at = OTHER_CLASS;
+    } else {
+      if (isInvisibleUnit(unit)) return false;
+      table ??= foldTableOf();
+      const folded = table[unit] as number;
+      if (folded === DROP) continue;
+      if (folded !== 0) at = folded - 0x61;
+      else if (nfkcInertUnit(unit)) at = OTHER_CLASS;
+      else return false;
+    }
+    state = TRIGGER_STEPS[state * CLASSES + at] as number;
+    if (TRIGGER_ENDS[state] === 1) return false;
+  }
+  return true;
+}
+
 /**
  * Whether text reads like instructions to the model (see {@link INSTRUCTION_LIKE}). Checked on cleaned text, folded
  * by {@link foldLookalikes} ({@link instructionText}).
  */
 export function looksLikeInstructions(text: string): boolean {
+  if (text.length <= SLICED_UNITS && triggerFree(text)) return false;
   const folded = instructionText(text);
   if (!INSTRUCTION_TRIGGER.test(folded)) return false;
   return INSTRUCTION_LIKE.some((pattern) => pattern.test(folded));

@@ -8,7 +8,15 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { parsedResult, project, scanJsonText, toModelContent, type ViewPlan } from "../../runtime/index.js";
 import { hashTextNow, sha256Hex, sha256HexWebCrypto } from "../../runtime/record/provenance.js";
-import { checkFieldRules, INSTRUCTION_LIKE, INSTRUCTION_TRIGGER, locate } from "../../runtime/stages/fields.js";
+import {
+  checkFieldRules,
+  INSTRUCTION_LIKE,
+  INSTRUCTION_TRIGGER,
+  instructionText,
+  locate,
+  looksLikeInstructions,
+  triggerFree,
+} from "../../runtime/stages/fields.js";
 import {
   boundText,
   cleanText,
@@ -640,6 +648,71 @@ describe("field rules", () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  /**
+   * Titles as tools write them, and as attacks disguise the words: lookalike letters, letters with marks, marks on
+   * their own, compatibility forms, case, invisible and control characters, lone surrogates, scripts that fold and
+   * scripts that do not.
+   */
+  const disguised = fc
+    .array(
+      fc.oneof(
+        instructionish,
+        fc.constantFrom(
+          "ignоre", // Cyrillic о
+          "sуstem", // Cyrillic у
+          "ïgnörê",
+          "i\u0301gnore",
+          "ｉｇｎｏｒｅ",
+          "𝐢𝐠𝐧𝐨𝐫𝐞",
+          "\u212Aelvin",
+          "ſystem",
+          "İnstruction",
+          "ınstruction",
+          "you\u00A0are now",
+          "you are\u2003now",
+          "ig\u200Bnore",
+          "\uD800",
+          "\uDC00x",
+          "\uFFFD",
+          "\r",
+          "\t",
+          "\u0007",
+          "＜",
+          "﹤",
+          "café naïve résumé",
+          "東京 데이터 🚀 ✅",
+          "ΣΥΣΤΕΜ",
+        ),
+        fc.string({ unit: "grapheme", maxLength: 6 }),
+        fc.string({ unit: "binary", maxLength: 4 }),
+      ),
+      { maxLength: 12 },
+    )
+    .map((parts) => parts.join(""));
+
+  it("the one-pass trigger screen clears a text only when the trigger cannot match its folded form", () => {
+    let cleared = 0;
+    fc.assert(
+      fc.property(disguised, (text) => {
+        if (text.length > 512 || !triggerFree(text)) return;
+        cleared++;
+        expect(INSTRUCTION_TRIGGER.test(instructionText(text))).toBe(false);
+        expect(looksLikeInstructions(text)).toBe(false);
+      }),
+      { numRuns: 20_000 },
+    );
+    // Not a screen that clears nothing: ordinary titles, in many scripts, are cleared in the one pass.
+    expect(cleared).toBeGreaterThan(1000);
+    for (const title of [
+      "Fix the cache index build",
+      "café naïve résumé",
+      "東京 데이터 🚀 ✅ release",
+      "Ошибка при сборке",
+    ]) {
+      expect(triggerFree(title)).toBe(title !== "Ошибка при сборке");
+    }
   });
 
   it("reports each instruction-like value under reject, and its exact path", () => {
