@@ -28,14 +28,23 @@ export const MAX_UNITS = 4 * 1024 * 1024;
 const HEAD_WORDS = 8;
 const DIGEST_AT = 32;
 const DATA_AT = 96;
+/** A job's states: handed over, taken by the thread, done, failed, or taken back by the caller before the thread began. */
 const PENDING = 0;
 const DONE = 1;
 const FAILED = 2;
+const TAKEN = 3;
+const TAKEN_BACK = 4;
 const TEXT = 0;
 const BYTES = 1;
 
-/** How long a settle waits for the thread before hashing itself: generous, since the thread is nearly always done. */
-const WAIT_MS = 250;
+/**
+ * How long a settle waits for a job the thread has begun before hashing itself, in milliseconds: about three times
+ * what the thread takes for `units` (a unit or byte a nanosecond and a half), and half a millisecond more. A thread
+ * that gets no core (a machine busy with other work) costs a caller that much, never an unbounded wait.
+ */
+function waitMs(units: number): number {
+  return 0.5 + units * 4.5e-6;
+}
 
 /** A hash being taken on the helper thread. */
 export interface PendingHash {
@@ -80,6 +89,8 @@ const PIECE = 64 * 1024;
 const REPLACEMENT = Buffer.from([0xef, 0xbf, 0xbd]);
 function run(sab) {
   const head = new Int32Array(sab, 0, ${HEAD_WORDS});
+  // A job the caller took back, or one whose buffer already carries a later job, is not this message's to do.
+  if (Atomics.compareExchange(head, 0, ${PENDING}, ${TAKEN}) !== ${PENDING}) return;
   let state = ${FAILED};
   try {
     const length = head[2];
@@ -191,20 +202,30 @@ function pending(
   fallback: () => HashedText,
 ): PendingHash {
   const head = new Int32Array(buffer, 0, HEAD_WORDS);
+  // Pending only now, with the job written: a buffer reused from an earlier job may still have a message of that
+  // job's on its way to the thread, which takes whatever job the buffer holds once it is pending (and this one's own
+  // message then finds it done).
+  Atomics.store(head, 0, PENDING);
   worker.postMessage(buffer);
   handedOver++;
   let settled: HashedText | undefined;
   return {
     settle() {
       if (settled !== undefined) return settled;
-      if (Atomics.load(head, 0) === PENDING) Atomics.wait(head, 0, PENDING, WAIT_MS);
-      const state = Atomics.load(head, 0);
+      // A job the thread has not begun (it is behind, or not running) is taken back and hashed here: waiting for
+      // it would cost more. One it has begun is waited for.
+      let state = Atomics.compareExchange(head, 0, PENDING, TAKEN_BACK);
+      if (state === PENDING) state = TAKEN_BACK;
+      else if (state === TAKEN) {
+        Atomics.wait(head, 0, TAKEN, waitMs(head[2] as number));
+        state = Atomics.load(head, 0);
+      }
       if (state === DONE) {
         const sha256 = (bufferModule as BufferModule).Buffer.from(buffer, DIGEST_AT, 64).toString("latin1");
         settled = { byteLength: head[1] as number, sha256, replacement: head[4] === 1 };
       } else settled = fallback();
       // A buffer the thread may still write to (it did not answer in time) is left to the collector.
-      if (state !== PENDING) giveBack(buffer, capacity);
+      if (state !== TAKEN) giveBack(buffer, capacity);
       return settled;
     },
   };
@@ -223,7 +244,7 @@ export function hashTextLater(text: string): PendingHash | undefined {
   const capacity = capacityFor(2 * units);
   const buffer = takeBuffer(capacity);
   const head = new Int32Array(buffer, 0, HEAD_WORDS);
-  head.fill(0);
+  head.fill(0, 1);
   head[2] = units;
   head[3] = TEXT;
   (bufferModule as BufferModule).Buffer.from(buffer, DATA_AT, 2 * units).write(text, 0, "utf16le");
@@ -239,7 +260,7 @@ export function hashBytesLater(bytes: Uint8Array): PendingHash | undefined {
   const capacity = capacityFor(length);
   const buffer = takeBuffer(capacity);
   const head = new Int32Array(buffer, 0, HEAD_WORDS);
-  head.fill(0);
+  head.fill(0, 1);
   head[2] = length;
   head[3] = BYTES;
   const copy = new Uint8Array(buffer, DATA_AT, length);

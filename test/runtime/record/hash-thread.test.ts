@@ -167,6 +167,22 @@ describe("a hash taken on the helper thread", () => {
     expect(again).toEqual(texts.map((text) => sha256(utf8(text))));
   });
 
+  it("takes back a job the thread has not begun, and a buffer reused at once still hashes its own job", () => {
+    // Settled right after it is handed over, a job is mostly taken back and hashed here; its message may still be
+    // on its way when the next job of the same size reuses its buffer.
+    const texts = Array.from({ length: 3 }, (_, i) => `${"東京 café ".repeat(6_000)}${i}`);
+    for (let round = 0; round < 300; round++) {
+      const first = texts[round % 3] as string;
+      const second = texts[(round + 1) % 3] as string;
+      const taken = hashTextLater(first);
+      expect(taken?.settle()).toEqual(hashTextNow(first));
+      const next = hashTextLater(second);
+      const bytes = hashBytesLater(utf8(first));
+      expect(bytes?.settle().sha256).toBe(sha256(utf8(first)));
+      expect(next?.settle()).toEqual(hashTextNow(second));
+    }
+  });
+
   it("leaves short payloads to be hashed at once", () => {
     expect(hashTextLater("x".repeat(MIN_UNITS - 1))).toBeUndefined();
     expect(hashBytesLater(new Uint8Array(MIN_UNITS - 1))).toBeUndefined();
