@@ -371,15 +371,30 @@ const SPACE_CLASS = 26;
 const OTHER_CLASS = 27;
 const CLASSES = 28;
 
+/** The step into a state that has just read a whole word: the one the reader stops at. */
+const WORD_READ = 0xff;
+
 /**
  * {@link TRIGGER_WORDS} as one automaton (Aho–Corasick, made into a table of steps): `TRIGGER_STEPS[state × 28 +
- * class]` is the next state, and a state in {@link TRIGGER_ENDS} has just read a whole word. Read over a text's
+ * class]` is the next state, or {@link WORD_READ} for a step that completes a word. Read over a text's
  * folded characters one by one, it finds a word wherever {@link INSTRUCTION_TRIGGER} would, case aside: the
  * expression ignores ASCII case only, and every letter here is ASCII, lower-cased as it is read.
  */
-const { steps: TRIGGER_STEPS, ends: TRIGGER_ENDS } = triggerAutomaton(TRIGGER_WORDS);
+const TRIGGER_STEPS = triggerAutomaton(TRIGGER_WORDS);
 
-function triggerAutomaton(words: readonly string[]): { steps: Uint8Array; ends: Uint8Array } {
+/**
+ * Each ASCII unit's class for {@link TRIGGER_STEPS}, or {@link WORD_READ} for what the one pass does not decide
+ * alone: `<`, `[` and the C0 controls cleaning removes (all but tab and line feed).
+ */
+const ASCII_CLASSES = Uint8Array.from({ length: 0x80 }, (_, unit) => {
+  if (unit >= 0x61 && unit <= 0x7a) return unit - 0x61;
+  if (unit >= 0x41 && unit <= 0x5a) return unit - 0x41;
+  if (unit === 0x20) return SPACE_CLASS;
+  if (unit === 0x3c || unit === 0x5b || (unit < 0x20 && unit !== 0x09 && unit !== 0x0a)) return WORD_READ;
+  return OTHER_CLASS;
+});
+
+function triggerAutomaton(words: readonly string[]): Uint8Array {
   const classOf = (char: string) => (char === " " ? SPACE_CLASS : char.charCodeAt(0) - 0x61);
   // The trie of the words: each state's children by class, and whether a word ends there.
   const children: number[][] = [new Array(CLASSES).fill(-1)];
@@ -423,7 +438,9 @@ function triggerAutomaton(words: readonly string[]): { steps: Uint8Array; ends: 
       }
     }
   }
-  return { steps, ends };
+  // A step into a state that ends a word is marked as such, so the reader checks one number a character.
+  for (let at = 0; at < steps.length; at++) if (ends[steps[at] as number] === 1) steps[at] = WORD_READ;
+  return steps;
 }
 
 /**
@@ -439,11 +456,8 @@ export function triggerFree(text: string): boolean {
     const unit = text.charCodeAt(i);
     let at: number;
     if (unit < 0x7f) {
-      if (unit >= 0x61 && unit <= 0x7a) at = unit - 0x61;
-      else if (unit >= 0x41 && unit <= 0x5a) at = unit - 0x41;
-      else if (unit === 0x20) at = SPACE_CLASS;
-      else if (unit === 0x3c || unit === 0x5b || (unit < 0x20 && unit !== 0x09 && unit !== 0x0a)) return false;
-      else at = OTHER_CLASS;
+      at = ASCII_CLASSES[unit] as number;
+      if (at === WORD_READ) return false;
     } else if (unit >= 0xd800 && unit <= 0xdfff) {
       const next = unit <= 0xdbff && i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
       if (next < 0xdc00 || next > 0xdfff) return false;
@@ -461,7 +475,7 @@ export function triggerFree(text: string): boolean {
       else return false;
     }
     state = TRIGGER_STEPS[state * CLASSES + at] as number;
-    if (TRIGGER_ENDS[state] === 1) return false;
+    if (state === WORD_READ) return false;
   }
   return true;
 }
