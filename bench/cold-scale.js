@@ -31,10 +31,9 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { build } from "esbuild";
 import { outputSchemaSha256 } from "../runtime/dist/integrations/mcp-validator.js";
 import { scaleContracts } from "./codegen.js";
-import { chooseColdStartSchemas, medianSchema } from "./cold-start.js";
+import { chooseColdStartSchemas, medianSchema, writeContender } from "./cold-start.js";
 import { generateContracts, outputSchemaContracts } from "./lib/corpus.js";
 import { interleave, ratio } from "./lib/stats.js";
 import { catalogSections } from "./validator-size.js";
@@ -159,24 +158,7 @@ export async function prepareColdScale(work) {
   };
   const variants = [];
   for (const [name, code] of Object.entries(sets)) {
-    const plain = path.join(dir, `${name}.js`);
-    await writeFile(plain, `${code}\n`);
-    const outdir = path.join(dir, `bundle-${name}`);
-    const built = await build({
-      entryPoints: [plain],
-      outdir,
-      bundle: true,
-      splitting: true,
-      minify: true,
-      format: "esm",
-      platform: "node",
-      metafile: true,
-      logLevel: "silent",
-    });
-    const bundle = path.join(outdir, `${name}.js`);
-    const bytes = Object.entries(built.metafile.outputs)
-      .filter(([file]) => path.resolve(file) === path.resolve(bundle))
-      .reduce((sum, [, output]) => sum + output.bytes, 0);
+    const { plain, bundle, bytes } = await writeContender(dir, name, code);
     variants.push({ name, form: "esm", module: plain });
     variants.push({ name, form: "bundle", module: bundle, bytes });
   }

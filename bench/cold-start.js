@@ -177,29 +177,12 @@ export async function prepareColdStart(work) {
   const variants = [];
   let tokenizerInStartChunks;
   for (const [name, code] of Object.entries(sets)) {
-    const plain = path.join(dir, `${name}.js`);
-    await writeFile(plain, `${code}\n`);
-    // Bundled with code splitting, as an edge deployment that cares about start-up would: a module loaded by
-    // dynamic import (the tokenizer) becomes a chunk of its own, fetched only when used. Without splitting,
-    // esbuild inlines it, and every start parses it.
-    const outdir = path.join(dir, `bundle-${name}`);
-    const built = await build({
-      entryPoints: [plain],
-      outdir,
-      bundle: true,
-      splitting: true,
-      minify: true,
-      format: "esm",
-      platform: "node",
-      metafile: true,
-      logLevel: "silent",
-    });
-    const bundle = path.join(outdir, `${name}.js`);
+    const { plain, bundle, bytes, metafile } = await writeContender(dir, name, code);
     const samples = name.endsWith("-import") ? workloadFiles.none : workloadFiles.full;
     variants.push({ name, form: "esm", module: plain, samples });
-    variants.push({ name, form: "bundle", module: bundle, samples, bytes: staticBytes(built.metafile, bundle) });
+    variants.push({ name, form: "bundle", module: bundle, samples, bytes });
     if (name === "runtime-import")
-      tokenizerInStartChunks = staticInputs(built.metafile, bundle).some((input) => input.includes("gpt-tokenizer"));
+      tokenizerInStartChunks = staticInputs(metafile, bundle).some((input) => input.includes("gpt-tokenizer"));
   }
   return {
     chosen,
@@ -218,6 +201,33 @@ export async function prepareColdStart(work) {
 export function medianSchema(chosen) {
   const bySize = chosen.map((c, i) => [JSON.stringify(c.schema).length, i]).sort((a, b) => a[0] - b[0]);
   return bySize[Math.floor(bySize.length / 2)][1];
+}
+
+/**
+ * Writes a contender's module into `dir` and bundles it with esbuild, code split as an edge deployment that cares
+ * about start-up would: a module loaded by dynamic import (the tokenizer) becomes a chunk of its own, fetched only
+ * when used (without splitting, esbuild inlines it, and every start parses it). `bytes` is what a start parses of
+ * the bundle: its entry chunk and the chunks that one imports statically.
+ * @param {string} dir
+ * @param {string} name
+ * @param {string} code the module's text
+ */
+export async function writeContender(dir, name, code) {
+  const plain = path.join(dir, `${name}.js`);
+  await writeFile(plain, `${code}\n`);
+  const built = await build({
+    entryPoints: [plain],
+    outdir: path.join(dir, `bundle-${name}`),
+    bundle: true,
+    splitting: true,
+    minify: true,
+    format: "esm",
+    platform: "node",
+    metafile: true,
+    logLevel: "silent",
+  });
+  const bundle = path.join(dir, `bundle-${name}`, `${name}.js`);
+  return { plain, bundle, bytes: staticBytes(built.metafile, bundle), metafile: built.metafile };
 }
 
 /** Bytes of a bundle's entry chunk and every chunk it imports statically: what a start loads. */
