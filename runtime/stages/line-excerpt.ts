@@ -117,6 +117,11 @@ export interface TextLines {
   whole(): string;
   /** Whether {@link whole} ends with a line break after the last line (which costs its `\n` like any other). */
   readonly finalBreak: boolean;
+  /**
+   * Line `index`'s {@link viewCost}, kept once measured, when the lines are measured more than once (the text
+   * view's rounds): every {@link lineExcerpt} over them then measures each line once in all.
+   */
+  costAt?: ((index: number) => number) | undefined;
 }
 
 /** The lines of `text` as they are. */
@@ -202,14 +207,16 @@ export function lineExcerpt(text: string | TextLines, maxBytes: number, window: 
   // Each line's cost is measured when a step first asks for it: a large text is measured only as far as the bound
   // reaches from either end, not whole.
   const costs: number[] = new Array(total);
-  const costOf = (index: number): number => {
-    let cost = costs[index];
-    if (cost === undefined) {
-      cost = viewCost(lines.at(index));
-      costs[index] = cost;
-    }
-    return cost;
-  };
+  const costOf =
+    lines.costAt ??
+    ((index: number): number => {
+      let cost = costs[index];
+      if (cost === undefined) {
+        cost = viewCost(lines.at(index));
+        costs[index] = cost;
+      }
+      return cost;
+    });
   // Every break the whole text holds: between its lines, and after the last one when the text ends with one.
   let whole = (total - 1 + (lines.finalBreak ? 1 : 0)) * BREAK_COST;
   for (let i = 0; i < total && whole <= maxBytes; i++) whole += costOf(i);

@@ -183,7 +183,9 @@ export async function textView<T, V, I>(
   // The text as the model reads it, cleaned line by line as far as the excerpt reaches; a text result's lines were
   // counted by its line bound.
   const counted = admission.counted;
-  const cleaned = cleanedLines(source, counted !== undefined && counted.text === source ? counted.lines : undefined);
+  const cleaned = withCosts(
+    cleanedLines(source, counted !== undefined && counted.text === source ? counted.lines : undefined),
+  );
   const beside = described(admission.parts ?? []);
   const lines = cleaned.count;
   const excerptWithin = (bytes: number): LineExcerpt => {
@@ -222,19 +224,39 @@ export async function textView<T, V, I>(
  * given `tokens`, once its lines hold more space-separated starts than that (a floor of the view's tokens, see
  * `spacedStarts`), when the cost is `Infinity`: the whole text cannot fit that many tokens.
  */
-function viewCostOf(cleaned: TextLines): (cap: number, tokens?: number) => number {
+function viewCostOf(cleaned: TextLines & { costAt(index: number): number }): (cap: number, tokens?: number) => number {
+  // Each line's spaced starts, kept once counted: the view asks for the whole cost more than once.
+  const starts: number[] = [];
   return (cap, tokens) => {
     let cost = cleaned.finalBreak ? 2 : 0;
-    let starts = 0;
+    let started = 0;
     for (let i = 0; i < cleaned.total && cost <= cap; i++) {
-      const line = cleaned.at(i);
-      cost += viewCost(line) + (i > 0 ? 2 : 0);
+      cost += cleaned.costAt(i) + (i > 0 ? 2 : 0);
       if (tokens === undefined) continue;
-      starts += spacedStarts(line);
-      if (starts > tokens) return Number.POSITIVE_INFINITY;
+      let lineStarts = starts[i];
+      if (lineStarts === undefined) {
+        lineStarts = spacedStarts(cleaned.at(i));
+        starts[i] = lineStarts;
+      }
+      started += lineStarts;
+      if (started > tokens) return Number.POSITIVE_INFINITY;
     }
     return cost;
   };
+}
+
+/** The text's lines with each line's view cost kept once measured ({@link TextLines.costAt}). */
+function withCosts<L extends TextLines>(lines: L): L & { costAt(index: number): number } {
+  const costs: number[] = [];
+  const costAt = (index: number): number => {
+    let cost = costs[index];
+    if (cost === undefined) {
+      cost = viewCost(lines.at(index));
+      costs[index] = cost;
+    }
+    return cost;
+  };
+  return { ...lines, costAt };
 }
 
 /**
