@@ -132,7 +132,6 @@ Atomics.store(new Int32Array(workerData), 0, 1);
 /** The helper thread: not started, starting (its ready word still 0), ready, or given up on. */
 let thread: { worker: WorkerLike; ready: Int32Array } | "off" | undefined;
 
-const workerThreads = hostBuiltin<WorkerThreads>("node:worker_threads");
 const bufferModule = hostBuiltin<BufferModule>("node:buffer");
 
 /** Free job buffers by capacity (payload bytes), reused so a busy gate allocates no shared memory per payload. */
@@ -145,6 +144,9 @@ function readyThread(): WorkerLike | undefined {
   if (thread === "off") return undefined;
   if (thread === undefined) {
     thread = "off";
+    // Looked up only now: loading `node:worker_threads` takes a couple of milliseconds, which a process whose
+    // results are all small never spends.
+    const workerThreads = hostBuiltin<WorkerThreads>("node:worker_threads");
     if (workerThreads === undefined || bufferModule === undefined || typeof SharedArrayBuffer !== "function") {
       return undefined;
     }

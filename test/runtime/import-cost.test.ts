@@ -2,7 +2,8 @@
  * `@toolgate/runtime` stays cheap to import: the tokenizer, OpenTelemetry and Node's file system are loaded only
  * when a contract or a sink needs them, and the runtime never pulls in build-time code. What a first result that
  * fits its budget does not run stays out of the import graph too (the oversize policies, the read-back pages), and
- * that first result loads none of Node's lazy globals it has no use for (fetch's undici, Web Crypto).
+ * that first result loads none of Node's lazy modules it has no use for (fetch's undici, Web Crypto, the worker
+ * threads a large payload's hash is taken on).
  */
 import { execFile } from "node:child_process";
 import path from "node:path";
@@ -84,7 +85,7 @@ const mcpResult = (items) => ({
   structuredContent: { items },
   content: [{ type: "text", text: JSON.stringify({ items }) }],
 });
-const lazy = () => process.moduleLoadList.filter((name) => /undici|webcrypto/.test(name));
+const lazy = () => process.moduleLoadList.filter((name) => /undici|webcrypto|worker_threads/.test(name));
 const fits = await adapter.admit(mcpResult([1, 2, 3]));
 const afterFit = lazy();
 const over = await adapter.admit(mcpResult(Array.from({ length: 200 }, (_, i) => i)));
@@ -124,7 +125,7 @@ describe("runtime imports", () => {
     }
   });
 
-  it("admits a first MCP result without loading fetch or Web Crypto, then one over budget through shorten", async () => {
+  it("admits a first MCP result without loading fetch, Web Crypto or threads, then one over budget through shorten", async () => {
     await ensureBuilt();
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", SCRIPT], { cwd: REPO });
     expect(JSON.parse(stdout)).toEqual({
