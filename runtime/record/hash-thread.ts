@@ -134,10 +134,16 @@ let thread: { worker: WorkerLike; ready: Int32Array } | "off" | undefined;
 
 const bufferModule = hostBuiltin<BufferModule>("node:buffer");
 
-/** Free job buffers by capacity (payload bytes), reused so a busy gate allocates no shared memory per payload. */
+/**
+ * Free job buffers by capacity (payload bytes), reused so a busy gate allocates no shared memory per payload: at
+ * most {@link KEEP_PER_CAPACITY} of a capacity and {@link KEEP_BYTES} in all.
+ */
 const free = new Map<number, SharedArrayBuffer[]>();
 /** Free buffers kept per capacity. */
 const KEEP_PER_CAPACITY = 2;
+/** Bytes of free buffers kept in all: a process that once saw a few large payloads holds no more than this. */
+const KEEP_BYTES = 8 * 1024 * 1024;
+let keptBytes = 0;
 
 /** The helper thread when it is ready for jobs; starts it the first time it is asked for. */
 function readyThread(): WorkerLike | undefined {
@@ -176,7 +182,10 @@ function capacityFor(bytes: number): number {
 }
 
 function takeBuffer(capacity: number): SharedArrayBuffer {
-  return free.get(capacity)?.pop() ?? new SharedArrayBuffer(DATA_AT + capacity);
+  const kept = free.get(capacity)?.pop();
+  if (kept === undefined) return new SharedArrayBuffer(DATA_AT + capacity);
+  keptBytes -= capacity;
+  return kept;
 }
 
 function giveBack(buffer: SharedArrayBuffer, capacity: number): void {
@@ -185,7 +194,10 @@ function giveBack(buffer: SharedArrayBuffer, capacity: number): void {
     kept = [];
     free.set(capacity, kept);
   }
-  if (kept.length < KEEP_PER_CAPACITY) kept.push(buffer);
+  if (kept.length < KEEP_PER_CAPACITY && keptBytes + capacity <= KEEP_BYTES) {
+    kept.push(buffer);
+    keptBytes += capacity;
+  }
 }
 
 /** How many payloads have been handed to the helper thread in this process: what a caller checks it is used by. */
