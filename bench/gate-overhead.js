@@ -5,8 +5,10 @@
  * bytes; the same text admitted by a contract whose view keeps one issue (the gate without most of the view's
  * cost); and an MCP `CallToolResult` (structured content plus its text block) against `JSON.stringify` of the
  * parsed value plus the validator on it, which is what an MCP client validating structured content and hashing what
- * it got would pay (the validator alone is reported too). The contract (bench/contracts/list_issues) keeps 20
- * issues in the view, cuts bodies to 400 characters and budgets the view in bytes.
+ * it got would pay (the validator alone is reported too, and so is the MCP path's floor: the private copy of the
+ * structured content and the JSON text written of it, which the gate hashes). The contract
+ * (bench/contracts/list_issues) keeps 20 issues in the view, cuts bodies to 400 characters and budgets the view in
+ * bytes.
  *
  * Small results: `admit` of a 1 KB result by a contract with the default budget (8,000 tokens of o200k_base), as
  * JSON text, as bytes and as an MCP `CallToolResult`, against a fatal decode of its bytes, `JSON.parse`, the
@@ -24,6 +26,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { copyParsedValue } from "../runtime/dist/stages/receive/value-copy.js";
 import { profileAdmits } from "./gate-profile.js";
 import { generateContracts } from "./lib/corpus.js";
 import { issuesPayload, textPayload } from "./lib/payloads.js";
@@ -204,6 +207,9 @@ export async function runGateOverhead(work, { rounds, profile = false }) {
     // JSON is what it takes to hash or log what was received.
     const validateOnly = perCall(() => validateResult(value));
     const stringifyValidate = perCall(() => validateResult(value) && JSON.stringify(value));
+    // The MCP path's floor under the gate's guarantees: the private copy of the structured content and the JSON
+    // text it writes of that copy (which it hashes and holds the text blocks to), and nothing else of the admit.
+    const copyWrite = perCall(() => copyParsedValue(value, 64, Number.MAX_SAFE_INTEGER, Number.POSITIVE_INFINITY));
     const timing = await interleave(
       {
         admit,
@@ -216,6 +222,7 @@ export async function runGateOverhead(work, { rounds, profile = false }) {
         parseOnly,
         validateOnly,
         stringifyValidate,
+        copyWrite,
       },
       rounds,
     );
@@ -233,6 +240,7 @@ export async function runGateOverhead(work, { rounds, profile = false }) {
       mcpNoFieldRulesRatio: ratio(timing.admitMcpNoFieldRules, timing.stringifyValidate),
       mcpRatio: ratio(timing.admitMcp, timing.stringifyValidate),
       mcpValidateRatio: ratio(timing.admitMcp, timing.validateOnly),
+      mcpFloorRatio: ratio(timing.copyWrite, timing.stringifyValidate),
       mbPerSecond: {
         admit: mbps(timing.admit.median),
         parseValidate: mbps(timing.parseValidate.median),

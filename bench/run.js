@@ -356,6 +356,14 @@ if (selected.has("gate"))
         "(reported)",
         "",
       ]);
+      rows.push([
+        "",
+        `the floor: the private copy and its JSON.stringify alone ${ms(row.timing.copyWrite)}`,
+        "JSON.stringify + validator",
+        x(row.mcpFloorRatio),
+        "(reported)",
+        "",
+      ]);
       for (const [path, label] of [
         ["text", "JSON text"],
         ["mcp", "MCP structured content"],
