@@ -231,7 +231,11 @@ function pending(
       let state = Atomics.compareExchange(head, 0, PENDING, TAKEN_BACK);
       if (state === PENDING) state = TAKEN_BACK;
       else if (state === TAKEN) {
-        Atomics.wait(head, 0, TAKEN, waitMs(head[2] as number));
+        try {
+          Atomics.wait(head, 0, TAKEN, waitMs(head[2] as number));
+        } catch {
+          // A thread that may not block (a browser-like main thread with Node's modules) hashes itself instead.
+        }
         state = Atomics.load(head, 0);
       }
       if (state === DONE) {
