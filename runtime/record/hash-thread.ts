@@ -77,9 +77,10 @@ interface BufferModule {
 
 /**
  * The thread's code, which reaches its modules through `process.getBuiltinModule`, so that it runs whether the
- * host evaluates it as a script or as a module (a process started with `--input-type=module` passes that on): each message is a job's buffer; the text is transcoded from
- * UTF-16 to UTF-8 in pieces that never split a surrogate pair, every piece fed to one hash, and the state word set
- * and notified last. A transcoder that meets a lone surrogate throws, and the job is marked failed.
+ * host evaluates it as a script or as a module (a process started with `--input-type=module` passes that on). Each
+ * message is a job's buffer; the text is transcoded from UTF-16 to UTF-8 in pieces that never split a surrogate
+ * pair, every piece fed to one hash, and the state word set and notified last. A transcoder that meets a lone
+ * surrogate throws, and the job is marked failed.
  */
 const THREAD_SOURCE = `
 const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
@@ -208,14 +209,33 @@ export function threadJobs(): number {
   return handedOver;
 }
 
-/** A job handed to the thread, settled once: the thread's answer, or the caller's own hash of `fallback`. */
-function pending(
-  worker: WorkerLike,
-  buffer: SharedArrayBuffer,
-  capacity: number,
-  fallback: () => HashedText,
-): PendingHash {
+/** A job for the thread: the buffer it is written into, that buffer's capacity class, and its header. */
+interface Job {
+  worker: WorkerLike;
+  buffer: SharedArrayBuffer;
+  capacity: number;
+  head: Int32Array;
+}
+
+/**
+ * A buffer for a payload of `length` units (or bytes) of `kind`, taking `bytes` bytes, with its header written but
+ * for the state; `undefined` when the payload is better hashed at once (too short, too long, or no thread ready).
+ */
+function jobFor(length: number, bytes: number, kind: typeof TEXT | typeof BYTES): Job | undefined {
+  if (length < MIN_UNITS || length > MAX_UNITS) return undefined;
+  const worker = readyThread();
+  if (worker === undefined) return undefined;
+  const capacity = capacityFor(bytes);
+  const buffer = takeBuffer(capacity);
   const head = new Int32Array(buffer, 0, HEAD_WORDS);
+  head.fill(0, 1);
+  head[2] = length;
+  head[3] = kind;
+  return { worker, buffer, capacity, head };
+}
+
+/** A job handed to the thread, settled once: the thread's answer, or the caller's own hash of `fallback`. */
+function pending({ worker, buffer, capacity, head }: Job, fallback: () => HashedText): PendingHash {
   // Pending only now, with the job written: a buffer reused from an earlier job may still have a message of that
   // job's on its way to the thread, which takes whatever job the buffer holds once it is pending (and this one's own
   // message then finds it done).
@@ -255,38 +275,19 @@ function pending(
  * U+FFFD as that does, and a text the thread refuses (one with a lone surrogate) is hashed by {@link hashTextNow}.
  */
 export function hashTextLater(text: string): PendingHash | undefined {
-  const units = text.length;
-  if (units < MIN_UNITS || units > MAX_UNITS) return undefined;
-  const worker = readyThread();
-  if (worker === undefined) return undefined;
-  const capacity = capacityFor(2 * units);
-  const buffer = takeBuffer(capacity);
-  const head = new Int32Array(buffer, 0, HEAD_WORDS);
-  head.fill(0, 1);
-  head[2] = units;
-  head[3] = TEXT;
-  (bufferModule as BufferModule).Buffer.from(buffer, DATA_AT, 2 * units).write(text, 0, "utf16le");
-  return pending(worker, buffer, capacity, () => hashTextNow(text) as HashedText);
+  const job = jobFor(text.length, 2 * text.length, TEXT);
+  if (job === undefined) return undefined;
+  (bufferModule as BufferModule).Buffer.from(job.buffer, DATA_AT, 2 * text.length).write(text, 0, "utf16le");
+  return pending(job, () => hashTextNow(text) as HashedText);
 }
 
 /** A pending sha256 of `bytes`, or `undefined` when they are better hashed at once (see {@link hashTextLater}). */
 export function hashBytesLater(bytes: Uint8Array): PendingHash | undefined {
   const length = bytes.byteLength;
-  if (length < MIN_UNITS || length > MAX_UNITS) return undefined;
-  const worker = readyThread();
-  if (worker === undefined) return undefined;
-  const capacity = capacityFor(length);
-  const buffer = takeBuffer(capacity);
-  const head = new Int32Array(buffer, 0, HEAD_WORDS);
-  head.fill(0, 1);
-  head[2] = length;
-  head[3] = BYTES;
-  const copy = new Uint8Array(buffer, DATA_AT, length);
+  const job = jobFor(length, length, BYTES);
+  if (job === undefined) return undefined;
+  const copy = new Uint8Array(job.buffer, DATA_AT, length);
   copy.set(bytes);
   // The copy, not the caller's array: the bytes hashed are the bytes received, whatever the caller does after.
-  return pending(worker, buffer, capacity, () => ({
-    byteLength: length,
-    sha256: sha256HexNow(copy) as string,
-    replacement: false,
-  }));
+  return pending(job, () => ({ byteLength: length, sha256: sha256HexNow(copy) as string, replacement: false }));
 }

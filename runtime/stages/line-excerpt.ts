@@ -124,6 +124,20 @@ export interface TextLines {
   costAt?: ((index: number) => number) | undefined;
 }
 
+/** `lines` with each line's {@link viewCost} kept once measured ({@link TextLines.costAt}). */
+export function withCosts<L extends TextLines>(lines: L): L & { costAt(index: number): number } {
+  const costs: number[] = [];
+  const costAt = (index: number): number => {
+    let cost = costs[index];
+    if (cost === undefined) {
+      cost = viewCost(lines.at(index));
+      costs[index] = cost;
+    }
+    return cost;
+  };
+  return { ...lines, costAt };
+}
+
 /** The lines of `text` as they are. */
 function plainLines(text: string): TextLines {
   const lines = text.split("\n");
@@ -206,17 +220,7 @@ export function lineExcerpt(text: string | TextLines, maxBytes: number, window: 
   const total = lines.total;
   // Each line's cost is measured when a step first asks for it: a large text is measured only as far as the bound
   // reaches from either end, not whole.
-  const costs: number[] = new Array(total);
-  const costOf =
-    lines.costAt ??
-    ((index: number): number => {
-      let cost = costs[index];
-      if (cost === undefined) {
-        cost = viewCost(lines.at(index));
-        costs[index] = cost;
-      }
-      return cost;
-    });
+  const costOf = lines.costAt ?? withCosts(lines).costAt;
   // Every break the whole text holds: between its lines, and after the last one when the text ends with one.
   let whole = (total - 1 + (lines.finalBreak ? 1 : 0)) * BREAK_COST;
   for (let i = 0; i < total && whole <= maxBytes; i++) whole += costOf(i);

@@ -19,7 +19,7 @@
 import type { ContentPart, ContextBudget, Omission, Success, TextView } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
 import { boundText, cleanText, utf8Length } from "../text/hygiene.js";
-import { cleanedLines, type LineExcerpt, lineExcerpt, type TextLines, viewCost } from "./line-excerpt.js";
+import { cleanedLines, type LineExcerpt, lineExcerpt, type TextLines, withCosts } from "./line-excerpt.js";
 import { MAX_TOKEN_UNITS, type Measured, measureText, measureVerdict, noteMeasuredView } from "./measure.js";
 import { toModelContent } from "./model-content.js";
 import { spacedStarts } from "./token-floor.js";
@@ -243,20 +243,6 @@ function viewCostOf(cleaned: TextLines & { costAt(index: number): number }): (ca
     }
     return cost;
   };
-}
-
-/** The text's lines with each line's view cost kept once measured ({@link TextLines.costAt}). */
-function withCosts<L extends TextLines>(lines: L): L & { costAt(index: number): number } {
-  const costs: number[] = [];
-  const costAt = (index: number): number => {
-    let cost = costs[index];
-    if (cost === undefined) {
-      cost = viewCost(lines.at(index));
-      costs[index] = cost;
-    }
-    return cost;
-  };
-  return { ...lines, costAt };
 }
 
 /**
