@@ -17,15 +17,18 @@ import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Outcome } from "../../runtime/contract/types.js";
+import * as builtHashThread from "../../runtime/dist/record/hash-thread.js";
 import type { ToolAdapter } from "../../runtime/gate/context.js";
 import type { OutputValidators } from "../../runtime/integrations/mcp-validator.js";
 import { markupSafeText, toModelContent, toModelParts } from "../../runtime/stages/model-content.js";
 import { toolgate } from "../cli.js";
+import { hashThreadReady } from "../fixtures/hash-thread.js";
 import { ensureRuntimeBuilt, generateCatalog, scratchFolder } from "./fixture-catalog.js";
 import { callServer, type RawCall } from "./real-servers/collect.js";
 import { answerText, sizeOf } from "./real-servers/measure.js";
 import {
   commandLine,
+  LARGE_TEXT,
   type LegitimateCall,
   REAL_SERVERS,
   type RefusedCall,
@@ -45,6 +48,8 @@ interface Run {
   generationError?: string;
   /** Each called tool's context budget, from its generated adapter. */
   budgets: Map<string, number>;
+  /** Each tool's generated adapter, by name. */
+  adapters: Map<string, Adapter>;
   legitimate: Array<{ call: LegitimateCall; raw: unknown; outcome: AnyOutcome }>;
   refused: Array<{ call: RefusedCall; raw: unknown; outcome: AnyOutcome }>;
 }
@@ -55,7 +60,7 @@ const runs = new Map<string, Run>();
 async function runServer(name: string, started: StartedServer, dir: string): Promise<Run> {
   const contracts = path.join(dir, "schemas");
   const imported = await toolgate("import", "--stdio", commandLine(started), "--out", contracts);
-  const run: Run = { imported, listed: [], budgets: new Map(), legitimate: [], refused: [] };
+  const run: Run = { imported, listed: [], budgets: new Map(), adapters: new Map(), legitimate: [], refused: [] };
   let catalog: Awaited<ReturnType<typeof generateCatalog>>;
   try {
     catalog = await generateCatalog(contracts, path.join(dir, "generated"));
@@ -64,7 +69,7 @@ async function runServer(name: string, started: StartedServer, dir: string): Pro
     return run;
   }
   const index = catalog.index as Record<string, unknown> & { outputValidators: OutputValidators };
-  const adapters = new Map<string, Adapter>();
+  const adapters = run.adapters;
   for (const value of Object.values(index)) {
     const adapter = value as Adapter | undefined;
     if (typeof adapter?.admit !== "function") continue;
@@ -275,6 +280,31 @@ describe.each(REAL_SERVERS.map((server) => server.name))("the %s server, with im
       }
     }
     expect(failures).toEqual([]);
+  });
+});
+
+describe("a large answer of a real server, hashed on the helper thread", () => {
+  it("reaches the model the same as when it was first admitted", async () => {
+    // The filesystem server's 900 KB file, admitted above by the adapter import wrote; its hash is now taken on
+    // the helper thread (the built runtime's, which generated adapters import).
+    const run = calledRun("filesystem");
+    const large = run.legitimate.find(({ call }) => call.what === "a 900 KB file");
+    if (large === undefined) throw new Error("the filesystem server's large file was not read");
+    const adapter = run.adapters.get(large.call.tool) as Adapter;
+    await hashThreadReady(builtHashThread);
+    const jobs = builtHashThread.threadJobs();
+    const again = await adapter.admit(large.raw, { args: large.call.args });
+    expect(builtHashThread.threadJobs()).toBe(jobs + 1);
+    const comparable = (outcome: AnyOutcome) => ({
+      ...outcome,
+      provenance: { ...outcome.provenance, receivedAt: "", correlationId: "" },
+    });
+    expect(comparable(again)).toEqual(comparable(large.outcome));
+    expect(toModelContent(again)).toBe(toModelContent(large.outcome));
+    // The positive control: the model reads the head of the file, each line whole, under the source's hash.
+    expect(again.ok && again.complete).toBe(false);
+    expect(toModelContent(again)).toContain(asShown(LARGE_TEXT.split("\n")[0] as string));
+    expect(again.provenance.rawSha256).toMatch(/^[0-9a-f]{64}$/);
   });
 });
 

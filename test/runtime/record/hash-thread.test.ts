@@ -7,33 +7,23 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { GateEvent, Outcome } from "../../../runtime/index.js";
 import { toModelContent } from "../../../runtime/index.js";
+import * as hashThread from "../../../runtime/record/hash-thread.js";
 import { hashBytesLater, hashTextLater, MIN_UNITS, threadJobs } from "../../../runtime/record/hash-thread.js";
 import { hashTextNow } from "../../../runtime/record/provenance.js";
 import { isWellFormedText } from "../../../runtime/text/hygiene.js";
+import { hashThreadReady } from "../../fixtures/hash-thread.js";
 import { goodRecord, recordTool, textTool } from "../fixture.js";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const utf8 = (text: string) => Buffer.from(text, "utf8");
 
-/** Asks for the thread until it is ready (the first ask starts it); fails after 20 s. */
-async function threadReady(): Promise<void> {
-  const probe = "x".repeat(MIN_UNITS);
-  for (let i = 0; i < 400; i++) {
-    const pending = hashTextLater(probe);
-    if (pending !== undefined) {
-      pending.settle();
-      return;
-    }
-    await sleep(50);
-  }
-  throw new Error("the hash thread never became ready");
-}
+/** Waits until the source's hash thread is ready. */
+const threadReady = () => hashThreadReady(hashThread);
 
 /**
  * A record whose JSON text is about `units` UTF-16 units, its summary built of `piece`. A lone surrogate is written
