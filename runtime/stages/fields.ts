@@ -443,6 +443,43 @@ function triggerAutomaton(words: readonly string[]): Uint8Array {
   return steps;
 }
 
+/** In {@link UNIT_CLASSES}: a unit not seen yet, a unit folding drops, and half of a surrogate pair. */
+const UNSEEN = 0xfd;
+const DROPPED = 0xfc;
+const SURROGATE = 0xfb;
+
+/**
+ * Each UTF-16 unit's class for {@link TRIGGER_STEPS} (0–27), or what {@link triggerFree} does with it: stop
+ * ({@link WORD_READ}: what the one pass does not decide alone), skip it ({@link DROPPED}), read it as half of a pair
+ * ({@link SURROGATE}). Units above ASCII are judged the first time they are met ({@link unitClassOf}) and kept, so a
+ * text costs one lookup a unit whatever script it is in. Made at the first check.
+ */
+let unitClasses: Uint8Array | undefined;
+
+function unitClassesOf(): Uint8Array {
+  if (unitClasses !== undefined) return unitClasses;
+  const table = new Uint8Array(0x10000).fill(UNSEEN);
+  // DEL (0x7f) is judged as the units above ASCII are: cleaning removes it.
+  table.set(ASCII_CLASSES.subarray(0, 0x7f));
+  table.fill(SURROGATE, 0xd800, 0xe000);
+  unitClasses = table;
+  return table;
+}
+
+/** The class of a BMP unit above ASCII that is not a surrogate, as the one pass judges it: noted for next time. */
+function unitClassOf(table: Uint8Array, unit: number): number {
+  let at: number;
+  if (isInvisibleUnit(unit)) at = WORD_READ;
+  else {
+    const folded = foldTableOf()[unit] as number;
+    if (folded === DROP) at = DROPPED;
+    else if (folded !== 0) at = folded - 0x61;
+    else at = nfkcInertUnit(unit) ? OTHER_CLASS : WORD_READ;
+  }
+  table[unit] = at;
+  return at;
+}
+
 /**
  * True when {@link INSTRUCTION_TRIGGER} cannot match {@link instructionText} of `text`, found in one pass that folds
  * as it reads (the same rules as {@link foldShortClean}) instead of building the folded text and searching it; false
@@ -450,29 +487,23 @@ function triggerAutomaton(words: readonly string[]): Uint8Array {
  * character only normalising can fold, `<` or `[`. For texts of at most {@link SLICED_UNITS} units.
  */
 export function triggerFree(text: string): boolean {
-  let table: Uint8Array | undefined;
+  const classes = unitClasses ?? unitClassesOf();
   let state = 0;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
-    let at: number;
-    if (unit < 0x7f) {
-      at = ASCII_CLASSES[unit] as number;
+    let at = classes[unit] as number;
+    if (at >= CLASSES) {
+      if (at === UNSEEN) at = unitClassOf(classes, unit);
       if (at === WORD_READ) return false;
-    } else if (unit >= 0xd800 && unit <= 0xdfff) {
-      const next = unit <= 0xdbff && i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
-      if (next < 0xdc00 || next > 0xdfff) return false;
-      const point = ((unit - 0xd800) << 10) + (next - 0xdc00) + 0x10000;
-      if (isInvisibleAstral(point) || !nfkcInertAstral(point)) return false;
-      i++;
-      at = OTHER_CLASS;
-    } else {
-      if (isInvisibleUnit(unit)) return false;
-      table ??= foldTableOf();
-      const folded = table[unit] as number;
-      if (folded === DROP) continue;
-      if (folded !== 0) at = folded - 0x61;
-      else if (nfkcInertUnit(unit)) at = OTHER_CLASS;
-      else return false;
+      if (at === DROPPED) continue;
+      if (at === SURROGATE) {
+        const next = unit <= 0xdbff && i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+        if (next < 0xdc00 || next > 0xdfff) return false;
+        const point = ((unit - 0xd800) << 10) + (next - 0xdc00) + 0x10000;
+        if (isInvisibleAstral(point) || !nfkcInertAstral(point)) return false;
+        i++;
+        at = OTHER_CLASS;
+      }
     }
     state = TRIGGER_STEPS[state * CLASSES + at] as number;
     if (state === WORD_READ) return false;
