@@ -42,7 +42,8 @@ export function lockFile(tools: readonly ToolModel[], version: string, source: s
         maxDepth: tool.bounds.maxDepth,
         findings: tool.bounds.findings.map((f) => ({ kind: f.kind, pointer: `/outputSchema${f.pointer}` })),
       },
-      receive: tool.limits,
+      // The receive limits as declared or derived; whether the validator bounds values is the generator's to know.
+      receive: { maxBytes: tool.limits.maxBytes, maxDepth: tool.limits.maxDepth, timeoutMs: tool.limits.timeoutMs },
       context: tool.context,
       oversize: tool.oversize,
       viewFields: viewFields(tool.view.plan),

@@ -28,6 +28,7 @@ export const readFile = defineTool<ReadFileResult, ReadFileView, ReadFileInput>(
     maxBytes: 1048576,
     maxDepth: 4,
     timeoutMs: 30000,
+    validatorBounds: true,
   },
   mcp: {},
   name: "read_file",

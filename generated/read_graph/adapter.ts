@@ -28,6 +28,7 @@ export const readGraph = defineTool<ReadGraphResult, ReadGraphView, ReadGraphInp
     maxBytes: 13047613,
     maxDepth: 4,
     timeoutMs: 30000,
+    validatorBounds: true,
   },
   mcp: {},
   name: "read_graph",

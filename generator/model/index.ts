@@ -4,6 +4,7 @@
  */
 import type { ContextBudget, ToolSpec } from "@toolgate/runtime";
 import type { BoundsReport } from "../checks/index.js";
+import { validatorBoundsValues } from "../checks/safe-numbers.js";
 import type { PreparedContract } from "../contract/index.js";
 import type { LoadedContract } from "../contract/load.js";
 import { DEFAULTS } from "../contract/x-toolgate.js";
@@ -122,7 +123,15 @@ export function modelTool(
     bounds,
     version: settings.version,
     formats: settings.formats,
-    limits: { maxBytes, maxDepth, timeoutMs: settings.receive.timeoutMs },
+    limits: {
+      maxBytes,
+      maxDepth,
+      timeoutMs: settings.receive.timeoutMs,
+      // Only where it holds: the generated spec of every other tool is unchanged.
+      ...(result !== undefined && validatorBoundsValues(result.bundled, result.dialect, bounds.maxDepth, maxDepth)
+        ? { validatorBounds: true as const }
+        : {}),
+    },
     context,
     oversize: settings.oversize,
     recallLimit: settings.recall.max,

@@ -295,6 +295,13 @@ export interface ToolLimits {
    * ends as `timeout`, with or without the caller's signal (`x-toolgate.receive.timeoutMs`); 30,000 when absent.
    */
   timeoutMs?: number | undefined;
+  /**
+   * Set by the generator when the output schema bounds nesting within `maxDepth` and every number within
+   * ±(2^53 − 1), and has no recursion: its validator then descends no deeper than the schema, and a value it accepts
+   * needs no depth and number pass. The parse stage runs that pass only on a value the validator refuses, which
+   * gives every payload the same outcome as running it first.
+   */
+  validatorBounds?: true | undefined;
 }
 
 /** The context budget for the rendered view. */

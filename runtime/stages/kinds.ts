@@ -12,7 +12,7 @@
 import type { Failure, ResultKind, Success } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
 import { countLines } from "./line-excerpt.js";
-import { parse } from "./parse.js";
+import { parse, parseAccepted } from "./parse.js";
 import { validate } from "./validate.js";
 import { view } from "./view.js";
 
@@ -41,6 +41,11 @@ export interface KindStages {
  */
 function jsonPrimary<T, V, I>(admission: Admission<T, V, I>, text: string): Primary | Failure {
   const copied = admission.parsed;
+  if (copied === undefined) {
+    // A value a validator that bounds depth and numbers accepts needs no pass of the parse stage's (`parse.ts`).
+    const accepted = parseAccepted(admission, text);
+    if (accepted !== undefined) return accepted;
+  }
   const parsed = copied === undefined ? parse(admission, text) : { ok: true as const, value: copied.value };
   if (!parsed.ok) return parsed;
   const invalid = validate(admission, parsed.value);

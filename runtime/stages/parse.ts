@@ -2,6 +2,9 @@
  * Stage `parse`: `JSON.parse`, then one iterative pass for depth and numbers (see `parseJsonText`), refusing
  * nesting past the contract's depth (`schema_mismatch`: the bound is the contract's), integers JSON.parse would
  * round (`invalid_json`), and escaped lone surrogates (`invalid_encoding`).
+ *
+ * Where the validator bounds what it accepts as that pass would (`limits.validatorBounds`), a value it accepts is
+ * taken without the pass ({@link parseAccepted}); anything else goes through the stage in order, as before.
  */
 
 import type { Failure } from "../contract/types.js";
@@ -43,4 +46,24 @@ export function parse<T, V, I>(admission: Admission<T, V, I>, text: string): Par
     { stage: "parse", sizes, detail: { reason: parsed.reason } },
     { stage: "parse", rawKind },
   );
+}
+
+/**
+ * The payload's value when the contract's validator bounds depth and numbers (`limits.validatorBounds`) and accepts
+ * it, found without the parse stage's pass: the validator's code descends no deeper than the schema, and every value
+ * it accepts is within the contract's depth, with only safe numbers, so the pass would have found nothing. Nothing
+ * is reported here: `undefined` (the text does not parse, holds a lone surrogate, or the value is refused, or the
+ * validator throws) sends the payload through {@link parse} and then the validate stage, which give every payload
+ * the outcome they give it without this step. A refused payload is so parsed twice; a valid one once, with no pass.
+ */
+export function parseAccepted<T, V, I>(admission: Admission<T, V, I>, text: string): Parsed | undefined {
+  const { limits, validateResult } = admission.spec;
+  if (limits.validatorBounds !== true || validateResult === undefined) return undefined;
+  const parsed = parseJsonText(text, limits.maxDepth, true);
+  if (!parsed.ok) return undefined;
+  try {
+    return validateResult(parsed.value) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -177,10 +177,10 @@ export type JsonParse = { ok: true; value: unknown; depth: number } | { ok: fals
  * the answer is the same as scanning first, and a well-formed, shallow, safe payload is read by the parser alone.
  * Text that does not parse is scanned too, so that a leading byte order mark or an unsafe integer is named as such;
  * too deep is reported only for text that is otherwise well-formed (broken text is `syntax` whatever its depth).
+ * `deferred` skips the pass for text that parses (`depth` −1): for a validator that bounds depth and numbers itself.
  */
-export function parseJsonText(text: string, maxDepth: number): JsonParse {
-  // `\S` is exactly what `trim` keeps (ECMAScript WhiteSpace and LineTerminator), and the search stops at the first
-  // such character instead of copying the text.
+export function parseJsonText(text: string, maxDepth: number, deferred = false): JsonParse {
+  // `\S` is exactly what `trim` keeps (whitespace and line ends), and the search stops at the first such character.
   if (!NOT_WHITESPACE.test(text)) return { ok: false, reason: "empty", depth: 0 };
   let value: unknown;
   let parsed = false;
@@ -191,8 +191,8 @@ export function parseJsonText(text: string, maxDepth: number): JsonParse {
     // Told apart below.
   }
   if (parsed) {
-    const depth = plainDepth(value, maxDepth);
-    if (depth >= 0) return wellFormedParse(text, value, depth);
+    const depth = deferred ? -1 : plainDepth(value, maxDepth);
+    if (deferred || depth >= 0) return wellFormedParse(text, value, depth);
   }
   const scan = scanJsonText(text, maxDepth);
   if (!scan.ok)

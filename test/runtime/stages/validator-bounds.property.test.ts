@@ -1,0 +1,131 @@
+/**
+ * `limits.validatorBounds`: where the generator proved that the validator accepts only values within the contract's
+ * depth and with safe numbers, a value it accepts skips the parse stage's pass. Every payload must end as it ends
+ * without that: valid ones admitted whole, too-deep ones `schema_mismatch` (too_deep), unsafe integers and overflows
+ * `invalid_json`, escaped lone surrogates `invalid_encoding`, and what a deep value with an escaped lone surrogate
+ * is refused for decided by depth first, as before.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { checkBounds } from "../../../generator/checks/index.js";
+import { validatorBoundsValues } from "../../../generator/checks/safe-numbers.js";
+import { defineTool, project, type ViewPlan } from "../../../runtime/index.js";
+import { compile, recordSpec } from "../fixture.js";
+
+const SAFE = { type: "integer", minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+const schema = {
+  type: "object",
+  properties: {
+    n: SAFE,
+    s: { type: "string", maxLength: 200 },
+    items: {
+      type: "array",
+      maxItems: 50,
+      items: {
+        type: "object",
+        properties: { id: SAFE, tags: { type: "array", items: { type: "string" } } },
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ["n"],
+  additionalProperties: false,
+};
+const MAX_DEPTH = 4;
+const plan: ViewPlan = { kind: "value" };
+
+function tool(validatorBounds: boolean) {
+  const spec = recordSpec({
+    validateResult: compile(schema),
+    view: { plan, maxStringChars: 2000 },
+    buildView: (data) => project(data, plan, { maxStringChars: 2000 }),
+    limits: { maxBytes: 1024 * 1024, maxDepth: MAX_DEPTH, ...(validatorBounds ? { validatorBounds: true } : {}) },
+    context: { unit: "bytes", max: 1_000_000 },
+  });
+  return defineTool(spec as never);
+}
+
+const bounded = tool(true);
+const plain = tool(false);
+
+async function outcomeOf(adapter: ReturnType<typeof tool>, text: string) {
+  return adapter.admit(text, { correlationId: "c", now: () => new Date(0) });
+}
+
+const nested = (depth: number, inner: string) => `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`;
+const numbers = fc.oneof(
+  fc.integer().map(String),
+  fc.constantFrom(
+    "9007199254740991",
+    "9007199254740993",
+    "-9007199254740993",
+    "1e20",
+    "1e999",
+    "-1e999",
+    "9007199254740993.5",
+    "1.5",
+    "0.1e1",
+    "2e0",
+  ),
+);
+const strings = fc.oneof(
+  fc.string({ maxLength: 20 }).map((text) => JSON.stringify(text)),
+  fc.constantFrom('"\\uD800"', '"a\\udc00b"', '"\\uD83D\\uDE00"', `"${"x".repeat(300)}"`),
+);
+const item = fc
+  .tuple(numbers, fc.array(strings, { maxLength: 3 }), fc.integer({ min: 0, max: 8 }))
+  .map(
+    ([id, tags, depth]) => `{"id":${id},"tags":${depth === 0 ? `[${tags.join(",")}]` : nested(depth, tags[0] ?? "1")}}`,
+  );
+const payload = fc
+  .tuple(
+    numbers,
+    strings,
+    fc.array(item, { maxLength: 4 }),
+    fc.option(fc.tuple(fc.integer({ min: 1, max: 200 }), fc.oneof(numbers, strings)), { nil: undefined }),
+    fc.constantFrom("", " ", "\uFEFF"),
+  )
+  .map(([n, s, items, extra, lead]) => {
+    const members = [`"n":${n}`, `"s":${s}`, `"items":[${items.join(",")}]`];
+    if (extra !== undefined) members.push(`"extra":${nested(extra[0], extra[1])}`);
+    return `${lead}{${members.join(",")}}`;
+  });
+
+describe("limits.validatorBounds", () => {
+  it("is what the generator derives for this schema and depth", () => {
+    expect(validatorBoundsValues(schema, "2020-12", checkBounds(schema).maxDepth, MAX_DEPTH)).toBe(true);
+  });
+
+  it("gives every payload the outcome it has without it", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          payload,
+          payload.map((text) => text.slice(0, -1)),
+        ),
+        async (text) => {
+          expect(await outcomeOf(bounded, text)).toEqual(await outcomeOf(plain, text));
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it("admits a valid payload whole, and refuses the bad ones for what they are", async () => {
+    const valid = '{"n":9007199254740991,"s":"café 🚀","items":[{"id":-3,"tags":["a","b"]}]}';
+    const admitted = await outcomeOf(bounded, valid);
+    expect(admitted.ok && admitted.data).toEqual(JSON.parse(valid));
+    const reasons = async (text: string) => {
+      const outcome = await outcomeOf(bounded, text);
+      return outcome.ok
+        ? "ok"
+        : `${outcome.error.code}/${outcome.diagnostics.detail?.reason ?? outcome.diagnostics.stage}`;
+    };
+    expect(await reasons('{"n":9007199254740993}')).toBe("invalid_json/unsafe_integer");
+    expect(await reasons('{"n":1e999}')).toBe("invalid_json/number_overflow");
+    expect(await reasons(`{"n":1,"extra":${nested(100_000, "1")}}`)).toBe("schema_mismatch/too_deep");
+    expect(await reasons(`{"n":1,"extra":${nested(10, '"\\uD800"')}}`)).toBe("schema_mismatch/too_deep");
+    expect(await reasons('{"n":1,"s":"\\uD800"}')).toBe("invalid_encoding/lone_surrogate");
+    expect(await reasons('{"n":1.5}')).toBe("schema_mismatch/validate");
+  });
+});
