@@ -174,10 +174,16 @@ export class Admission<T, V, I> {
     provenance.rawBytes = hashed.byteLength;
     this.sizes.rawBytes = hashed.byteLength;
     if (pending.unchecked && hashed.replacement && !isWellFormedText(pending.text)) {
-      const sizes = { rawBytes: hashed.byteLength, maxBytes: this.spec.limits.maxBytes };
+      // A content block's is refused as receive refuses one: with its index, and nothing counted as received.
+      const { block } = pending;
+      const rawBytes = block === undefined ? hashed.byteLength : 0;
+      provenance.rawBytes = rawBytes;
+      const sizes = { rawBytes, maxBytes: this.spec.limits.maxBytes };
+      const detail: Record<string, string | number> = { reason: "lone_surrogate" };
+      if (block !== undefined) detail.block = block;
       return this.fail(
         "invalid_encoding",
-        { stage: "decode", sizes, detail: { reason: "lone_surrogate" } },
+        { stage: "decode", sizes, detail },
         { stage: "decode", rawKind: this.rawKind },
       );
     }

@@ -50,6 +50,8 @@ function waitMs(units: number): number {
 export interface PendingHash {
   /** The payload's UTF-8 length and sha256: the thread's, or, when it could not give them in time, the caller's own. */
   settle(): HashedText;
+  /** Gives up a hash no one will read: a job the thread has not begun is taken back, and its buffer reused. */
+  drop(): void;
 }
 
 interface WorkerLike {
@@ -265,6 +267,13 @@ function pending({ worker, buffer, capacity, head }: Job, fallback: () => Hashed
       // A buffer the thread may still write to (it did not answer in time) is left to the collector.
       if (state !== TAKEN) giveBack(buffer, capacity);
       return settled;
+    },
+    drop() {
+      if (settled !== undefined) return;
+      settled = { byteLength: 0, sha256: "", replacement: false };
+      const state = Atomics.compareExchange(head, 0, PENDING, TAKEN_BACK);
+      // One the thread has begun is left to it, and its buffer to the collector.
+      if (state !== TAKEN) giveBack(buffer, capacity);
     },
   };
 }

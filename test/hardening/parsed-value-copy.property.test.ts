@@ -255,16 +255,28 @@ describe("the copy of a value that arrived parsed", () => {
     const text = JSON.stringify(value);
     expect(text.length).toBeGreaterThan(12 * 1024 * 1024);
     const limits = { maxDepth: 8, maxBytes: 64 * 1024 * 1024, result: STRUCTURED };
-    const content = [{ type: "text", text }];
+    // Two text blocks: a result with one of the same value is received from it (text-block.ts), not copied.
+    const content = [
+      { type: "text", text },
+      { type: "text", text },
+    ];
     const received = receiveCallToolResult({ content, structuredContent: value }, content, limits);
     expect(received.ok).toBe(true);
     if (!received.ok || received.text === undefined) return;
     // Not kept: compared as a boolean, so a failure does not print 12 MB.
     expect(received.text === "").toBe(true);
-    expect(received.parsed?.pieces?.same).toEqual([true]);
+    expect(received.parsed?.pieces?.same).toEqual([true, true]);
     expect(received.flags).toEqual([]);
     expect(hashOf(received)).toEqual(hashTextNow(text));
     expect(received.parsed?.value).toEqual(value);
+    // With one, the text block is the payload: the same hash, the same value.
+    const one = [{ type: "text", text }];
+    const fromText = receiveCallToolResult({ content: one, structuredContent: value }, one, limits);
+    expect(fromText.ok && fromText.text === text).toBe(true);
+    if (fromText.ok && fromText.text !== undefined) {
+      expect(hashOf(fromText)).toEqual(hashTextNow(text));
+      expect(fromText.parsed?.value).toEqual(value);
+    }
     // A text block with one value changed is flagged, as for a whole text.
     const changed = [{ type: "text", text: text.replace('"total":50000', '"total":50001') }];
     const flagged = receiveCallToolResult({ content: changed, structuredContent: value }, changed, limits);

@@ -12,6 +12,7 @@ import { type BlockProblem, firstLoneSurrogate, readContentBlocks } from "./cont
 import { receiveParsedValue } from "./parsed-value.js";
 import { type NotReceived, type Received, type ReceiveLimits, refused } from "./received.js";
 import { receiveString } from "./string.js";
+import { receiveTextBlock } from "./text-block.js";
 
 const encoder = new TextEncoder();
 
@@ -174,6 +175,12 @@ function receiveStructured(
     return refused(rawKind, "schema_mismatch", "validate", 0, { reason: "no_structured_content" });
   }
   const texts = splitParts(parts).texts;
+  // One text block of the same value (what servers send): the payload is that text (`text-block.ts`).
+  const only = unchecked[0];
+  if (texts.length === 1 && unchecked.length === 1 && only !== undefined) {
+    const fromText = receiveTextBlock(rawKind, texts[0] as string, only.block, structured, limits);
+    if (fromText !== undefined) return withParts(fromText, parts);
+  }
   const serialised = receiveParsedValue(rawKind, structured, limits, texts);
   // Which text blocks are exactly the gate's JSON text (compared once, for both questions below).
   const same = texts.map((candidate, i) =>

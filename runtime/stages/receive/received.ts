@@ -75,6 +75,11 @@ export interface ReceivedText extends ReceivedPayload {
 export interface PendingText {
   hash: PendingHash;
   unchecked: boolean;
+  /**
+   * The MCP content block the text is, when it stands for the result's structured content (`text-block.ts`): a lone
+   * surrogate found as the hash settles is then refused as that block's, as receive refuses one.
+   */
+  block?: number | undefined;
 }
 
 /** A value the gate copied and checked itself: plain JSON data, equal to `JSON.parse` of its text. */

@@ -160,7 +160,7 @@ function sameOrder(listed: readonly string[], copied: readonly string[]): boolea
  * array, so it can hold an index only while its `length` is not 0 (defining an index raises the length; a deleted
  * index leaves it raised, and the copy then keeps giving up, which is only slower).
  */
-function prototypesPlain(): boolean {
+export function prototypesPlain(): boolean {
   return (Array.prototype as unknown[]).length === 0 && !("toJSON" in Array.prototype);
 }
 

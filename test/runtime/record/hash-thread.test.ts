@@ -173,6 +173,18 @@ describe("a hash taken on the helper thread", () => {
     }
   });
 
+  it("drops a job no one will read, and the jobs after it, in its buffer or not, hash their own payloads", () => {
+    const texts = Array.from({ length: 3 }, (_, i) => `${"東京 café ".repeat(6_000)}${i}`);
+    for (let round = 0; round < 200; round++) {
+      const dropped = hashTextLater(texts[round % 3] as string);
+      dropped?.drop();
+      // Once dropped, the pending hash is done with: neither settling nor dropping it again hashes anything.
+      dropped?.drop();
+      const next = texts[(round + 1) % 3] as string;
+      expect(hashTextLater(next)?.settle()).toEqual(hashTextNow(next));
+    }
+  });
+
   it("leaves short payloads to be hashed at once", () => {
     expect(hashTextLater("x".repeat(MIN_UNITS - 1))).toBeUndefined();
     expect(hashBytesLater(new Uint8Array(MIN_UNITS - 1))).toBeUndefined();
