@@ -207,9 +207,12 @@ export async function runGateOverhead(work, { rounds, profile = false }) {
     // JSON is what it takes to hash or log what was received.
     const validateOnly = perCall(() => validateResult(value));
     const stringifyValidate = perCall(() => validateResult(value) && JSON.stringify(value));
-    // The MCP path's floor under the gate's guarantees: the private copy of the structured content and the JSON
-    // text it writes of that copy (which it hashes and holds the text blocks to), and nothing else of the admit.
+    // The copy's way, the MCP path for a result without one text block of its value: the private copy of the
+    // structured content and the JSON text it writes of that copy (which it hashes), and nothing else of the admit.
     const copyWrite = perCall(() => copyParsedValue(value, 64, Number.MAX_SAFE_INTEGER, Number.POSITIVE_INFINITY));
+    // The view's floor: what showing the model the contract's view takes at the least, the JSON of the 20-issue view
+    // (markup escapes aside) and its UTF-8 length, which the budget is measured in.
+    const renderView = perCall(() => Buffer.byteLength(JSON.stringify(check.view)));
     const timing = await interleave(
       {
         admit,
@@ -223,6 +226,7 @@ export async function runGateOverhead(work, { rounds, profile = false }) {
         validateOnly,
         stringifyValidate,
         copyWrite,
+        renderView,
       },
       rounds,
     );
@@ -241,6 +245,8 @@ export async function runGateOverhead(work, { rounds, profile = false }) {
       mcpRatio: ratio(timing.admitMcp, timing.stringifyValidate),
       mcpValidateRatio: ratio(timing.admitMcp, timing.validateOnly),
       mcpFloorRatio: ratio(timing.copyWrite, timing.stringifyValidate),
+      mcpParseRatio: ratio(timing.parseOnly, timing.stringifyValidate),
+      viewFloorRatio: ratio(timing.renderView, timing.parseValidate),
       mbPerSecond: {
         admit: mbps(timing.admit.median),
         parseValidate: mbps(timing.parseValidate.median),

@@ -341,6 +341,14 @@ if (selected.has("gate"))
         "",
       ]);
       rows.push([
+        "",
+        `the view's floor: JSON.stringify of the ${Math.min(row.issues, 20)}-issue view and its UTF-8 length alone ${ms(row.timing.renderView)}`,
+        "JSON.parse + validator",
+        x(row.viewFloorRatio),
+        "(reported)",
+        "",
+      ]);
+      rows.push([
         `gate overhead, ${row.size}, MCP structured content`,
         `admit(CallToolResult) ${ms(row.timing.admitMcp)}`,
         `JSON.stringify + validator ${ms(row.timing.stringifyValidate)}; validator alone ${ms(row.timing.validateOnly)} (${x(row.mcpValidateRatio)})`,
@@ -358,9 +366,9 @@ if (selected.has("gate"))
       ]);
       rows.push([
         "",
-        `the floor: the private copy and its JSON.stringify alone ${ms(row.timing.copyWrite)}`,
+        `the floor: JSON.parse of the text block alone ${ms(row.timing.parseOnly)}; the copy's way (no text block of the value): the private copy and its JSON.stringify alone ${ms(row.timing.copyWrite)}`,
         "JSON.stringify + validator",
-        x(row.mcpFloorRatio),
+        `${x(row.mcpParseRatio)} / ${x(row.mcpFloorRatio)}`,
         "(reported)",
         "",
       ]);
