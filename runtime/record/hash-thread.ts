@@ -245,9 +245,15 @@ function pending({ worker, buffer, capacity, head }: Job, fallback: () => Hashed
   worker.postMessage(buffer);
   handedOver++;
   let settled: HashedText | undefined;
+  // A dropped job's buffer is no longer its own: a settle after a drop hashes here.
+  let dropped = false;
   return {
     settle() {
       if (settled !== undefined) return settled;
+      if (dropped) {
+        settled = fallback();
+        return settled;
+      }
       // A job the thread has not begun (it is behind, or not running) is taken back and hashed here: waiting for
       // it would cost more. One it has begun is waited for.
       let state = Atomics.compareExchange(head, 0, PENDING, TAKEN_BACK);
@@ -269,8 +275,8 @@ function pending({ worker, buffer, capacity, head }: Job, fallback: () => Hashed
       return settled;
     },
     drop() {
-      if (settled !== undefined) return;
-      settled = { byteLength: 0, sha256: "", replacement: false };
+      if (settled !== undefined || dropped) return;
+      dropped = true;
       const state = Atomics.compareExchange(head, 0, PENDING, TAKEN_BACK);
       // One the thread has begun is left to it, and its buffer to the collector.
       if (state !== TAKEN) giveBack(buffer, capacity);

@@ -443,7 +443,7 @@ function triggerAutomaton(words: readonly string[]): Uint8Array {
   return steps;
 }
 
-/** In {@link UNIT_CLASSES}: a unit not seen yet, a unit folding drops, and half of a surrogate pair. */
+/** In {@link unitClasses}: a unit not seen yet, a unit folding drops, and half of a surrogate pair. */
 const UNSEEN = 0xfd;
 const DROPPED = 0xfc;
 const SURROGATE = 0xfb;

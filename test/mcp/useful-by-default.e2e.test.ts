@@ -13,6 +13,7 @@
  *
  * The servers and calls are `real-servers/servers.ts`, shared with the measure the defaults were chosen from.
  */
+import { createHash } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -305,6 +306,37 @@ describe("a large answer of a real server, hashed on the helper thread", () => {
     expect(again.ok && again.complete).toBe(false);
     expect(toModelContent(again)).toContain(asShown(LARGE_TEXT.split("\n")[0] as string));
     expect(again.provenance.rawSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("a real server's structured answer", () => {
+  it("is admitted from its one text block of the same value, whole, under that text's hash", () => {
+    // The positive control of receiving a structured result from its text block (`text-block.ts`): what the servers
+    // answer with `structuredContent` and its JSON as one text block reaches the model as the same data.
+    let seen = 0;
+    for (const run of runs.values()) {
+      for (const { call, raw, outcome } of run.legitimate) {
+        const result = raw as { content?: Array<{ type: string; text?: string }>; structuredContent?: unknown };
+        const texts = (result.content ?? []).filter((block) => block.type === "text");
+        const text = texts[0]?.text;
+        const adapter = run.adapters.get(call.tool);
+        if (result.structuredContent === undefined || texts.length !== 1 || text === undefined) continue;
+        if (adapter?.spec.result?.kind !== "structured") continue;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          continue;
+        }
+        if (JSON.stringify(parsed) !== JSON.stringify(result.structuredContent)) continue;
+        seen++;
+        const label = `${call.tool} (${call.what}): ${described(outcome)}`;
+        expect(outcome.ok && outcome.data, label).toEqual(result.structuredContent);
+        expect(outcome.provenance.rawSha256, label).toBe(createHash("sha256").update(text, "utf8").digest("hex"));
+        if (call.size === "fits") expect(outcome.ok && outcome.complete, label).toBe(true);
+      }
+    }
+    expect(seen).toBeGreaterThan(0);
   });
 });
 
