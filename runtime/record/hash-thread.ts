@@ -18,8 +18,11 @@ import { type HashedText, hashTextNow, hostBuiltin, sha256HexNow } from "./prove
 
 /** Payloads shorter than this (in UTF-16 units, or bytes) are hashed at once: the hand-over would cost more. */
 export const MIN_UNITS = 32 * 1024;
-/** Payloads longer than this are hashed at once too, so shared memory is never held in proportion to a huge one. */
-export const MAX_UNITS = 4 * 1024 * 1024;
+/**
+ * Payloads longer than this are hashed at once too, so shared memory is never held in proportion to a huge one: a
+ * job's buffer is at most 32 MB (a string's units take two bytes each).
+ */
+export const MAX_UNITS = 16 * 1024 * 1024;
 
 /**
  * A job's buffer: a header of 32-bit words (state, UTF-8 length, units or bytes, kind, whether the encoding holds
@@ -147,6 +150,14 @@ const KEEP_PER_CAPACITY = 2;
 /** Bytes of free buffers kept in all: a process that once saw a few large payloads holds no more than this. */
 const KEEP_BYTES = 8 * 1024 * 1024;
 let keptBytes = 0;
+/**
+ * One free buffer too large for {@link KEEP_BYTES}, kept while large payloads keep coming: a new buffer of many
+ * megabytes costs a page fault per page as it is first written (about a millisecond a megabyte), as much as the
+ * hash it spares. Released once {@link LARGE_IDLE_MS} pass without a job that could reuse it.
+ */
+let large: { buffer: SharedArrayBuffer; capacity: number; timer: ReturnType<typeof setTimeout> } | undefined;
+/** How long the large free buffer is kept without being reused, in milliseconds. */
+const LARGE_IDLE_MS = 2000;
 
 /** The helper thread when it is ready for jobs; starts it the first time it is asked for. */
 function readyThread(): WorkerLike | undefined {
@@ -185,6 +196,12 @@ function capacityFor(bytes: number): number {
 }
 
 function takeBuffer(capacity: number): SharedArrayBuffer {
+  if (large !== undefined && large.capacity === capacity) {
+    const { buffer, timer } = large;
+    clearTimeout(timer);
+    large = undefined;
+    return buffer;
+  }
   const kept = free.get(capacity)?.pop();
   if (kept === undefined) return new SharedArrayBuffer(DATA_AT + capacity);
   keptBytes -= capacity;
@@ -200,7 +217,20 @@ function giveBack(buffer: SharedArrayBuffer, capacity: number): void {
   if (kept.length < KEEP_PER_CAPACITY && keptBytes + capacity <= KEEP_BYTES) {
     kept.push(buffer);
     keptBytes += capacity;
+  } else if (capacity > KEEP_BYTES / KEEP_PER_CAPACITY && (large === undefined || large.capacity <= capacity)) {
+    if (large !== undefined) clearTimeout(large.timer);
+    const timer = setTimeout(() => {
+      large = undefined;
+    }, LARGE_IDLE_MS);
+    // The timer never keeps a process alive: one that exits drops the buffer with everything else.
+    timer.unref?.();
+    large = { buffer, capacity, timer };
   }
+}
+
+/** Whether a large free buffer is held now, for tests of its release. */
+export function holdsLargeBuffer(): boolean {
+  return large !== undefined;
 }
 
 /** How many payloads have been handed to the helper thread in this process: what a caller checks it is used by. */

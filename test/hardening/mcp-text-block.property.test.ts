@@ -83,10 +83,30 @@ const value = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ ["__proto__"]: 1, ...goodRecord() }) },
 );
 
-/** The text block beside a value: its JSON, indented, another value's, not JSON, or JSON cut short. */
+/**
+ * The value without its last property or item, where it has one, and without the last property of its last object
+ * item (`items`): what the caller's value holds beyond that text must show as a difference.
+ */
+function lessAtTheEnd(structured: unknown): unknown {
+  if (Array.isArray(structured)) return structured.slice(0, -1);
+  if (typeof structured !== "object" || structured === null) return structured;
+  const entries = Object.entries(structured);
+  const items = (structured as { items?: unknown }).items;
+  if (Array.isArray(items) && items.length > 0 && typeof items.at(-1) === "object" && items.at(-1) !== null) {
+    const last = Object.entries(items.at(-1) as object).slice(0, -1);
+    return { ...structured, items: [...items.slice(0, -1), Object.fromEntries(last)] };
+  }
+  return Object.fromEntries(entries.slice(0, -1));
+}
+
+/**
+ * The text block beside a value: its JSON, indented, another value's, the value's with less at its end, not JSON, or
+ * JSON cut short.
+ */
 const beside = (structured: unknown) =>
   fc.oneof(
     fc.constant(JSON.stringify(structured) ?? "null"),
+    fc.constant(JSON.stringify(lessAtTheEnd(structured)) ?? "null"),
     fc.constant(JSON.stringify(structured, null, 2) ?? "null"),
     record.map((other) => JSON.stringify(other)),
     fc.constant("not json"),

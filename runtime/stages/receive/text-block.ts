@@ -27,7 +27,7 @@ const OPEN_OBJECT = 0x7b;
 
 /**
  * Whether `theirs` (the caller's value) is the same plain JSON data as `ours` (a parse): the same keys in the same
- * order, then the same values, each property of `theirs` read once (`Object.values`), with every container within
+ * order and the same values, each property of `theirs` read once (`Object.values`), with every container within
  * `maxDepth` levels (the outermost is `depth` 1) and every number safe and not `-0`. Recursive, one level per level
  * of the value: never past `maxDepth`, a bound of the contract's; where the stack runs out anyway the caller
  * catches the throw.
@@ -47,15 +47,18 @@ function sameData(ours: unknown, theirs: unknown, depth: number, maxDepth: numbe
   }
   const prototype = Object.getPrototypeOf(theirs);
   if (Array.isArray(theirs) || (prototype !== Object.prototype && prototype !== null)) return false;
-  const keys = Object.keys(ours);
   const listed = Object.keys(theirs);
-  if (listed.length !== keys.length) return false;
-  for (let i = 0; i < keys.length; i++) if (listed[i] !== keys[i]) return false;
-  const mine = Object.values(ours);
   const values = Object.values(theirs);
-  if (values.length !== mine.length) return false;
-  for (let i = 0; i < mine.length; i++) if (!sameData(mine[i], values[i], depth + 1, maxDepth)) return false;
-  return true;
+  // The parse's own keys, in the order `Object.keys` gives them, read without a list of them; a name enumerable on
+  // `Object.prototype` would come after them and find no key of theirs to match.
+  let i = 0;
+  for (const key in ours as Record<string, unknown>) {
+    if (listed[i] !== key || !sameData((ours as Record<string, unknown>)[key], values[i], depth + 1, maxDepth)) {
+      return false;
+    }
+    i++;
+  }
+  return i === listed.length && i === values.length;
 }
 
 /**
