@@ -11,10 +11,13 @@
  *    crosses whatever surrounds them. A stretch between two of them that holds only ASCII is cut by the pattern
  *    written with ASCII classes: on ASCII text each Unicode class is exactly its ASCII part (`\p{L}` is `[A-Za-z]`,
  *    `\p{N}` is `[0-9]`, `\s` the six ASCII spaces, the other letter classes and `\p{M}` empty), so the chunks are
- *    the same. Other stretches are cut by the tokenizer's own pattern, from a boundary, as it would cut them.
- * 2. **Chunk counts.** A chunk's tokens are the tokenizer's count of the chunk alone, kept per chunk text: the same
- *    as inside the text, because the pattern cuts the chunk alone into itself (checked once per chunk text; a chunk
- *    that would be cut otherwise sends its text to the tokenizer whole).
+ *    the same. For `o200k_base` that pattern is read by a scanner written out alternative by alternative
+ *    ({@link o200kAsciiChunkEnd}), which a property test holds to the pattern's own chunks. Other stretches are cut
+ *    by the tokenizer's own pattern, from a boundary, as it would cut them.
+ * 2. **Chunk counts.** A chunk's tokens are the tokenizer's count of the chunk alone, kept per chunk text and looked
+ *    up by its span of the text, without taking it out ({@link ChunkTable}): the same as inside the text, because
+ *    the pattern cuts the chunk alone into itself (checked once per chunk text; a chunk that would be cut otherwise
+ *    sends its text to the tokenizer whole).
  * 3. **Stopping.** The count stops once it passes the limit, as the tokenizer's does.
  *
  * A property test holds it equal to the tokenizer's own count on texts of every kind of character.
@@ -67,6 +70,145 @@ const NOT_ASCII = /[\u0080-\uffff]/g;
 
 /** Chunk texts counted at most: past it the table starts again (a text's chunks repeat; most are short words). */
 const KEPT_CHUNKS = 65_536;
+/** The table's slots: twice the chunks it keeps, so a lookup mostly finds its slot at once. */
+const TABLE_SLOTS = 2 * KEPT_CHUNKS;
+/** What {@link ChunkTable.lookup} answers for a span it does not keep. */
+const NOT_KEPT = -2;
+
+/** The FNV-1a hash of the code units `from` to `to` of `text`. */
+function spanHash(text: string, from: number, to: number): number {
+  let hash = 0x811c9dc5 | 0;
+  for (let i = from; i < to; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash;
+}
+
+/**
+ * Chunk texts and their tokens, looked up by a span of a longer text: hashed and compared unit by unit in place, so
+ * a chunk already counted costs no string of its own (taking each chunk out and looking it up in a `Map` was half
+ * of a count). Open addressing with linear probing; emptied when it holds {@link KEPT_CHUNKS} chunks.
+ */
+class ChunkTable {
+  private readonly keys: Array<string | undefined> = new Array(TABLE_SLOTS).fill(undefined);
+  private readonly hashes = new Int32Array(TABLE_SLOTS);
+  private readonly counts = new Int32Array(TABLE_SLOTS);
+  private size = 0;
+
+  /** The tokens kept for the span `from`–`to` of `text` (`-1`: cut otherwise alone), or {@link NOT_KEPT}. */
+  lookup(text: string, from: number, to: number): number {
+    const hash = spanHash(text, from, to);
+    const length = to - from;
+    for (let slot = hash & (TABLE_SLOTS - 1); ; slot = (slot + 1) & (TABLE_SLOTS - 1)) {
+      const key = this.keys[slot];
+      if (key === undefined) return NOT_KEPT;
+      if (this.hashes[slot] === hash && key.length === length && sameUnits(key, text, from)) {
+        return this.counts[slot] as number;
+      }
+    }
+  }
+
+  /** Keeps `tokens` for `chunk`, which the table does not hold yet. */
+  keep(chunk: string, tokens: number): void {
+    if (this.size >= KEPT_CHUNKS) {
+      this.keys.fill(undefined);
+      this.size = 0;
+    }
+    const hash = spanHash(chunk, 0, chunk.length);
+    let slot = hash & (TABLE_SLOTS - 1);
+    while (this.keys[slot] !== undefined) slot = (slot + 1) & (TABLE_SLOTS - 1);
+    this.keys[slot] = chunk;
+    this.hashes[slot] = hash;
+    this.counts[slot] = tokens;
+    this.size++;
+  }
+}
+
+/** Whether `key` is the span of `text` that starts at `from` and is as long as `key`. */
+function sameUnits(key: string, text: string, from: number): boolean {
+  for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) !== text.charCodeAt(from + i)) return false;
+  return true;
+}
+
+/** Kinds of ASCII code units for {@link o200kAsciiChunkEnd}. */
+const UPPER = 1;
+const LOWER = 2;
+const DIGIT = 3;
+/** `\r` and `\n`: whitespace, and no prefix of a word. */
+const BREAK = 4;
+/** The other whitespace (`\t`, `\v`, `\f`, space): a word's prefix. */
+const BLANK = 5;
+/** Anything else: a symbol, and a word's prefix. */
+const SYMBOL_KIND = 6;
+const ASCII_KINDS = Uint8Array.from({ length: 0x80 }, (_, unit) => {
+  if (unit >= 0x41 && unit <= 0x5a) return UPPER;
+  if (unit >= 0x61 && unit <= 0x7a) return LOWER;
+  if (unit >= 0x30 && unit <= 0x39) return DIGIT;
+  if (unit === 0x0a || unit === 0x0d) return BREAK;
+  if (unit === 0x09 || unit === 0x0b || unit === 0x0c || unit === 0x20) return BLANK;
+  return SYMBOL_KIND;
+});
+
+/** Where a contraction (`'s`, `'LL`, …: {@link CONTRACTION}) that starts at `at` ends, before `to`; else `at`. */
+function contractionEnd(text: string, at: number, to: number): number {
+  if (at + 1 >= to || text.charCodeAt(at) !== 0x27) return at;
+  const first = text.charCodeAt(at + 1) | 0x20;
+  if (first === 0x73 || first === 0x64 || first === 0x6d || first === 0x74) return at + 2;
+  if (at + 2 >= to) return at;
+  const second = text.charCodeAt(at + 2) | 0x20;
+  if ((first === 0x6c && second === 0x6c) || ((first === 0x76 || first === 0x72) && second === 0x65)) return at + 3;
+  return at;
+}
+
+/**
+ * Where the chunk that starts at `at` ends, as `o200k_base`'s pattern with ASCII classes ({@link ASCII_PATTERNS})
+ * cuts the ASCII text `at`–`to` (its end is the input's end), alternative by alternative, in the pattern's order:
+ * a word with an optional prefix (upper case then lower case, or upper case alone), then one to three digits, then
+ * symbols with an optional space before and line breaks or slashes after, then whitespace: up to its last line
+ * break, or all but its last unit before a non-space, or all of it.
+ */
+export function o200kAsciiChunkEnd(text: string, at: number, to: number): number {
+  const kind = ASCII_KINDS[text.charCodeAt(at)] as number;
+  // A word: a prefix (anything but a letter, a digit or a line break) is taken when a letter follows it.
+  let word = at;
+  if (kind === BLANK || kind === SYMBOL_KIND) {
+    if (at + 1 < to && (ASCII_KINDS[text.charCodeAt(at + 1)] as number) <= LOWER) word = at + 1;
+  }
+  const wordKind = ASCII_KINDS[text.charCodeAt(word)] as number;
+  if (word < to && wordKind <= LOWER) {
+    let end = word;
+    while (end < to && ASCII_KINDS[text.charCodeAt(end)] === UPPER) end++;
+    // Upper case then lower case; else the upper case alone (the run ends before no lower case letter).
+    while (end < to && ASCII_KINDS[text.charCodeAt(end)] === LOWER) end++;
+    return contractionEnd(text, end, to);
+  }
+  if (kind === DIGIT) {
+    let end = at + 1;
+    while (end < to && end < at + 3 && ASCII_KINDS[text.charCodeAt(end)] === DIGIT) end++;
+    return end;
+  }
+  // Symbols, after one optional space, then line breaks and slashes.
+  let symbols = at;
+  if (text.charCodeAt(at) === 0x20 && at + 1 < to && ASCII_KINDS[text.charCodeAt(at + 1)] === SYMBOL_KIND) {
+    symbols = at + 1;
+  }
+  if (ASCII_KINDS[text.charCodeAt(symbols)] === SYMBOL_KIND) {
+    let end = symbols + 1;
+    while (end < to && ASCII_KINDS[text.charCodeAt(end)] === SYMBOL_KIND) end++;
+    while (end < to && (ASCII_KINDS[text.charCodeAt(end)] === BREAK || text.charCodeAt(end) === 0x2f)) end++;
+    return end;
+  }
+  // Whitespace: through its last line break; else all but its last unit when a non-space follows; else all of it.
+  let end = at + 1;
+  let lastBreak = kind === BREAK ? at : -1;
+  while (end < to) {
+    const next = ASCII_KINDS[text.charCodeAt(end)] as number;
+    if (next === BREAK) lastBreak = end;
+    else if (next !== BLANK) break;
+    end++;
+  }
+  if (lastBreak >= 0) return lastBreak + 1;
+  if (end < to && end - 1 > at) return end - 1;
+  return end;
+}
 
 /** What the count needs of a tokenizer. */
 export interface ChunkTokenizer {
@@ -102,15 +244,15 @@ export function chunkCounter(tokenizer: ChunkTokenizer): TokenLimitCheck {
   const ascii = new RegExp(ASCII_PATTERNS[tokenizer.name], "y");
   const whole = new RegExp(tokenizer.split.source, `${tokenizer.split.flags.replace(/[gy]/g, "")}y`);
   const alone = new RegExp(tokenizer.split.source, `${tokenizer.split.flags.replace(/[gy]/g, "")}y`);
-  const kept = new Map<string, number>();
-  /** A chunk's tokens, or -1 when the pattern would cut the chunk alone otherwise (then rule 2 does not hold). */
-  const tokensOf = (chunk: string): number => {
-    let tokens = kept.get(chunk);
-    if (tokens === undefined) {
+  const kept = new ChunkTable();
+  /** The tokens of the chunk `from`–`to` of `text`, or -1 when the pattern would cut it alone otherwise. */
+  const tokensAt = (text: string, from: number, to: number): number => {
+    let tokens = kept.lookup(text, from, to);
+    if (tokens === NOT_KEPT) {
+      const chunk = text.slice(from, to);
       alone.lastIndex = 0;
       tokens = alone.exec(chunk)?.[0].length === chunk.length ? tokenizer.countAll(chunk) : -1;
-      if (kept.size >= KEPT_CHUNKS) kept.clear();
-      kept.set(chunk, tokens);
+      kept.keep(chunk, tokens);
     }
     return tokens;
   };
@@ -120,7 +262,22 @@ export function chunkCounter(tokenizer: ChunkTokenizer): TokenLimitCheck {
       // `test` moves a sticky pattern past its match without building the match: only the chunk's end is needed.
       pattern.lastIndex = at;
       const end = pattern.test(text) ? pattern.lastIndex : at + 1;
-      const tokens = tokensOf(text.slice(at, end));
+      const tokens = tokensAt(text, at, end);
+      if (tokens < 0) return false;
+      count.tokens += tokens;
+      at = end;
+    }
+    return true;
+  };
+  /** {@link countChunks} over an ASCII stretch `from`–`to` of `text`, whose end is the pattern's input's end. */
+  const countStretch = (text: string, from: number, to: number, count: { tokens: number }) => {
+    if (tokenizer.name !== "o200k_base") {
+      const stretch = text.slice(from, to);
+      return countChunks(ascii, stretch, 0, stretch.length, count);
+    }
+    for (let at = from; at < to; ) {
+      const end = o200kAsciiChunkEnd(text, at, to);
+      const tokens = tokensAt(text, at, end);
       if (tokens < 0) return false;
       count.tokens += tokens;
       at = end;
@@ -139,8 +296,7 @@ export function chunkCounter(tokenizer: ChunkTokenizer): TokenLimitCheck {
         while (end > at && !sureBoundary(text.charCodeAt(end - 1), text.charCodeAt(end))) end--;
       }
       if (end > at) {
-        const stretch = text.slice(at, end);
-        if (!countChunks(ascii, stretch, 0, stretch.length, count)) return tokenizer.countWithin(text, limit);
+        if (!countStretch(text, at, end, count)) return tokenizer.countWithin(text, limit);
         if (count.tokens > limit) return false;
         at = end;
         continue;

@@ -13,7 +13,7 @@ import * as cl100k from "gpt-tokenizer/encoding/cl100k_base";
 import * as o200k from "gpt-tokenizer/encoding/o200k_base";
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
 import { describe, expect, it } from "vitest";
-import { chunkCounter } from "../../../runtime/stages/chunk-count.js";
+import { chunkCounter, o200kAsciiChunkEnd } from "../../../runtime/stages/chunk-count.js";
 
 const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
 const TOKENIZERS = {
@@ -89,6 +89,53 @@ describe("the faster token count", () => {
       expect(count(mixed, 1_000_000)).toBe(TOKENIZERS[name].encoding.countTokens(mixed, NO_SPECIAL));
       expect(fellBack()).toBe(0);
     }
+  });
+
+  it("cuts ASCII text into o200k_base's chunks, as its pattern with ASCII classes does", () => {
+    // The pattern `chunk-count.ts` writes for ASCII text, from the tokenizer's own alternatives.
+    const ascii = new RegExp(
+      [
+        "[\\x00-\\x09\\x0b\\x0c\\x0e-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f]?[A-Z]*[a-z]+(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?",
+        "[\\x00-\\x09\\x0b\\x0c\\x0e-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f]?[A-Z]+[a-z]*(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?",
+        "[0-9]{1,3}",
+        " ?[\\x00-\\x08\\x0e-\\x1f\\x21-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f]+[\\r\\n/]*",
+        "[\\t\\n\\v\\f\\r ]*[\\r\\n]+",
+        "[\\t\\n\\v\\f\\r ]+(?![^\\t\\n\\v\\f\\r ])",
+        "[\\t\\n\\v\\f\\r ]+",
+      ].join("|"),
+      "y",
+    );
+    const chunksByPattern = (text: string) => {
+      const ends: number[] = [];
+      for (let at = 0; at < text.length; ) {
+        ascii.lastIndex = at;
+        at = ascii.test(text) ? ascii.lastIndex : at + 1;
+        ends.push(at);
+      }
+      return ends;
+    };
+    const chunksByScanner = (text: string, from: number) => {
+      const ends: number[] = [];
+      for (let at = from; at < text.length; ) {
+        at = o200kAsciiChunkEnd(text, at, text.length);
+        ends.push(at - from);
+      }
+      return ends;
+    };
+    // Every ASCII unit, weighted toward what the alternatives turn on: letters by case, digits, apostrophes and
+    // contraction letters, spaces, breaks, slashes and other symbols.
+    const unit = fc.oneof(
+      fc.constantFrom(..."aZsSdDmMtTlLvVeErR'0123456789 \t\n\r\v\f/-.:_\u0000\u007f"),
+      fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)),
+    );
+    const asciiText = fc.array(unit, { maxLength: 40 }).map((units) => units.join(""));
+    fc.assert(
+      fc.property(asciiText, fc.string({ unit: "grapheme-ascii", maxLength: 3 }), (text, before) => {
+        // Read from inside a longer text: the span's end is the input's end, what comes before it does not count.
+        expect(chunksByScanner(before + text, before.length)).toEqual(chunksByPattern(text));
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it("hands a text to the tokenizer whole when a chunk alone would be cut otherwise", () => {

@@ -42,9 +42,10 @@ describe("the text view's count under a token budget", () => {
         expect(measured.within).toBe(true);
         expect(outcome.contextUsed).toEqual(contextUsedOf(measured, budget));
       }),
-      { numRuns: 80 },
+      { numRuns: 150 },
     );
-    // The property is about excerpts above all: a run that made none has not tested it.
+    // The property is about excerpts above all: a run that made none has not tested it. About one run in three
+    // makes one, so 150 runs make about 50.
     expect(excerpts).toBeGreaterThan(20);
   });
 });
