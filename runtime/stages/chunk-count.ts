@@ -70,8 +70,10 @@ const NOT_ASCII = /[\u0080-\uffff]/g;
 
 /** Chunk texts counted at most: past it the table starts again (a text's chunks repeat; most are short words). */
 const KEPT_CHUNKS = 65_536;
-/** The table's slots: twice the chunks it keeps, so a lookup mostly finds its slot at once. */
+/** The table's most slots: twice the chunks it keeps, so a lookup mostly finds its slot at once. */
 const TABLE_SLOTS = 2 * KEPT_CHUNKS;
+/** The table's first slots: it doubles as it fills, so a process that counts a little holds a little. */
+const FIRST_SLOTS = 4096;
 /** What {@link ChunkTable.lookup} answers for a span it does not keep. */
 const NOT_KEPT = -2;
 
@@ -85,19 +87,26 @@ function spanHash(text: string, from: number, to: number): number {
 /**
  * Chunk texts and their tokens, looked up by a span of a longer text: hashed and compared unit by unit in place, so
  * a chunk already counted costs no string of its own (taking each chunk out and looking it up in a `Map` was half
- * of a count). Open addressing with linear probing; emptied when it holds {@link KEPT_CHUNKS} chunks.
+ * of a count). Open addressing with linear probing, at most half full: it doubles up to {@link TABLE_SLOTS} and is
+ * emptied when it holds {@link KEPT_CHUNKS} chunks.
  */
-class ChunkTable {
-  private readonly keys: Array<string | undefined> = new Array(TABLE_SLOTS).fill(undefined);
-  private readonly hashes = new Int32Array(TABLE_SLOTS);
-  private readonly counts = new Int32Array(TABLE_SLOTS);
+export class ChunkTable {
+  private keys: Array<string | undefined> = new Array(FIRST_SLOTS).fill(undefined);
+  private hashes = new Int32Array(FIRST_SLOTS);
+  private counts = new Int32Array(FIRST_SLOTS);
   private size = 0;
+
+  /** The chunks kept, and the slots they are kept in: for tests. */
+  get shape(): { chunks: number; slots: number } {
+    return { chunks: this.size, slots: this.keys.length };
+  }
 
   /** The tokens kept for the span `from`–`to` of `text` (`-1`: cut otherwise alone), or {@link NOT_KEPT}. */
   lookup(text: string, from: number, to: number): number {
     const hash = spanHash(text, from, to);
     const length = to - from;
-    for (let slot = hash & (TABLE_SLOTS - 1); ; slot = (slot + 1) & (TABLE_SLOTS - 1)) {
+    const mask = this.keys.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const key = this.keys[slot];
       if (key === undefined) return NOT_KEPT;
       if (this.hashes[slot] === hash && key.length === length && sameUnits(key, text, from)) {
@@ -111,14 +120,31 @@ class ChunkTable {
     if (this.size >= KEPT_CHUNKS) {
       this.keys.fill(undefined);
       this.size = 0;
-    }
-    const hash = spanHash(chunk, 0, chunk.length);
-    let slot = hash & (TABLE_SLOTS - 1);
-    while (this.keys[slot] !== undefined) slot = (slot + 1) & (TABLE_SLOTS - 1);
+    } else if (2 * (this.size + 1) > this.keys.length) this.grow();
+    this.place(chunk, spanHash(chunk, 0, chunk.length), tokens);
+    this.size++;
+  }
+
+  private place(chunk: string, hash: number, tokens: number): void {
+    const mask = this.keys.length - 1;
+    let slot = hash & mask;
+    while (this.keys[slot] !== undefined) slot = (slot + 1) & mask;
     this.keys[slot] = chunk;
     this.hashes[slot] = hash;
     this.counts[slot] = tokens;
-    this.size++;
+  }
+
+  /** Twice the slots, every chunk placed again. */
+  private grow(): void {
+    const { keys, hashes, counts } = this;
+    const slots = Math.min(2 * keys.length, TABLE_SLOTS);
+    this.keys = new Array(slots).fill(undefined);
+    this.hashes = new Int32Array(slots);
+    this.counts = new Int32Array(slots);
+    for (let slot = 0; slot < keys.length; slot++) {
+      const key = keys[slot];
+      if (key !== undefined) this.place(key, hashes[slot] as number, counts[slot] as number);
+    }
   }
 }
 

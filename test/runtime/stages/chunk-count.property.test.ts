@@ -13,7 +13,7 @@ import * as cl100k from "gpt-tokenizer/encoding/cl100k_base";
 import * as o200k from "gpt-tokenizer/encoding/o200k_base";
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
 import { describe, expect, it } from "vitest";
-import { chunkCounter, o200kAsciiChunkEnd } from "../../../runtime/stages/chunk-count.js";
+import { ChunkTable, chunkCounter, o200kAsciiChunkEnd } from "../../../runtime/stages/chunk-count.js";
 
 const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
 const TOKENIZERS = {
@@ -136,6 +136,28 @@ describe("the faster token count", () => {
       }),
       { numRuns: 5000 },
     );
+  });
+
+  it("keeps chunk counts in a table that grows as it fills, finds each by its span, and starts again when full", () => {
+    const table = new ChunkTable();
+    expect(table.shape).toEqual({ chunks: 0, slots: 4096 });
+    // Chunks read from inside a longer text, as the count finds them; some share their hash's low bits.
+    const text = Array.from({ length: 65_536 }, (_, i) => `<${i.toString(36)}>`).join("");
+    const spans: Array<[number, number]> = [];
+    for (let at = 0; at < text.length; at = text.indexOf(">", at) + 1) spans.push([at, text.indexOf(">", at) + 1]);
+    for (const [i, [from, to]] of spans.entries()) {
+      expect(table.lookup(text, from, to)).toBe(-2);
+      table.keep(text.slice(from, to), i % 7);
+    }
+    expect(table.shape).toEqual({ chunks: 65_536, slots: 131_072 });
+    for (const [i, [from, to]] of spans.entries()) expect(table.lookup(text, from, to)).toBe(i % 7);
+    // A span of the same length with other units is not a chunk the table holds.
+    expect(table.lookup("<zzzzz>", 0, 7)).toBe(-2);
+    // Full, it starts again: the next chunk is the only one held.
+    table.keep("next", 3);
+    expect(table.shape).toEqual({ chunks: 1, slots: 131_072 });
+    expect(table.lookup("a next b", 2, 6)).toBe(3);
+    expect(table.lookup(text, 0, 3)).toBe(-2);
   });
 
   it("hands a text to the tokenizer whole when a chunk alone would be cut otherwise", () => {
