@@ -41,9 +41,9 @@ const CONTRACTION = "'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])";
 /**
  * Each tokenizer's pattern with ASCII classes in place of Unicode ones (`gpt-tokenizer`'s `O200K_TOKEN_SPLIT_REGEX`
  * and `CL100K_TOKEN_SPLIT_REGEX`, alternative by alternative), for ASCII text only. Sticky: a chunk is read where the
- * last one ended.
+ * last one ended. `o200k_base`'s is what {@link o200kAsciiChunkEnd} reads in its place, and what a test holds it to.
  */
-const ASCII_PATTERNS: Readonly<Record<TokenizerName, string>> = {
+export const ASCII_PATTERNS: Readonly<Record<TokenizerName, string>> = {
   o200k_base: [
     `[${NOT_WORD_OR_BREAK}]?[A-Z]*[a-z]+(?:${CONTRACTION})?`,
     `[${NOT_WORD_OR_BREAK}]?[A-Z]+[a-z]*(?:${CONTRACTION})?`,
@@ -267,7 +267,8 @@ function sureBoundary(before: number, after: number): boolean {
  * `limit`, else `false`.
  */
 export function chunkCounter(tokenizer: ChunkTokenizer): TokenLimitCheck {
-  const ascii = new RegExp(ASCII_PATTERNS[tokenizer.name], "y");
+  // `o200k_base`'s ASCII stretches are cut by its scanner; the expression is made for the other tokenizer only.
+  const ascii = tokenizer.name === "o200k_base" ? undefined : new RegExp(ASCII_PATTERNS[tokenizer.name], "y");
   const whole = new RegExp(tokenizer.split.source, `${tokenizer.split.flags.replace(/[gy]/g, "")}y`);
   const alone = new RegExp(tokenizer.split.source, `${tokenizer.split.flags.replace(/[gy]/g, "")}y`);
   const kept = new ChunkTable();
@@ -297,7 +298,7 @@ export function chunkCounter(tokenizer: ChunkTokenizer): TokenLimitCheck {
   };
   /** {@link countChunks} over an ASCII stretch `from`–`to` of `text`, whose end is the pattern's input's end. */
   const countStretch = (text: string, from: number, to: number, count: { tokens: number }) => {
-    if (tokenizer.name !== "o200k_base") {
+    if (ascii !== undefined) {
       const stretch = text.slice(from, to);
       return countChunks(ascii, stretch, 0, stretch.length, count);
     }
