@@ -9,7 +9,11 @@
  *
  * The thread is the host's own (`node:worker_threads`, reached as the hash module is, with no import), started by
  * the first payload large enough and used once it has said it is ready: until then, and wherever there is no such
- * module, or shared memory, or the thread fails, the gate hashes on its own thread as before. Correctness never
+ * module, or shared memory, or the thread fails, the gate hashes on its own thread as before. A job is handed over
+ * through shared memory alone: the thread sleeps in `Atomics.wait` on a doorbell word, and the gate marks the job's
+ * buffer pending and rings it, which costs a fraction of a message. Only a new buffer is sent, once, as a message,
+ * which the thread takes off its port (`receiveMessageOnPort`) when it wakes; a buffer the gate lets go is sent
+ * again, empty, so the thread lets go of it too. Correctness never
  * rests on the thread: a job it could not do (a text with a lone surrogate, which its transcoder refuses) or did not
  * finish in time is hashed on the caller's thread, from the payload the pending hash still holds, with the same
  * answer. The thread is `unref`ed, so it never keeps a process alive, and its buffers are reused, a few at a time.
@@ -31,14 +35,20 @@ export const MAX_UNITS = 16 * 1024 * 1024;
 const HEAD_WORDS = 8;
 const DIGEST_AT = 32;
 const DATA_AT = 96;
-/** A job's states: handed over, taken by the thread, done, failed, or taken back by the caller before the thread began. */
-const PENDING = 0;
+/**
+ * A job's states: none yet (a new buffer's zeros), done, failed, taken by the thread, taken back by the caller
+ * before the thread began, or handed over.
+ */
 const DONE = 1;
 const FAILED = 2;
 const TAKEN = 3;
 const TAKEN_BACK = 4;
+const PENDING = 5;
 const TEXT = 0;
 const BYTES = 1;
+/** The words of the thread's control buffer: whether it is ready, and the doorbell the gate rings for a job. */
+const READY = 0;
+const BELL = 1;
 
 /**
  * How long a settle waits for a job the thread has begun before hashing itself, in milliseconds: about three times
@@ -58,13 +68,21 @@ export interface PendingHash {
 }
 
 interface WorkerLike {
-  postMessage(message: unknown): void;
   unref(): void;
   on(event: string, listener: () => void): void;
 }
 
+interface PortLike {
+  postMessage(message: unknown): void;
+  unref?(): void;
+}
+
 interface WorkerThreads {
-  Worker: new (source: string, options: { eval: true; workerData: unknown }) => WorkerLike;
+  Worker: new (
+    source: string,
+    options: { eval: true; workerData: unknown; transferList: readonly unknown[] },
+  ) => WorkerLike;
+  MessageChannel: new () => { port1: PortLike; port2: unknown };
 }
 
 interface BufferModule {
@@ -82,20 +100,24 @@ interface BufferModule {
 
 /**
  * The thread's code, which reaches its modules through `process.getBuiltinModule`, so that it runs whether the
- * host evaluates it as a script or as a module (a process started with `--input-type=module` passes that on). Each
- * message is a job's buffer; the text is transcoded from UTF-16 to UTF-8 in pieces that never split a surrogate
- * pair, every piece fed to one hash, and the state word set and notified last. A transcoder that meets a lone
- * surrogate throws, and the job is marked failed.
+ * host evaluates it as a script or as a module (a process started with `--input-type=module` passes that on). It
+ * sleeps on the doorbell word ({@link BELL}); woken, it takes the buffers sent to it off its port, then does every
+ * pending job among them. A text is transcoded from UTF-16 to UTF-8 in pieces that never split a surrogate pair,
+ * every piece fed to one hash, and the state word set and notified last. A transcoder that meets a lone surrogate
+ * throws, and the job is marked failed. The thread never returns to its event loop: a host that ends it (the
+ * process exiting, `terminate`) interrupts the wait.
  */
 const THREAD_SOURCE = `
-const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
+const { workerData, receiveMessageOnPort } = process.getBuiltinModule("node:worker_threads");
 const { transcode, Buffer } = process.getBuiltinModule("node:buffer");
 const { createHash } = process.getBuiltinModule("node:crypto");
 const PIECE = 64 * 1024;
 const REPLACEMENT = Buffer.from([0xef, 0xbf, 0xbd]);
+const control = new Int32Array(workerData.control);
+const buffers = new Map();
 function run(sab) {
   const head = new Int32Array(sab, 0, ${HEAD_WORDS});
-  // A job the caller took back, or one whose buffer already carries a later job, is not this message's to do.
+  // A job the caller took back, or a buffer with no job in it, is not this thread's to do.
   if (Atomics.compareExchange(head, 0, ${PENDING}, ${TAKEN}) !== ${PENDING}) return;
   let state = ${FAILED};
   try {
@@ -128,15 +150,29 @@ function run(sab) {
   Atomics.store(head, 0, state);
   Atomics.notify(head, 0);
 }
-parentPort.on("message", run);
 // Ready only once a transcode and a hash have worked here: a host without them never gets a job.
 transcode(Buffer.from("\\u00e9", "utf16le"), "utf16le", "utf8");
 createHash("sha256").update("").digest("hex");
-Atomics.store(new Int32Array(workerData), 0, 1);
+Atomics.store(control, ${READY}, 1);
+for (;;) {
+  // The bell as it was before the look at the buffers: a job marked pending after it rang again, and the wait
+  // below returns at once.
+  const bell = Atomics.load(control, ${BELL});
+  for (let sent = receiveMessageOnPort(workerData.port); sent !== undefined; sent = receiveMessageOnPort(workerData.port)) {
+    const { id, buffer } = sent.message;
+    if (buffer === undefined) buffers.delete(id);
+    else buffers.set(id, buffer);
+  }
+  for (const buffer of buffers.values()) run(buffer);
+  Atomics.wait(control, ${BELL}, bell);
+}
 `;
 
-/** The helper thread: not started, starting (its ready word still 0), ready, or given up on. */
-let thread: { worker: WorkerLike; ready: Int32Array } | "off" | undefined;
+/**
+ * The helper thread: not started, starting (its ready word still 0), ready, or given up on. `port` sends it new
+ * buffers and the ones let go; `control` holds its ready word and the doorbell.
+ */
+let thread: { port: PortLike; control: Int32Array } | "off" | undefined;
 
 const bufferModule = hostBuiltin<BufferModule>("node:buffer");
 
@@ -144,7 +180,7 @@ const bufferModule = hostBuiltin<BufferModule>("node:buffer");
  * Free job buffers by capacity (payload bytes), reused so a busy gate allocates no shared memory per payload: at
  * most {@link KEEP_PER_CAPACITY} of a capacity and {@link KEEP_BYTES} in all.
  */
-const free = new Map<number, SharedArrayBuffer[]>();
+const free = new Map<number, Slot[]>();
 /** Free buffers kept per capacity. */
 const KEEP_PER_CAPACITY = 2;
 /** Bytes of free buffers kept in all: a process that once saw a few large payloads holds no more than this. */
@@ -155,12 +191,22 @@ let keptBytes = 0;
  * megabytes costs a page fault per page as it is first written (about a millisecond a megabyte), as much as the
  * hash it spares. Released once {@link LARGE_IDLE_MS} pass without a job that could reuse it.
  */
-let large: { buffer: SharedArrayBuffer; capacity: number; timer: ReturnType<typeof setTimeout> } | undefined;
+let large: { slot: Slot; timer: ReturnType<typeof setTimeout> } | undefined;
 /** How long the large free buffer is kept without being reused, in milliseconds. */
 const LARGE_IDLE_MS = 2000;
 
+/** A job buffer the thread knows: its id there, and its capacity class. */
+interface Slot {
+  buffer: SharedArrayBuffer;
+  id: number;
+  capacity: number;
+}
+
+/** The id of the next buffer made. */
+let nextId = 0;
+
 /** The helper thread when it is ready for jobs; starts it the first time it is asked for. */
-function readyThread(): WorkerLike | undefined {
+function readyThread(): { port: PortLike; control: Int32Array } | undefined {
   if (thread === "off") return undefined;
   if (thread === undefined) {
     thread = "off";
@@ -171,21 +217,37 @@ function readyThread(): WorkerLike | undefined {
       return undefined;
     }
     try {
-      const readyWord = new SharedArrayBuffer(4);
-      const worker = new workerThreads.Worker(THREAD_SOURCE, { eval: true, workerData: readyWord });
+      const control = new SharedArrayBuffer(8);
+      const { port1, port2 } = new workerThreads.MessageChannel();
+      const worker = new workerThreads.Worker(THREAD_SOURCE, {
+        eval: true,
+        workerData: { control, port: port2 },
+        transferList: [port2],
+      });
       worker.unref();
+      port1.unref?.();
       const off = () => {
         thread = "off";
       };
       worker.on("error", off);
       worker.on("exit", off);
-      thread = { worker, ready: new Int32Array(readyWord) };
+      thread = { port: port1, control: new Int32Array(control) };
     } catch {
       // A host that forbids threads (a permission model, a sandbox): hash on this thread.
     }
     return undefined;
   }
-  return Atomics.load(thread.ready, 0) === 1 ? thread.worker : undefined;
+  return Atomics.load(thread.control, READY) === 1 ? thread : undefined;
+}
+
+/** Tells the thread of a buffer (`buffer` given) or that it is let go of; a thread that has ended hears nothing. */
+function tell(message: { id: number; buffer?: SharedArrayBuffer }): void {
+  if (typeof thread !== "object") return;
+  try {
+    thread.port.postMessage(message);
+  } catch {
+    // A closed port: the thread has ended, and its buffers with it.
+  }
 }
 
 /** The capacity class of a payload of `bytes` bytes: a power of two, so buffers fit many payload sizes. */
@@ -195,37 +257,53 @@ function capacityFor(bytes: number): number {
   return capacity;
 }
 
-function takeBuffer(capacity: number): SharedArrayBuffer {
-  if (large !== undefined && large.capacity === capacity) {
-    const { buffer, timer } = large;
+/** A free buffer of `capacity`, or a new one, which the thread is told of before any job is written into it. */
+function takeBuffer(capacity: number): Slot {
+  if (large !== undefined && large.slot.capacity === capacity) {
+    const { slot, timer } = large;
     clearTimeout(timer);
     large = undefined;
-    return buffer;
+    return slot;
   }
   const kept = free.get(capacity)?.pop();
-  if (kept === undefined) return new SharedArrayBuffer(DATA_AT + capacity);
-  keptBytes -= capacity;
-  return kept;
+  if (kept !== undefined) {
+    keptBytes -= capacity;
+    return kept;
+  }
+  const slot = { buffer: new SharedArrayBuffer(DATA_AT + capacity), id: nextId++, capacity };
+  tell({ id: slot.id, buffer: slot.buffer });
+  return slot;
 }
 
-function giveBack(buffer: SharedArrayBuffer, capacity: number): void {
+/** A buffer whose job is over: kept for the next job, or let go of, by the thread too. */
+function giveBack(slot: Slot): void {
+  const { capacity } = slot;
   let kept = free.get(capacity);
   if (kept === undefined) {
     kept = [];
     free.set(capacity, kept);
   }
   if (kept.length < KEEP_PER_CAPACITY && keptBytes + capacity <= KEEP_BYTES) {
-    kept.push(buffer);
+    kept.push(slot);
     keptBytes += capacity;
-  } else if (capacity > KEEP_BYTES / KEEP_PER_CAPACITY && (large === undefined || large.capacity <= capacity)) {
-    if (large !== undefined) clearTimeout(large.timer);
+  } else if (capacity > KEEP_BYTES / KEEP_PER_CAPACITY && (large === undefined || large.slot.capacity <= capacity)) {
+    if (large !== undefined) {
+      clearTimeout(large.timer);
+      letGo(large.slot);
+    }
     const timer = setTimeout(() => {
+      if (large !== undefined) letGo(large.slot);
       large = undefined;
     }, LARGE_IDLE_MS);
     // The timer never keeps a process alive: one that exits drops the buffer with everything else.
     timer.unref?.();
-    large = { buffer, capacity, timer };
-  }
+    large = { slot, timer };
+  } else letGo(slot);
+}
+
+/** Lets go of a buffer: the thread drops it once it has no job in it, and the collector takes it. */
+function letGo(slot: Slot): void {
+  tell({ id: slot.id });
 }
 
 /** Whether a large free buffer is held now, for tests of its release. */
@@ -241,11 +319,10 @@ export function threadJobs(): number {
   return handedOver;
 }
 
-/** A job for the thread: the buffer it is written into, that buffer's capacity class, and its header. */
+/** A job for the thread: the buffer it is written into, its header, and the thread's control buffer. */
 interface Job {
-  worker: WorkerLike;
-  buffer: SharedArrayBuffer;
-  capacity: number;
+  control: Int32Array;
+  slot: Slot;
   head: Int32Array;
 }
 
@@ -255,24 +332,23 @@ interface Job {
  */
 function jobFor(length: number, bytes: number, kind: typeof TEXT | typeof BYTES): Job | undefined {
   if (length < MIN_UNITS || length > MAX_UNITS) return undefined;
-  const worker = readyThread();
-  if (worker === undefined) return undefined;
-  const capacity = capacityFor(bytes);
-  const buffer = takeBuffer(capacity);
-  const head = new Int32Array(buffer, 0, HEAD_WORDS);
+  const ready = readyThread();
+  if (ready === undefined) return undefined;
+  const slot = takeBuffer(capacityFor(bytes));
+  const head = new Int32Array(slot.buffer, 0, HEAD_WORDS);
   head.fill(0, 1);
   head[2] = length;
   head[3] = kind;
-  return { worker, buffer, capacity, head };
+  return { control: ready.control, slot, head };
 }
 
 /** A job handed to the thread, settled once: the thread's answer, or the caller's own hash of `fallback`. */
-function pending({ worker, buffer, capacity, head }: Job, fallback: () => HashedText): PendingHash {
-  // Pending only now, with the job written: a buffer reused from an earlier job may still have a message of that
-  // job's on its way to the thread, which takes whatever job the buffer holds once it is pending (and this one's own
-  // message then finds it done).
+function pending({ control, slot, head }: Job, fallback: () => HashedText): PendingHash {
+  // Pending only now, with the job written (the store orders every write before it), then the bell rung: a thread
+  // that looked at its buffers before the store finds the bell changed and looks again.
   Atomics.store(head, 0, PENDING);
-  worker.postMessage(buffer);
+  Atomics.add(control, BELL, 1);
+  Atomics.notify(control, BELL);
   handedOver++;
   let settled: HashedText | undefined;
   // A dropped job's buffer is no longer its own: a settle after a drop hashes here.
@@ -297,19 +373,22 @@ function pending({ worker, buffer, capacity, head }: Job, fallback: () => Hashed
         state = Atomics.load(head, 0);
       }
       if (state === DONE) {
-        const sha256 = (bufferModule as BufferModule).Buffer.from(buffer, DIGEST_AT, 64).toString("latin1");
+        const sha256 = (bufferModule as BufferModule).Buffer.from(slot.buffer, DIGEST_AT, 64).toString("latin1");
         settled = { byteLength: head[1] as number, sha256, replacement: head[4] === 1 };
       } else settled = fallback();
-      // A buffer the thread may still write to (it did not answer in time) is left to the collector.
-      if (state !== TAKEN) giveBack(buffer, capacity);
+      // A buffer the thread may still write to (it did not answer in time) is let go of: it is the thread's until
+      // that job is over, then the collector's.
+      if (state !== TAKEN) giveBack(slot);
+      else letGo(slot);
       return settled;
     },
     drop() {
       if (settled !== undefined || dropped) return;
       dropped = true;
       const state = Atomics.compareExchange(head, 0, PENDING, TAKEN_BACK);
-      // One the thread has begun is left to it, and its buffer to the collector.
-      if (state !== TAKEN) giveBack(buffer, capacity);
+      // One the thread has begun is left to it, and its buffer let go of.
+      if (state !== TAKEN) giveBack(slot);
+      else letGo(slot);
     },
   };
 }
@@ -322,7 +401,7 @@ function pending({ worker, buffer, capacity, head }: Job, fallback: () => Hashed
 export function hashTextLater(text: string): PendingHash | undefined {
   const job = jobFor(text.length, 2 * text.length, TEXT);
   if (job === undefined) return undefined;
-  (bufferModule as BufferModule).Buffer.from(job.buffer, DATA_AT, 2 * text.length).write(text, 0, "utf16le");
+  (bufferModule as BufferModule).Buffer.from(job.slot.buffer, DATA_AT, 2 * text.length).write(text, 0, "utf16le");
   return pending(job, () => hashTextNow(text) as HashedText);
 }
 
@@ -331,7 +410,7 @@ export function hashBytesLater(bytes: Uint8Array): PendingHash | undefined {
   const length = bytes.byteLength;
   const job = jobFor(length, length, BYTES);
   if (job === undefined) return undefined;
-  const copy = new Uint8Array(job.buffer, DATA_AT, length);
+  const copy = new Uint8Array(job.slot.buffer, DATA_AT, length);
   copy.set(bytes);
   // The copy, not the caller's array: the bytes hashed are the bytes received, whatever the caller does after.
   return pending(job, () => ({ byteLength: length, sha256: sha256HexNow(copy) as string, replacement: false }));
