@@ -17,6 +17,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { toModelContent } from "../../runtime/index.js";
 import { MARKUP_LIKE } from "../../runtime/stages/model-content.js";
+import { ORDINARY_RANGES } from "../../runtime/text/hygiene.js";
 import { type AnyAdapter, adaptersOf, generateInto, writeContracts } from "./scratch.js";
 
 /** Code points per admit: the field allows 8,192. */
@@ -122,6 +123,26 @@ describe("the markup lookalikes the runtime escapes", () => {
     const computed: number[] = [];
     for (let point = 0; point <= 0x10ffff; point++) if (markupLike(point)) computed.push(point);
     expect(computed).toEqual([...MARKUP_LIKE].map((char) => char.codePointAt(0) as number).sort((a, b) => a - b));
+  });
+});
+
+describe("the units the scan reads in runs", () => {
+  it("are none that hygiene removes or may remove, and none half of a pair, under this host's Unicode data", () => {
+    for (const [first, last] of ORDINARY_RANGES) {
+      expect(last).toBeLessThan(0xd800);
+      for (let unit = first; unit <= last; unit++) {
+        expect(mustGo(unit) || mayGo(unit), `U+${unit.toString(16)}`).toBe(false);
+        expect(UNASSIGNED.test(String.fromCharCode(unit)), `U+${unit.toString(16)}`).toBe(false);
+      }
+    }
+    // The positive control: ASCII, tabs and line feeds, and the letters of everyday text in these scripts are read
+    // in runs (what the scan's speed rests on); the soft hyphen, DEL, a zero-width space, the line separator, the
+    // byte order mark and the Hangul filler are not.
+    const inRuns = (char: string) =>
+      ORDINARY_RANGES.some(([first, last]) => (char.charCodeAt(0) as number) >= first && char.charCodeAt(0) <= last);
+    for (const char of [..."aZ~ \t\néüñçß ł ж “—” … • ✅ あ ア 東京 데이터"]) expect(inRuns(char), char).toBe(true);
+    for (const char of ["\u00AD", "\u007F", "\u200B", "\u2028", "\uFEFF", "\u3164"])
+      expect(inRuns(char), char).toBe(false);
   });
 });
 
