@@ -46,9 +46,13 @@ const TAKEN_BACK = 4;
 const PENDING = 5;
 const TEXT = 0;
 const BYTES = 1;
-/** The words of the thread's control buffer: whether it is ready, and the doorbell the gate rings for a job. */
+/**
+ * The words of the thread's control buffer: whether it is ready, the doorbell the gate rings for a job, and how many
+ * buffers the thread holds.
+ */
 const READY = 0;
 const BELL = 1;
+const HELD = 2;
 
 /**
  * How long a settle waits for a job the thread has begun before hashing itself, in milliseconds: about three times
@@ -163,6 +167,7 @@ for (;;) {
     if (buffer === undefined) buffers.delete(id);
     else buffers.set(id, buffer);
   }
+  Atomics.store(control, ${HELD}, buffers.size);
   for (const buffer of buffers.values()) run(buffer);
   Atomics.wait(control, ${BELL}, bell);
 }
@@ -217,7 +222,7 @@ function readyThread(): { port: PortLike; control: Int32Array } | undefined {
       return undefined;
     }
     try {
-      const control = new SharedArrayBuffer(8);
+      const control = new SharedArrayBuffer(12);
       const { port1, port2 } = new workerThreads.MessageChannel();
       const worker = new workerThreads.Worker(THREAD_SOURCE, {
         eval: true,
@@ -301,14 +306,34 @@ function giveBack(slot: Slot): void {
   } else letGo(slot);
 }
 
-/** Lets go of a buffer: the thread drops it once it has no job in it, and the collector takes it. */
+/**
+ * Lets go of a buffer: the thread is told, and woken to drop it (a sleeping thread would hold it until the next job),
+ * once it has no job in it; then the collector takes it.
+ */
 function letGo(slot: Slot): void {
   tell({ id: slot.id });
+  if (typeof thread === "object") ring(thread.control);
+}
+
+/** Wakes the thread: it takes what was sent to it, and does every pending job. */
+function ring(control: Int32Array): void {
+  Atomics.add(control, BELL, 1);
+  Atomics.notify(control, BELL);
 }
 
 /** Whether a large free buffer is held now, for tests of its release. */
 export function holdsLargeBuffer(): boolean {
   return large !== undefined;
+}
+
+/**
+ * The job buffers the gate holds (free, and the large one) and those the thread holds (as of its last wake), for
+ * tests that nothing let go of stays held: with no job under way, the two are the same.
+ */
+export function heldBuffers(): { gate: number; thread: number | undefined } {
+  let gate = large === undefined ? 0 : 1;
+  for (const kept of free.values()) gate += kept.length;
+  return { gate, thread: typeof thread === "object" ? Atomics.load(thread.control, HELD) : undefined };
 }
 
 /** How many payloads have been handed to the helper thread in this process: what a caller checks it is used by. */
@@ -347,8 +372,7 @@ function pending({ control, slot, head }: Job, fallback: () => HashedText): Pend
   // Pending only now, with the job written (the store orders every write before it), then the bell rung: a thread
   // that looked at its buffers before the store finds the bell changed and looks again.
   Atomics.store(head, 0, PENDING);
-  Atomics.add(control, BELL, 1);
-  Atomics.notify(control, BELL);
+  ring(control);
   handedOver++;
   let settled: HashedText | undefined;
   // A dropped job's buffer is no longer its own: a settle after a drop hashes here.

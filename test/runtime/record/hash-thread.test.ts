@@ -16,6 +16,7 @@ import * as hashThread from "../../../runtime/record/hash-thread.js";
 import {
   hashBytesLater,
   hashTextLater,
+  heldBuffers,
   holdsLargeBuffer,
   MAX_UNITS,
   MIN_UNITS,
@@ -31,6 +32,19 @@ const utf8 = (text: string) => Buffer.from(text, "utf8");
 
 /** Waits until the source's hash thread is ready. */
 const threadReady = () => hashThreadReady(hashThread);
+
+/**
+ * The buffers the gate and the thread hold, once the thread holds no more than the gate (woken, it drops what the
+ * gate let go of), or after 5 s.
+ */
+async function heldOnceSettled(): Promise<{ gate: number; thread: number | undefined }> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const held = heldBuffers();
+    if (held.thread === held.gate || Date.now() > deadline) return held;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 /**
  * A record whose JSON text is about `units` UTF-16 units, its summary built of `piece`. A lone surrogate is written
@@ -153,7 +167,7 @@ describe("a hash taken on the helper thread", () => {
     expect(pending?.settle()).toEqual({ byteLength: 100_000, sha256: expected, replacement: false });
   });
 
-  it("settles many pending hashes in any order, each to its own payload's", () => {
+  it("settles many pending hashes in any order, each to its own payload's, and keeps only the buffers it reuses", async () => {
     const texts = Array.from({ length: 12 }, (_, i) => `${i} `.repeat(MIN_UNITS / 2 + i * 997));
     const pending = texts.map((text) => hashTextLater(text));
     for (const i of [5, 0, 11, 3, 7, 1, 9, 2, 10, 4, 8, 6]) {
@@ -162,6 +176,12 @@ describe("a hash taken on the helper thread", () => {
     // Buffers given back are reused: another round still hashes each text as its own.
     const again = texts.map((text) => hashTextLater(text)?.settle().sha256);
     expect(again).toEqual(texts.map((text) => sha256(utf8(text))));
+    // Twelve buffers were needed at once; the gate keeps a few for the next payloads, and the thread lets go of the
+    // others as the gate does.
+    const held = await heldOnceSettled();
+    expect(held.gate).toBeGreaterThan(0);
+    expect(held.gate).toBeLessThan(12);
+    expect(held.thread).toBe(held.gate);
   });
 
   it("takes back a job the thread has not begun, and a buffer reused at once still hashes its own job", () => {
@@ -200,7 +220,7 @@ describe("a hash taken on the helper thread", () => {
     expect(hashBytesLater(new Uint8Array(MAX_UNITS + 1))).toBeUndefined();
   });
 
-  it("hashes a 10 MB payload there too, keeps its buffer for the next one and lets it go when no more come", () => {
+  it("hashes a 10 MB payload there too, keeps its buffer for the next one and lets it go when no more come", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     try {
       const texts = ["a", "b"].map((letter) => `{"log":"${letter.repeat(10_000_000)} 東京 🚀"}`);
@@ -214,8 +234,13 @@ describe("a hash taken on the helper thread", () => {
       expect(holdsLargeBuffer()).toBe(true);
       vi.advanceTimersByTime(1_999);
       expect(holdsLargeBuffer()).toBe(true);
+      const before = heldBuffers().gate;
       vi.advanceTimersByTime(1);
       expect(holdsLargeBuffer()).toBe(false);
+      // Let go of by the thread too, which sleeps until woken for it: 32 MB no longer held anywhere.
+      const held = await heldOnceSettled();
+      expect(held.gate).toBe(before - 1);
+      expect(held.thread).toBe(held.gate);
       // A payload after the release hashes in a buffer of its own, as the first one did.
       expect(hashTextLater(texts[0] as string)?.settle()).toEqual(hashTextNow(texts[0] as string));
     } finally {
