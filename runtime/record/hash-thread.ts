@@ -11,12 +11,14 @@
  * the first payload large enough and used once it has said it is ready: until then, and wherever there is no such
  * module, or shared memory, or the thread fails, the gate hashes on its own thread as before. A job is handed over
  * through shared memory alone: the thread sleeps in `Atomics.wait` on a doorbell word, and the gate marks the job's
- * buffer pending and rings it, which costs a fraction of a message. Only a new buffer is sent, once, as a message,
- * which the thread takes off its port (`receiveMessageOnPort`) when it wakes; a buffer the gate lets go is sent
- * again, empty, so the thread lets go of it too. Correctness never
- * rests on the thread: a job it could not do (a text with a lone surrogate, which its transcoder refuses) or did not
- * finish in time is hashed on the caller's thread, from the payload the pending hash still holds, with the same
- * answer. The thread is `unref`ed, so it never keeps a process alive, and its buffers are reused, a few at a time.
+ * buffer pending and rings it, which costs the gate less than a message. Only a new buffer is sent, once, as a
+ * message, which the thread takes off its port (`receiveMessageOnPort`) when it wakes; a buffer the gate lets go of
+ * is sent again, empty, so the thread lets go of it too.
+ *
+ * Correctness never rests on the thread: a job it could not do (a text with a lone surrogate, which its transcoder
+ * refuses) or did not finish in time is hashed on the caller's thread, from the payload the pending hash still
+ * holds, with the same answer. The thread is `unref`ed, so it never keeps a process alive, and its buffers are
+ * reused, a few at a time.
  */
 import { type HashedText, hashTextNow, hostBuiltin, sha256HexNow } from "./provenance.js";
 
