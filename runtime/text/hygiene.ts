@@ -288,16 +288,17 @@ export function cleanText(text: string): string {
     const unit = text.charCodeAt(at);
     let width = 1;
     let invisible: boolean;
-    if (unit < 0x7f) {
-      invisible = unit < 0x20 && unit !== 0x09 && unit !== 0x0a;
-      if (invisible) run = 0;
-      else if (++run === RUN_BEFORE_SKIP) {
+    if (ordinary[unit] === 1) {
+      invisible = false;
+      if (++run === RUN_BEFORE_SKIP) {
         run = 0;
         at = ordinaryRunEnd(text, at) - 1;
       }
     } else {
       run = 0;
-      if (unit >= 0xd800 && unit <= 0xdfff) {
+      // C0 controls except tab and line feed, and DEL.
+      if (unit <= 0x7f) invisible = true;
+      else if (unit >= 0xd800 && unit <= 0xdfff) {
         const next = unit <= 0xdbff && at + 1 < length ? text.charCodeAt(at + 1) : 0;
         if (next >= 0xdc00 && next <= 0xdfff) {
           width = 2;
