@@ -13,6 +13,7 @@
 import type { FieldPath, FieldRule, ValidationIssue } from "../contract/types.js";
 import { cleanText, isInvisibleAstral, isInvisibleUnit, utf8Length } from "../text/hygiene.js";
 import { pointerSegment } from "./project.js";
+import { CLASSES, OTHER_CLASS, pairSteps, SPACE_CLASS, triggerAutomaton, WORD_READ } from "./trigger-automaton.js";
 
 /** A value found at a path, with its concrete instance path. */
 export interface Located {
@@ -366,21 +367,20 @@ export function instructionText(text: string): string {
   return foldLookalikes(cleanText(text));
 }
 
-/** The classes a character of folded text falls in for {@link TRIGGER_STEPS}: a letter (0–25), a space, anything else. */
-const SPACE_CLASS = 26;
-const OTHER_CLASS = 27;
-const CLASSES = 28;
-
-/** The step into a state that has just read a whole word: the one the reader stops at. */
-const WORD_READ = 0xff;
-
 /**
- * {@link TRIGGER_WORDS} as one automaton (Aho–Corasick, made into a table of steps): `TRIGGER_STEPS[state × 28 +
- * class]` is the next state, or {@link WORD_READ} for a step that completes a word. Read over a text's
- * folded characters one by one, it finds a word wherever {@link INSTRUCTION_TRIGGER} would, case aside: the
- * expression ignores ASCII case only, and every letter here is ASCII, lower-cased as it is read.
+ * {@link TRIGGER_WORDS} as one automaton (`trigger-automaton.ts`): `TRIGGER_STEPS[state × 28 + class]` is the next
+ * state, or {@link WORD_READ} for a step that completes a word. Read over a text's folded characters one by one, it
+ * finds a word wherever {@link INSTRUCTION_TRIGGER} would, case aside: the expression ignores ASCII case only, and
+ * every letter here is ASCII, lower-cased as it is read. {@link triggerPairs} takes two classes a step.
  */
 const TRIGGER_STEPS = triggerAutomaton(TRIGGER_WORDS);
+/** Made at the first check, as the table of units' classes is: a process whose contracts have no text rule never reads it. */
+let triggerPairs: Uint8Array | undefined;
+
+function pairStepsOnce(): Uint8Array {
+  triggerPairs = pairSteps(TRIGGER_STEPS);
+  return triggerPairs;
+}
 
 /**
  * Each ASCII unit's class for {@link TRIGGER_STEPS}, or {@link WORD_READ} for what the one pass does not decide
@@ -393,55 +393,6 @@ const ASCII_CLASSES = Uint8Array.from({ length: 0x80 }, (_, unit) => {
   if (unit === 0x3c || unit === 0x5b || (unit < 0x20 && unit !== 0x09 && unit !== 0x0a)) return WORD_READ;
   return OTHER_CLASS;
 });
-
-function triggerAutomaton(words: readonly string[]): Uint8Array {
-  const classOf = (char: string) => (char === " " ? SPACE_CLASS : char.charCodeAt(0) - 0x61);
-  // The trie of the words: each state's children by class, and whether a word ends there.
-  const children: number[][] = [new Array(CLASSES).fill(-1)];
-  const ending: boolean[] = [false];
-  for (const word of words) {
-    let state = 0;
-    for (const char of word) {
-      const at = classOf(char);
-      let next = (children[state] as number[])[at] as number;
-      if (next < 0) {
-        next = children.length;
-        children.push(new Array(CLASSES).fill(-1));
-        ending.push(false);
-        (children[state] as number[])[at] = next;
-      }
-      state = next;
-    }
-    ending[state] = true;
-  }
-  // Breadth first: each state's step on every class, through the longest suffix that is a state (its fail state).
-  const steps = new Uint8Array(children.length * CLASSES);
-  const ends = new Uint8Array(children.length);
-  const fail = new Array<number>(children.length).fill(0);
-  const queue: number[] = [];
-  for (let at = 0; at < CLASSES; at++) {
-    const child = (children[0] as number[])[at] as number;
-    steps[at] = Math.max(child, 0);
-    if (child > 0) queue.push(child);
-  }
-  for (let head = 0; head < queue.length; head++) {
-    const state = queue[head] as number;
-    ends[state] = ending[state] || ends[fail[state] as number] === 1 ? 1 : 0;
-    for (let at = 0; at < CLASSES; at++) {
-      const child = (children[state] as number[])[at] as number;
-      const fallback = steps[(fail[state] as number) * CLASSES + at] as number;
-      if (child < 0) steps[state * CLASSES + at] = fallback;
-      else {
-        steps[state * CLASSES + at] = child;
-        fail[child] = fallback;
-        queue.push(child);
-      }
-    }
-  }
-  // A step into a state that ends a word is marked as such, so the reader checks one number a character.
-  for (let at = 0; at < steps.length; at++) if (ends[steps[at] as number] === 1) steps[at] = WORD_READ;
-  return steps;
-}
 
 /** In {@link unitClasses}: a unit not seen yet, a unit folding drops, and half of a surrogate pair. */
 const UNSEEN = 0xfd;
@@ -484,20 +435,38 @@ function unitClassOf(table: Uint8Array, unit: number): number {
  * True when {@link INSTRUCTION_TRIGGER} cannot match {@link instructionText} of `text`, found in one pass that folds
  * as it reads (the same rules as {@link foldShortClean}) instead of building the folded text and searching it; false
  * when it may, and whenever the text holds what that pass would not decide alone: anything cleaning removes, a
- * character only normalising can fold, `<` or `[`. For texts of at most {@link SLICED_UNITS} units.
+ * character only normalising can fold, `<` or `[`. For texts of at most {@link SLICED_UNITS} units. Two units whose
+ * classes are plain letters, spaces or others are read in one step of the pair table; a unit that needs a closer look
+ * (one not seen before, a mark folding drops, half of a pair) is read alone.
  */
 export function triggerFree(text: string): boolean {
   const classes = unitClasses ?? unitClassesOf();
+  const pairs = triggerPairs ?? pairStepsOnce();
+  const length = text.length;
   let state = 0;
-  for (let i = 0; i < text.length; i++) {
+  let i = 0;
+  while (i < length) {
+    const first = classes[text.charCodeAt(i)] as number;
+    if (first < CLASSES && i + 1 < length) {
+      const second = classes[text.charCodeAt(i + 1)] as number;
+      if (second < CLASSES) {
+        state = pairs[(state * CLASSES + first) * CLASSES + second] as number;
+        if (state === WORD_READ) return false;
+        i += 2;
+        continue;
+      }
+    }
     const unit = text.charCodeAt(i);
-    let at = classes[unit] as number;
+    let at = first;
     if (at >= CLASSES) {
       if (at === UNSEEN) at = unitClassOf(classes, unit);
       if (at === WORD_READ) return false;
-      if (at === DROPPED) continue;
+      if (at === DROPPED) {
+        i++;
+        continue;
+      }
       if (at === SURROGATE) {
-        const next = unit <= 0xdbff && i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+        const next = unit <= 0xdbff && i + 1 < length ? text.charCodeAt(i + 1) : 0;
         if (next < 0xdc00 || next > 0xdfff) return false;
         const point = ((unit - 0xd800) << 10) + (next - 0xdc00) + 0x10000;
         if (isInvisibleAstral(point) || !nfkcInertAstral(point)) return false;
@@ -507,6 +476,7 @@ export function triggerFree(text: string): boolean {
     }
     state = TRIGGER_STEPS[state * CLASSES + at] as number;
     if (state === WORD_READ) return false;
+    i++;
   }
   return true;
 }
