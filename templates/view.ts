@@ -107,6 +107,7 @@ export function viewModule(tool: ToolModel): Code {
   const plan = runtimePlan(tool.view.plan);
   const projection = projector(plan, tool.view.maxStringChars, ident(names.view).text);
   return ts`import {
+  cleanText,
   finishView,
   LEFT_OUT,
   type Projection,
@@ -118,7 +119,7 @@ export function viewModule(tool: ToolModel): Code {
   viewKeysFree,
   viewNode,
   viewPlanAt,
-  viewText,
+  viewString,
 } from "@toolgate/runtime";
 import type { ${ident(names.result)} } from "./types.js";
 

@@ -150,10 +150,9 @@ export function toModelContent(outcome: Outcome<unknown, unknown>): string {
  * piece starts and ends with an ASCII character (a tag's bracket, a line feed, JSON's own delimiters) or is the
  * whole text, so no surrogate pair straddles two pieces and the text's UTF-8 length is the sum of theirs. The
  * measure stage counts them so: the JSON of a view is already one flat string, and the concatenation of the pieces
- * would be copied flat once more only to be counted. `viewJson`, when given, stands in for the view's JSON: the size
- * of the content is counted so, the view's share apart (`content-size.ts`).
+ * would be copied flat once more only to be counted.
  */
-export function modelContentPieces(outcome: Outcome<unknown, unknown>, viewJson?: string): string[] {
+export function modelContentPieces(outcome: Outcome<unknown, unknown>): string[] {
   // Observe mode lets the original through as it came: the gate's decision is in the event, not in the context.
   const observed = outcome.observed?.text;
   if (observed !== undefined) return [observed];
@@ -175,7 +174,7 @@ export function modelContentPieces(outcome: Outcome<unknown, unknown>, viewJson?
     `${open} complete="${outcome.complete}"${outcome.policy ? ` policy="${outcome.policy}"` : ""}>\n`,
     outcome.summary !== undefined
       ? `<summary>${markupSafeJson(outcome.summary)}</summary>`
-      : (viewJson ?? markupSafeJson(outcome.view)),
+      : markupSafeJson(outcome.view),
   ];
   if (outcome.parts !== undefined) for (const line of mediaLines(outcome.parts)) pieces.push(`\n${line}`);
   if (outcome.spill !== undefined) pieces.push(`\n${spilledLine(outcome.spill)}`);
