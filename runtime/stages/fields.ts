@@ -446,7 +446,8 @@ export function triggerFree(text: string): boolean {
   let state = 0;
   let i = 0;
   while (i < length) {
-    const first = classes[text.charCodeAt(i)] as number;
+    const unit = text.charCodeAt(i);
+    const first = classes[unit] as number;
     if (first < CLASSES && i + 1 < length) {
       const second = classes[text.charCodeAt(i + 1)] as number;
       if (second < CLASSES) {
@@ -456,7 +457,6 @@ export function triggerFree(text: string): boolean {
         continue;
       }
     }
-    const unit = text.charCodeAt(i);
     let at = first;
     if (at >= CLASSES) {
       if (at === UNSEEN) at = unitClassOf(classes, unit);
