@@ -156,6 +156,7 @@ export {
   viewNode,
   viewPlanAt,
   viewString,
+  viewText,
 } from "./stages/projector.js";
 export type { McpCallToolResult } from "./stages/receive/mcp-result.js";
 export { type ParsedResult, parsedResult } from "./stages/receive/parsed-value.js";

@@ -108,7 +108,7 @@ function placeNode(
     return lines;
   };
   const string = (max: number, overflow: string): string[] => {
-    const bounded = `v.length <= ${max} ? cleanText(v) : viewString(b, v, ${max}, ${text(overflow)}, ${base}, ${segment})`;
+    const bounded = `viewText(b, v, ${max}, ${text(overflow)}, ${base}, ${segment})`;
     return overflow === "omit"
       ? [`const t = ${bounded};`, `if (t !== undefined) ${put("t")};`]
       : [`${put(`${bounded} as string`)};`];

@@ -107,7 +107,6 @@ export function viewModule(tool: ToolModel): Code {
   const plan = runtimePlan(tool.view.plan);
   const projection = projector(plan, tool.view.maxStringChars, ident(names.view).text);
   return ts`import {
-  cleanText,
   finishView,
   LEFT_OUT,
   type Projection,
@@ -119,7 +118,7 @@ export function viewModule(tool: ToolModel): Code {
   viewKeysFree,
   viewNode,
   viewPlanAt,
-  viewString,
+  viewText,
 } from "@toolgate/runtime";
 import type { ${ident(names.result)} } from "./types.js";
 

@@ -25,6 +25,7 @@ import {
   type PolicyMix,
   type SummarizeFacts,
 } from "../record/events.js";
+import type { TextTally } from "../stages/content-size.js";
 import { type KeptOriginal, originalText } from "../stages/receive/observe.js";
 import type { ParsedCopy, PendingText, RawKind } from "../stages/receive/received.js";
 import { type ResolvedResult, resolveResult } from "../stages/result-kind.js";
@@ -85,6 +86,8 @@ export class Admission<T, V, I> {
   parsed: ParsedCopy | undefined;
   /** A text result's lines, counted once by its line bound, for the text view of that same text. */
   counted: { text: string; lines: number } | undefined;
+  /** The strings the generated projector placed in the view, with their cost, for the measure stage. */
+  tally: TextTally | undefined;
   /** The tool's result kind and block rules, resolved once per spec. */
   readonly result: ResolvedResult;
   /**

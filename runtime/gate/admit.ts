@@ -132,7 +132,7 @@ export async function admitPayload<T, V, I>(
   // The model's content names the payload's hash: it is settled here at the latest.
   const malformed = admission.settle();
   if (malformed !== undefined) return malformed;
-  const measuring = measureView(success, budget);
+  const measuring = measureView(success, budget, admission.tally);
   const measured = measuring instanceof Promise ? await measuring : measuring;
   // Within budget, the admit ends here; but a text view that left lines out goes to a chain that can spill it, so
   // the model can read the lines it was told were left out (`spillsIncompleteText`).

@@ -34,7 +34,8 @@
 import type { ContextBudget, Outcome, Success } from "../contract/types.js";
 import { utf8Length } from "../text/hygiene.js";
 import { chunkCounter } from "./chunk-count.js";
-import { modelContentPieces } from "./model-content.js";
+import { modelContentBytes, type TextTally } from "./content-size.js";
+import { modelContentPieces, toModelContent } from "./model-content.js";
 
 /** The tokenizers a contract can name. */
 export type TokenizerName = NonNullable<ContextBudget["tokenizer"]>;
@@ -417,15 +418,27 @@ export function noteMeasuredView<T, V>(view: Success<T, V>, budget: ContextBudge
 
 /**
  * Stage `measure` on the view the view stage made: the note {@link noteMeasuredView} left for it, else
- * {@link measureModelContent}'s verdict, returned as it is (no promise) when no tokenizer had to run.
+ * {@link measureModelContent}'s verdict, returned as it is (no promise) when no tokenizer had to run. The content's
+ * length is counted without writing the view's JSON (`content-size.ts`, with the strings the projector counted as it
+ * placed them, `tally`); only a view the count gives up on, or one a tokenizer must read, is written here.
  */
-export function measureView<T, V>(view: Success<T, V>, budget: ContextBudget): Measured | Promise<Measured> {
+export function measureView<T, V>(
+  view: Success<T, V>,
+  budget: ContextBudget,
+  tally?: TextTally,
+): Measured | Promise<Measured> {
   const noted = measuredViews.get(view);
   if (noted !== undefined) {
     measuredViews.delete(view);
     if (noted.budget === budget) return noted.measured;
   }
-  return verdictNow(modelContentPieces(view as Success<unknown, unknown>), budget, budget.max);
+  const success = view as Success<unknown, unknown>;
+  const bytes = modelContentBytes(success, tally);
+  if (bytes < 0) return verdictNow(modelContentPieces(success), budget, budget.max);
+  if (budget.unit === "bytes") return { unit: "bytes", value: bytes, exact: true, within: bytes <= budget.max };
+  // A token is at least a byte: within the budget in bytes is within it in tokens (see `measureVerdict`).
+  if (bytes <= budget.max) return { unit: "tokens", value: bytes, exact: false, within: true, bound: "bytes" };
+  return measureText(toModelContent(success), budget, budget.max);
 }
 
 /**

@@ -150,9 +150,10 @@ export function toModelContent(outcome: Outcome<unknown, unknown>): string {
  * piece starts and ends with an ASCII character (a tag's bracket, a line feed, JSON's own delimiters) or is the
  * whole text, so no surrogate pair straddles two pieces and the text's UTF-8 length is the sum of theirs. The
  * measure stage counts them so: the JSON of a view is already one flat string, and the concatenation of the pieces
- * would be copied flat once more only to be counted.
+ * would be copied flat once more only to be counted. `viewJson`, when given, stands in for the view's JSON: the size
+ * of the content is counted so, the view's share apart (`content-size.ts`).
  */
-export function modelContentPieces(outcome: Outcome<unknown, unknown>): string[] {
+export function modelContentPieces(outcome: Outcome<unknown, unknown>, viewJson?: string): string[] {
   // Observe mode lets the original through as it came: the gate's decision is in the event, not in the context.
   const observed = outcome.observed?.text;
   if (observed !== undefined) return [observed];
@@ -174,7 +175,7 @@ export function modelContentPieces(outcome: Outcome<unknown, unknown>): string[]
     `${open} complete="${outcome.complete}"${outcome.policy ? ` policy="${outcome.policy}"` : ""}>\n`,
     outcome.summary !== undefined
       ? `<summary>${markupSafeJson(outcome.summary)}</summary>`
-      : markupSafeJson(outcome.view),
+      : (viewJson ?? markupSafeJson(outcome.view)),
   ];
   if (outcome.parts !== undefined) for (const line of mediaLines(outcome.parts)) pieces.push(`\n${line}`);
   if (outcome.spill !== undefined) pieces.push(`\n${spilledLine(outcome.spill)}`);

@@ -7,33 +7,54 @@
  * not that simple (a union that needs a search, a tuple, an `any` or `media` node, or a value whose JSON type does not
  * fit its node) is handed to the interpreter with {@link viewNode}, at its path, into the same lists of omissions
  * and media, so the projection is the interpreter's on every value: the same view, the same omissions in the same
- * order, the same media. A property test holds the two equal on random plans and values.
+ * order, the same media. A property test holds the two equal on random plans and values. The strings it places
+ * ({@link viewText}) are priced for the model's content as they are cleaned, so the measure stage counts the view
+ * without writing its JSON (`content-size.ts`).
  */
 
 import type { Projection, StringOverflow, ViewPlan } from "../contract/types.js";
+import { cleanStringBytes, type TextTally } from "./content-size.js";
 import { defineOwn, onObjectPrototype, projectInto, projectionOf, projectString, type ViewSink } from "./project.js";
 
-/** What a generated projector gathers while it builds one view. */
-export type ViewBuild = ViewSink;
+/** What a generated projector gathers while it builds one view: the interpreter's sink, and the strings it placed. */
+export interface ViewBuild extends ViewSink {
+  readonly tally: TextTally;
+}
+
+/** Each finished projection's tally, for the measure stage ({@link tallyOf}). */
+const tallies = new WeakMap<object, TextTally>();
+
+/**
+ * The strings the generated projector placed in `projection`'s view, with their cost in the model's content
+ * (`content-size.ts`), once: `undefined` for a projection the interpreter made, or one asked for before.
+ */
+export function tallyOf(projection: object): TextTally | undefined {
+  const tally = tallies.get(projection);
+  if (tally !== undefined) tallies.delete(projection);
+  return tally;
+}
 
 /** What {@link viewNode} returns for a value the view leaves out (nothing is placed for it). */
 export const LEFT_OUT: unique symbol = Symbol("left out");
 
 /** A new build, for one call of a generated `buildView`. */
 export function startView(maxStringChars: number): ViewBuild {
-  return { omissions: [], media: [], maxStringChars };
+  return { omissions: [], media: [], maxStringChars, tally: { texts: [], bytes: [] } };
 }
 
 /** The projection a build made: its view, whether nothing was left out, the omissions and any lifted media. */
 export function finishView<V>(view: unknown, build: ViewBuild): Projection<V> {
-  return projectionOf<V>(view, build);
+  const projection = projectionOf<V>(view, build);
+  tallies.set(projection, build.tally);
+  return projection;
 }
 
 /**
- * A string under a bound: the cleaned string when it is shown, `undefined` when the view leaves it out, every
- * shortening reported at the string's path (the container's `base` and its key or index).
+ * A string under a bound: the cleaned string when it is shown (whole when it has no more units than the bound),
+ * `undefined` when the view leaves it out, every shortening reported at the string's path (the container's `base` and
+ * its key or index). What it costs in the model's content goes to the build's tally while it is at hand.
  */
-export function viewString(
+export function viewText(
   build: ViewBuild,
   text: string,
   max: number,
@@ -41,8 +62,19 @@ export function viewString(
   base: string,
   segment: string | number | undefined,
 ): string | undefined {
-  return projectString(build.omissions, text, max, overflow, base, segment);
+  const shown = projectString(build.omissions, text, max, overflow, base, segment);
+  if (shown !== undefined) {
+    build.tally.texts.push(shown);
+    build.tally.bytes.push(cleanStringBytes(shown));
+  }
+  return shown;
 }
+
+/**
+ * {@link viewText}, under the name projectors generated before it call (for a string longer than its bound only: the
+ * shorter ones they clean themselves, and the measure stage counts those as it meets them).
+ */
+export const viewString = viewText;
 
 /** A value projected by the interpreter with its plan node: what the view shows of it, or {@link LEFT_OUT}. */
 export function viewNode(

@@ -7,6 +7,7 @@ import type { ContentPart, ContentRules, LiftedMedia, Omission, Success } from "
 import type { Admission } from "../gate/admission.js";
 import { codePointLength } from "../text/hygiene.js";
 import { locate, opaqueTokenProblem } from "./fields.js";
+import { tallyOf } from "./projector.js";
 import { mediaAllowed } from "./receive/content-blocks.js";
 
 /** Longest continuation token passed to the model; longer is not a cursor. */
@@ -34,6 +35,7 @@ export function view<T, V, I>(admission: Admission<T, V, I>, data: T): Success<T
   const { spec, flags } = admission;
   const budget = spec.context;
   const projection = spec.buildView(data);
+  admission.tally = tallyOf(projection);
   let { parts } = admission;
   let { complete, omissions } = projection;
   if (projection.media !== undefined) {

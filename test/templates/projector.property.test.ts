@@ -143,7 +143,7 @@ async function projectorOf(
   maxStringChars: number,
 ): Promise<{ buildView: (data: unknown) => Projection<unknown>; viewPlan: ViewPlan }> {
   const made = projector(plan, maxStringChars, "unknown");
-  const source = `import { cleanText, finishView, LEFT_OUT, type Projection, project, startView, type ViewBuild, type ViewPlan, viewDefine, viewKeysFree, viewNode, viewPlanAt, viewString } from "@toolgate/runtime";
+  const source = `import { cleanText, finishView, LEFT_OUT, type Projection, project, startView, type ViewBuild, type ViewPlan, viewDefine, viewKeysFree, viewNode, viewPlanAt, viewString, viewText } from "@toolgate/runtime";
 export const viewPlan: ViewPlan = ${literal(plan as never).text};
 export function buildView(data: unknown): Projection<unknown> {
 ${made.buildBody}
