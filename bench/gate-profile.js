@@ -10,21 +10,22 @@
 import { Session } from "node:inspector/promises";
 
 /**
- * The stages reported, each one or more functions of the built runtime (`runtime/dist`): their names and the end of
- * their file's path. A name that no longer matches a function leaves its time to the rest, so each is the name the
- * built file has now: the measure stage of an admit is `measureView`, and `measureModelContent` the same measure
- * where a policy or a re-measure asks for it.
+ * The stages reported, each one or more functions of the built runtime (`runtime/dist`, whose entries and the chunks
+ * they share keep the functions' names), or `null` for what the engine shows as a root of its own. A name that no
+ * longer matches a function leaves its time to the rest, so each is the name the built code has now: the measure
+ * stage of an admit is `measureView`, and `measureModelContent` the same measure where a policy or a re-measure asks
+ * for it.
  */
 const STAGES = [
-  ["parse (JSON.parse, depth and number pass)", "parseJsonText", "/text/json.js"],
-  ["validator", "validate", "/stages/validate.js"],
-  ["copy of a parsed value, its JSON.stringify", "copyParsedValue", "/receive/value-copy.js"],
-  ["content blocks", "readContentBlocks", "/receive/content-blocks.js"],
-  ["sha256 of the UTF-8 text", "hashTextNow", "/record/provenance.js"],
-  ["field rules (instruction-like text)", "checkFieldRules", "/stages/fields.js"],
-  ["view (projection)", "view", "/stages/view.js"],
-  ["render and measure the model content", ["measureView", "measureModelContent"], "/stages/measure.js"],
-  ["garbage collection", "(garbage collector)", ""],
+  ["parse (JSON.parse, depth and number pass)", "parseJsonText", "runtime"],
+  ["validator", "validate", "runtime"],
+  ["copy of a parsed value, its JSON.stringify", "copyParsedValue", "runtime"],
+  ["content blocks", "readContentBlocks", "runtime"],
+  ["sha256 of the UTF-8 text", "hashTextNow", "runtime"],
+  ["field rules (instruction-like text)", "checkFieldRules", "runtime"],
+  ["view (projection)", "view", "runtime"],
+  ["render and measure the model content", ["measureView", "measureModelContent"], "runtime"],
+  ["garbage collection", "(garbage collector)", null],
 ];
 
 /**
@@ -65,9 +66,9 @@ function shares(profile) {
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const stageOf = (node) =>
     STAGES.findIndex(
-      ([, names, file]) =>
+      ([, names, where]) =>
         (Array.isArray(names) ? names.includes(node.callFrame.functionName) : node.callFrame.functionName === names) &&
-        (file === "" || node.callFrame.url.endsWith(file)),
+        (where === null || node.callFrame.url.includes("/runtime/dist/")),
     );
   const inStage = new Array(STAGES.length).fill(0);
   let inAdmit = 0;

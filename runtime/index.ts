@@ -102,6 +102,8 @@ export {
   type PolicyMix,
   setDefaultSink,
 } from "./record/events.js";
+// How many payloads the gate has handed to its helper thread to hash: a process can check the thread is used.
+export { threadJobs } from "./record/hash-thread.js";
 export {
   type MeterLike,
   type OpenTelemetryApiLike,

@@ -79,7 +79,7 @@ describe("the AI SDK adapter's cost in an app's bundle", () => {
     const added = b.bytes - a.bytes;
     console.log(`${TOOL} app: ${a.bytes} bytes; with gateTools: ${b.bytes} bytes (+${added})`);
     expect(a.inputs.some((input) => input.endsWith("runtime/dist/index.js"))).toBe(true);
-    expect(b.inputs.some((input) => input.endsWith("runtime/dist/integrations/ai-sdk.js"))).toBe(true);
+    expect(b.inputs.some((input) => input.endsWith("runtime/dist/ai-sdk.js"))).toBe(true);
     expect(added).toBeGreaterThan(0);
     expect(added).toBeLessThan(10_240);
   });
