@@ -11,21 +11,21 @@ import { Session } from "node:inspector/promises";
 
 /**
  * The stages reported, each one or more functions of the built runtime (`runtime/dist`, whose entries and the chunks
- * they share keep the functions' names), or `null` for what the engine shows as a root of its own. A name that no
- * longer matches a function leaves its time to the rest, so each is the name the built code has now: the measure
- * stage of an admit is `measureView`, and `measureModelContent` the same measure where a policy or a re-measure asks
- * for it.
+ * they share keep the functions' names), or a node the engine names in parentheses, such as the collector. A name
+ * that no longer matches a function leaves its time to the rest, so each is the name the built code has now: the
+ * measure stage of an admit is `measureView`, and `measureModelContent` the same measure where a policy or a
+ * re-measure asks for it.
  */
 const STAGES = [
-  ["parse (JSON.parse, depth and number pass)", "parseJsonText", "runtime"],
-  ["validator", "validate", "runtime"],
-  ["copy of a parsed value, its JSON.stringify", "copyParsedValue", "runtime"],
-  ["content blocks", "readContentBlocks", "runtime"],
-  ["sha256 of the UTF-8 text", "hashTextNow", "runtime"],
-  ["field rules (instruction-like text)", "checkFieldRules", "runtime"],
-  ["view (projection)", "view", "runtime"],
-  ["render and measure the model content", ["measureView", "measureModelContent"], "runtime"],
-  ["garbage collection", "(garbage collector)", null],
+  ["parse (JSON.parse, depth and number pass)", "parseJsonText"],
+  ["validator", "validate"],
+  ["copy of a parsed value, its JSON.stringify", "copyParsedValue"],
+  ["content blocks", "readContentBlocks"],
+  ["sha256 of the UTF-8 text", "hashTextNow"],
+  ["field rules (instruction-like text)", "checkFieldRules"],
+  ["view (projection)", "view"],
+  ["render and measure the model content", ["measureView", "measureModelContent"]],
+  ["garbage collection", "(garbage collector)"],
 ];
 
 /**
@@ -66,9 +66,9 @@ function shares(profile) {
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const stageOf = (node) =>
     STAGES.findIndex(
-      ([, names, where]) =>
+      ([, names]) =>
         (Array.isArray(names) ? names.includes(node.callFrame.functionName) : node.callFrame.functionName === names) &&
-        (where === null || node.callFrame.url.includes("/runtime/dist/")),
+        (node.callFrame.functionName.startsWith("(") || node.callFrame.url.includes("/runtime/dist/")),
     );
   const inStage = new Array(STAGES.length).fill(0);
   let inAdmit = 0;

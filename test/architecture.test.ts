@@ -69,7 +69,7 @@ describe("the architecture", () => {
   });
 
   it("keeps only the runtime package's entries at the runtime's root", () => {
-    // Each subpath of `@toolgate/runtime` is one file at the root (the `./formats` entry is bundled from its own);
+    // Each subpath of `@toolgate/runtime` is one file at the root, bundled from it by `runtime/bundle.mjs`;
     // everything those entries share lives in a folder named for what it is.
     const manifest = JSON.parse(readFileSync(path.join(REPO, "runtime/package.json"), "utf8")) as {
       exports: Record<string, string | { default: string }>;
