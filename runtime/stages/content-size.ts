@@ -30,6 +30,11 @@ export function cleanStringBytes(text: string): number {
   return 2 + (ESCAPED.test(text) ? viewCost(text) : utf8Length(text));
 }
 
+/** What a well-formed string known to hold none of {@link ESCAPED}'s units costs: its UTF-8 length and its quotes. */
+export function plainStringBytes(text: string): number {
+  return 2 + utf8Length(text);
+}
+
 /** What any string costs inside the model's content, its quotes included. */
 function stringBytes(text: string): number {
   return isWellFormedText(text) ? cleanStringBytes(text) : 2 + viewCost(text);

@@ -8,7 +8,7 @@
  */
 
 import type { LiftedMedia, Omission, Projection, StringOverflow, ViewPlan } from "../contract/types.js";
-import { boundText, cleanText } from "../text/hygiene.js";
+import { boundText, cleanText, lastCleanPlain } from "../text/hygiene.js";
 import { lineExcerpt, viewCost } from "./line-excerpt.js";
 import { liftMedia } from "./project-media.js";
 
@@ -232,6 +232,17 @@ export interface ViewSink {
 }
 
 /**
+ * Whether the string the last {@link projectString} returned is known to hold no unit that JSON or the model
+ * content's markup escapes (see `lastCleanPlain`): what a projector pricing it reads instead of searching it again.
+ */
+let shownPlain = false;
+
+/** See {@link shownPlain}. */
+export function lastShownPlain(): boolean {
+  return shownPlain;
+}
+
+/**
  * A string under a bound of `max` code points, as the view shows it: cleaned and whole, or shortened by `overflow`
  * (a marked excerpt, whole lines with a marked gap, or left out: `undefined`), each shortening reported in
  * `omissions` at the string's path (`base` and `segment`, written out only then).
@@ -246,13 +257,20 @@ export function projectString(
 ): string | undefined {
   // No more UTF-16 units than the bound, so no more code points either, cleaned or not: whole, as `boundText` would
   // find, without the bounded form it makes for each string (most strings of a small result are such).
-  if (text.length <= max) return cleanText(text);
+  if (text.length <= max) {
+    const cleaned = cleanText(text);
+    shownPlain = lastCleanPlain();
+    return cleaned;
+  }
   const bounded = boundText(text, max);
+  // Whole or an excerpt of what the one pass read (the mark that ends an excerpt is plain), or neither.
+  shownPlain = lastCleanPlain();
   // Nothing left out means whole, except under a negative bound, where even an empty string is an excerpt.
   if (bounded.leftOut === 0 && max >= 0) return bounded.text;
   if (overflow === "lines" && max >= 0) {
     // Shown as whole lines with a marked gap, unless the bound cannot hold even the markers.
     const shown = stringLines(text, max);
+    shownPlain = false;
     if (shown !== undefined) {
       const path = pathAt(base, segment);
       for (const omission of shown.omissions) omissions.push({ path, ...omission });

@@ -13,8 +13,16 @@
  */
 
 import type { Projection, StringOverflow, ViewPlan } from "../contract/types.js";
-import { cleanStringBytes, type TextTally } from "./content-size.js";
-import { defineOwn, onObjectPrototype, projectInto, projectionOf, projectString, type ViewSink } from "./project.js";
+import { cleanStringBytes, plainStringBytes, type TextTally } from "./content-size.js";
+import {
+  defineOwn,
+  lastShownPlain,
+  onObjectPrototype,
+  projectInto,
+  projectionOf,
+  projectString,
+  type ViewSink,
+} from "./project.js";
 
 /** What a generated projector gathers while it builds one view: the interpreter's sink, and the strings it placed. */
 export interface ViewBuild extends ViewSink {
@@ -65,7 +73,7 @@ export function viewText(
   const shown = projectString(build.omissions, text, max, overflow, base, segment);
   if (shown !== undefined) {
     build.tally.texts.push(shown);
-    build.tally.bytes.push(cleanStringBytes(shown));
+    build.tally.bytes.push(lastShownPlain() ? plainStringBytes(shown) : cleanStringBytes(shown));
   }
   return shown;
 }

@@ -156,6 +156,21 @@ export function isInvisibleAstral(point: number): boolean {
 
 /** Where {@link scanText} found that an excerpt of the requested length ends (a UTF-16 index). */
 let scannedCut = 0;
+/**
+ * Whether the text {@link scanText} last read holds only plain units (see {@link ordinary}) and whole surrogate
+ * pairs: none that cleaning removes, JSON escapes or the markup escapes. What {@link lastCleanPlain} answers.
+ */
+let scannedPlain = false;
+
+/**
+ * Whether the string the last {@link cleanText} or {@link boundText} returned is known to hold no unit that JSON or
+ * the model content's markup escapes: then it costs its UTF-8 length and its quotes, and no search for such units is
+ * needed. True only when the one pass that found nothing to remove found none of them either; false says only that
+ * it is not known.
+ */
+export function lastCleanPlain(): boolean {
+  return scannedPlain;
+}
 
 /**
  * Code units that cleaning never removes and that are never half of a pair, as inclusive ranges: printable ASCII,
@@ -179,18 +194,40 @@ export const ORDINARY_RANGES: ReadonlyArray<readonly [number, number]> = [
   [0xac00, 0xd7a3],
 ];
 
-/** One byte per BMP code unit: 1 for the units of {@link ORDINARY_RANGES}. */
-const ordinary = new Uint8Array(0x10000);
-for (const [first, last] of ORDINARY_RANGES) ordinary.fill(1, first, last + 1);
+/**
+ * The ordinary units that a string of the model's content cannot hold as they are: tab and line feed, the quote and
+ * the backslash (JSON escapes them), and `&`, `<` and `>` (the content's markup escapes them). Cleaning keeps them;
+ * the price of a string that holds one is counted unit by unit.
+ */
+const ESCAPED_ORDINARY = [0x09, 0x0a, 0x22, 0x26, 0x3c, 0x3e, 0x5c];
 
 /**
- * A run of {@link ORDINARY_RANGES}' units: matched from a given index, the engine's compiled loop skips it several
- * times faster than a loop over code units.
+ * One byte per BMP code unit: {@link PLAIN} for the units of {@link ORDINARY_RANGES} but those of
+ * {@link ESCAPED_ORDINARY}, which are {@link ESCAPED_UNIT}; 0 for the rest.
  */
-const ORDINARY_RUN = new RegExp(
-  `[${ORDINARY_RANGES.map(([first, last]) => `\\u${hex4(first)}-\\u${hex4(last)}`).join("")}]+`,
-  "y",
-);
+const ordinary = new Uint8Array(0x10000);
+const PLAIN = 1;
+const ESCAPED_UNIT = 2;
+for (const [first, last] of ORDINARY_RANGES) ordinary.fill(PLAIN, first, last + 1);
+for (const unit of ESCAPED_ORDINARY) ordinary[unit] = ESCAPED_UNIT;
+
+/**
+ * A run of plain ordinary units (those {@link ordinary} marks {@link PLAIN}): matched from a given index, the engine's
+ * compiled loop skips it several times faster than a loop over code units.
+ */
+const ORDINARY_RUN = new RegExp(`[${plainRanges().join("")}]+`, "y");
+
+/** {@link ORDINARY_RANGES} without the units of {@link ESCAPED_ORDINARY}, as ranges of a character class. */
+function plainRanges(): string[] {
+  const ranges: string[] = [];
+  for (let unit = 0; unit < 0x10000; unit++) {
+    if (ordinary[unit] !== PLAIN) continue;
+    const first = unit;
+    while (unit + 1 < 0x10000 && ordinary[unit + 1] === PLAIN) unit++;
+    ranges.push(first === unit ? `\\u${hex4(first)}` : `\\u${hex4(first)}-\\u${hex4(unit)}`);
+  }
+  return ranges;
+}
 /** Ordinary units in a row after which a scan skips the rest of their run with {@link ORDINARY_RUN}. */
 const RUN_BEFORE_SKIP = 8;
 
@@ -219,14 +256,17 @@ function scanText(text: string, keep: number): number {
   const length = text.length;
   let count = 0;
   let run = 0;
+  let plain = true;
   scannedCut = 0;
+  scannedPlain = false;
   for (let i = 0; i < length; i++) {
     if (count === keep) scannedCut = i;
     count++;
     const unit = text.charCodeAt(i);
-    if (ordinary[unit] === 1) {
+    const kind = ordinary[unit];
+    if (kind === PLAIN) {
       if (++run === RUN_BEFORE_SKIP) {
-        // The rest of an ordinary run: one code point per unit, so the count and the cut are arithmetic.
+        // The rest of a plain run: one code point per unit, so the count and the cut are arithmetic.
         run = 0;
         const end = ordinaryRunEnd(text, i);
         const more = end - i - 1;
@@ -237,6 +277,10 @@ function scanText(text: string, keep: number): number {
       continue;
     }
     run = 0;
+    if (kind === ESCAPED_UNIT) {
+      plain = false;
+      continue;
+    }
     // C0 controls except tab and line feed, and DEL.
     if (unit <= 0x7f) return -1;
     if (unit >= 0xd800 && unit <= 0xdfff) {
@@ -247,8 +291,12 @@ function scanText(text: string, keep: number): number {
       i++;
     } else if (isInvisibleUnit(unit)) {
       return -1;
+    } else {
+      // Kept, but not known plain: the markup's lookalikes and the line separators are escaped.
+      plain = false;
     }
   }
+  scannedPlain = plain;
   return count;
 }
 
@@ -269,6 +317,7 @@ const SELECTOR_BASE = /\p{Emoji}$/u;
  */
 export function cleanText(text: string): string {
   if (!hasInvisible(text)) return text;
+  scannedPlain = false;
   // Rebuild left to right, so a joiner or selector is judged against what has already been kept (and the raw text
   // after it). Pieces go into an array and only the last two UTF-16 units kept are tracked: slicing a growing
   // concatenated string would flatten it every time, and a payload full of joiners would take quadratic time.
@@ -288,9 +337,11 @@ export function cleanText(text: string): string {
     const unit = text.charCodeAt(at);
     let width = 1;
     let invisible: boolean;
-    if (ordinary[unit] === 1) {
+    const kind = ordinary[unit];
+    if (kind !== 0) {
       invisible = false;
-      if (++run === RUN_BEFORE_SKIP) {
+      if (kind !== PLAIN) run = 0;
+      else if (++run === RUN_BEFORE_SKIP) {
         run = 0;
         at = ordinaryRunEnd(text, at) - 1;
       }

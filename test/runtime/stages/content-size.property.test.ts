@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { markupSafeJson, type Outcome, type Projection, toModelContent } from "../../../runtime/index.js";
 import { jsonBytes, modelContentBytes } from "../../../runtime/stages/content-size.js";
 import { finishView, startView, tallyOf, viewText } from "../../../runtime/stages/projector.js";
-import { utf8Length } from "../../../runtime/text/hygiene.js";
+import { boundText, cleanText, lastCleanPlain, utf8Length } from "../../../runtime/text/hygiene.js";
 import { type RecordResult, recordTool } from "../fixture.js";
 
 /** Strings with everything the count must price: escapes, markup and lookalikes, separators, pairs, lone halves. */
@@ -25,6 +25,7 @@ const text = fc.oneof(
     .array(
       fc.constantFrom(
         "plain ",
+        "a longer run of plain words ",
         '"',
         "\\",
         "\n",
@@ -80,7 +81,7 @@ describe("the count of the model's content", () => {
   it("takes a projector's tally in the view's order, and counts what the tally does not line up with", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(text, fc.integer({ min: 0, max: 6 })), { maxLength: 12 }),
+        fc.array(fc.tuple(text, fc.integer({ min: 0, max: 48 })), { maxLength: 12 }),
         fc.integer({ min: 0, max: 3 }),
         (placed, shuffle) => {
           const build = startView(2000);
@@ -102,6 +103,31 @@ describe("the count of the model's content", () => {
       ),
       { numRuns: 3000 },
     );
+  });
+
+  it("prices a cleaned string by its length alone only when it holds nothing JSON or the markup escapes", () => {
+    // What the cleaning pass answers for free (`lastCleanPlain`): when it says plain, the string's JSON is its
+    // quotes around its UTF-8, exactly as written; when the string holds an escaped unit, it never says plain.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls JSON escapes are what is looked for.
+    const escaped = /["\\\u0000-\u001F&<>\u2028\u2029\uFE60\uFE64\uFE65\uFF06\uFF1C\uFF1E]/;
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 48 }), (item, max) => {
+        for (const clean of [cleanText, (input: string) => boundText(input, max).text]) {
+          const shown = clean(item);
+          const plain = lastCleanPlain();
+          if (escaped.test(shown) || !shown.isWellFormed()) expect(plain).toBe(false);
+          if (plain) expect(2 + utf8Length(shown)).toBe(utf8Length(markupSafeJson(shown)));
+        }
+      }),
+      { numRuns: 5000 },
+    );
+    // The positive control: ordinary prose, accents, CJK, emoji and an excerpt's mark are known plain.
+    for (const prose of ["a plain title", "café naïve résumé 東京 데이터 🚀 ✅ and more words after them"]) {
+      expect(cleanText(prose)).toBe(prose);
+      expect(lastCleanPlain()).toBe(true);
+      expect(boundText(prose, 12).text).toMatch(/…$/);
+      expect(lastCleanPlain()).toBe(true);
+    }
   });
 
   it("gives up on what JSON.stringify writes its own way, and the measure writes it instead", () => {
