@@ -10,10 +10,12 @@
  * The thread is the host's own (`node:worker_threads`, reached as the hash module is, with no import), started by
  * the first payload large enough and used once it has said it is ready: until then, and wherever there is no such
  * module, or shared memory, or the thread fails, the gate hashes on its own thread as before. A job is handed over
- * through shared memory alone: the thread sleeps in `Atomics.wait` on a doorbell word, and the gate marks the job's
- * buffer pending and rings it, which costs the gate less than a message. Only a new buffer is sent, once, as a
- * message, which the thread takes off its port (`receiveMessageOnPort`) when it wakes; a buffer the gate lets go of
- * is sent again, empty, so the thread lets go of it too.
+ * through shared memory alone: the gate marks the job's buffer pending and rings a doorbell word. After each job the
+ * thread looks at the doorbell for a short while ({@link LOOK_US}), so a gate admitting results one after another
+ * rings it with a store; then it sleeps in `Atomics.wait`, marked parked, and only then does a ring wake it (a
+ * system call). Only a new buffer is sent, once, as a message, which the thread takes off its port
+ * (`receiveMessageOnPort`) when it wakes; a buffer the gate lets go of is sent again, empty, so the thread lets go of
+ * it too.
  *
  * Correctness never rests on the thread: a job it could not do (a text with a lone surrogate, which its transcoder
  * refuses) or did not finish in time is hashed on the caller's thread, from the payload the pending hash still
@@ -49,12 +51,23 @@ const PENDING = 5;
 const TEXT = 0;
 const BYTES = 1;
 /**
- * The words of the thread's control buffer: whether it is ready, the doorbell the gate rings for a job, and how many
- * buffers the thread holds.
+ * The words of the thread's control buffer: whether it is ready, the doorbell the gate rings for a job, how many
+ * buffers the thread holds, and whether it sleeps (a ring must wake it).
  */
 const READY = 0;
 const BELL = 1;
 const HELD = 2;
+const PARKED = 3;
+
+/**
+ * How long the thread keeps looking at the doorbell after its last job before it sleeps, in microseconds. Waking a
+ * sleeping thread is a system call that costs the gate 10–20 µs on a virtual machine, as much as the rest of a
+ * 64 KB hand-over, and the thread then takes as long again to get a core back; a gate admitting results one after
+ * another rings a thread still looking, which costs a store, and the job is under way at once. Measured with the
+ * bench contract (`node bench/admit-loop.js 65536`): 235 µs an admit with the thread asleep between jobs, 195 µs
+ * with it looking. The thread spends at most this much of a core after each job, and none while no results come.
+ */
+const LOOK_US = 300;
 
 /**
  * How long a settle waits for a job the thread has begun before hashing itself, in milliseconds: about three times
@@ -160,10 +173,10 @@ function run(sab) {
 transcode(Buffer.from("\\u00e9", "utf16le"), "utf16le", "utf8");
 createHash("sha256").update("").digest("hex");
 Atomics.store(control, ${READY}, 1);
+let bell = Atomics.load(control, ${BELL});
 for (;;) {
-  // The bell as it was before the look at the buffers: a job marked pending after it rang again, and the wait
-  // below returns at once.
-  const bell = Atomics.load(control, ${BELL});
+  // The bell as it was before the look at the buffers: a job marked pending after it rang again is found by the
+  // look below, or makes the wait return at once.
   for (let sent = receiveMessageOnPort(workerData.port); sent !== undefined; sent = receiveMessageOnPort(workerData.port)) {
     const { id, buffer } = sent.message;
     if (buffer === undefined) buffers.delete(id);
@@ -171,7 +184,19 @@ for (;;) {
   }
   Atomics.store(control, ${HELD}, buffers.size);
   for (const buffer of buffers.values()) run(buffer);
-  Atomics.wait(control, ${BELL}, bell);
+  // A while looking, then asleep: marked parked before the last look, so a gate that rings after that look sees the
+  // mark and wakes the thread, and one that rang before it is found by it.
+  const until = performance.now() + ${LOOK_US / 1000};
+  let rung = Atomics.load(control, ${BELL});
+  while (rung === bell && performance.now() < until) rung = Atomics.load(control, ${BELL});
+  if (rung === bell) {
+    Atomics.store(control, ${PARKED}, 1);
+    rung = Atomics.load(control, ${BELL});
+    if (rung === bell) Atomics.wait(control, ${BELL}, bell);
+    Atomics.store(control, ${PARKED}, 0);
+    rung = Atomics.load(control, ${BELL});
+  }
+  bell = rung;
 }
 `;
 
@@ -224,7 +249,7 @@ function readyThread(): { port: PortLike; control: Int32Array } | undefined {
       return undefined;
     }
     try {
-      const control = new SharedArrayBuffer(12);
+      const control = new SharedArrayBuffer(16);
       const { port1, port2 } = new workerThreads.MessageChannel();
       const worker = new workerThreads.Worker(THREAD_SOURCE, {
         eval: true,
@@ -320,7 +345,7 @@ function letGo(slot: Slot): void {
 /** Wakes the thread: it takes what was sent to it, and does every pending job. */
 function ring(control: Int32Array): void {
   Atomics.add(control, BELL, 1);
-  Atomics.notify(control, BELL);
+  if (Atomics.load(control, PARKED) === 1) Atomics.notify(control, BELL);
 }
 
 /** Whether a large free buffer is held now, for tests of its release. */
@@ -344,6 +369,14 @@ let handedOver = 0;
 /** How many payloads have been handed to the helper thread so far. */
 export function threadJobs(): number {
   return handedOver;
+}
+
+/** How many hashes the helper thread has given, for tests that it does the jobs it is handed, asleep or awake. */
+let answered = 0;
+
+/** How many of the jobs handed over the thread has answered (the rest were hashed on the caller's thread). */
+export function threadAnswers(): number {
+  return answered;
 }
 
 /** A job for the thread: the buffer it is written into, its header, and the thread's control buffer. */
@@ -401,6 +434,7 @@ function pending({ control, slot, head }: Job, fallback: () => HashedText): Pend
       if (state === DONE) {
         const sha256 = (bufferModule as BufferModule).Buffer.from(slot.buffer, DIGEST_AT, 64).toString("latin1");
         settled = { byteLength: head[1] as number, sha256, replacement: head[4] === 1 };
+        answered++;
       } else settled = fallback();
       // A buffer the thread may still write to (it did not answer in time) is let go of: it is the thread's until
       // that job is over, then the collector's.

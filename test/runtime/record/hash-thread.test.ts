@@ -20,6 +20,7 @@ import {
   holdsLargeBuffer,
   MAX_UNITS,
   MIN_UNITS,
+  threadAnswers,
   threadJobs,
 } from "../../../runtime/record/hash-thread.js";
 import { hashTextNow } from "../../../runtime/record/provenance.js";
@@ -218,6 +219,30 @@ describe("a hash taken on the helper thread", () => {
     expect(hashBytesLater(new Uint8Array(MIN_UNITS - 1))).toBeUndefined();
     expect(hashTextLater("x".repeat(MAX_UNITS + 1))).toBeUndefined();
     expect(hashBytesLater(new Uint8Array(MAX_UNITS + 1))).toBeUndefined();
+  });
+
+  it("does a job handed over while it still looks for one, and one handed over after it went to sleep", async () => {
+    // The thread looks at its doorbell for a while after each job and is rung without a wake-up then; past that it
+    // sleeps, and the ring wakes it. A second job follows the first after a gap from none to longer than the look,
+    // and both are given ample time before they settle: a job the thread never saw would be taken back and hashed
+    // here, and not counted as the thread's answer.
+    const text = `{"log":"${"x".repeat(MIN_UNITS)} 東京 🚀"}`;
+    const busy = (ms: number) => {
+      const start = performance.now();
+      while (performance.now() - start < ms) {
+        // Holding this thread, as a gate busy with its next result does.
+      }
+    };
+    for (const gapMs of [0, 0.1, 0.3, 1, 5]) {
+      const answers = threadAnswers();
+      const first = hashTextLater(text);
+      busy(gapMs);
+      const second = hashTextLater(text);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(first?.settle()).toEqual(hashTextNow(text));
+      expect(second?.settle()).toEqual(hashTextNow(text));
+      expect(threadAnswers()).toBe(answers + 2);
+    }
   });
 
   it("hashes a 10 MB payload there too, keeps its buffer for the next one and lets it go when no more come", async () => {
