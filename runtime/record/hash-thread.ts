@@ -232,6 +232,10 @@ interface Slot {
   buffer: SharedArrayBuffer;
   id: number;
   capacity: number;
+  /** The buffer's header words, its payload area and its digest, as views made once with the buffer. */
+  head: Int32Array;
+  data: ReturnType<BufferModule["Buffer"]["from"]>;
+  digest: ReturnType<BufferModule["Buffer"]["from"]>;
 }
 
 /** The id of the next buffer made. */
@@ -302,7 +306,16 @@ function takeBuffer(capacity: number): Slot {
     keptBytes -= capacity;
     return kept;
   }
-  const slot = { buffer: new SharedArrayBuffer(DATA_AT + capacity), id: nextId++, capacity };
+  const buffer = new SharedArrayBuffer(DATA_AT + capacity);
+  const { Buffer } = bufferModule as BufferModule;
+  const slot = {
+    buffer,
+    id: nextId++,
+    capacity,
+    head: new Int32Array(buffer, 0, HEAD_WORDS),
+    data: Buffer.from(buffer, DATA_AT, capacity),
+    digest: Buffer.from(buffer, DIGEST_AT, 64),
+  };
   tell({ id: slot.id, buffer: slot.buffer });
   return slot;
 }
@@ -395,7 +408,7 @@ function jobFor(length: number, bytes: number, kind: typeof TEXT | typeof BYTES)
   const ready = readyThread();
   if (ready === undefined) return undefined;
   const slot = takeBuffer(capacityFor(bytes));
-  const head = new Int32Array(slot.buffer, 0, HEAD_WORDS);
+  const { head } = slot;
   head.fill(0, 1);
   head[2] = length;
   head[3] = kind;
@@ -432,7 +445,7 @@ function pending({ control, slot, head }: Job, fallback: () => HashedText): Pend
         state = Atomics.load(head, 0);
       }
       if (state === DONE) {
-        const sha256 = (bufferModule as BufferModule).Buffer.from(slot.buffer, DIGEST_AT, 64).toString("latin1");
+        const sha256 = slot.digest.toString("latin1");
         settled = { byteLength: head[1] as number, sha256, replacement: head[4] === 1 };
         answered++;
       } else settled = fallback();
@@ -461,7 +474,7 @@ function pending({ control, slot, head }: Job, fallback: () => HashedText): Pend
 export function hashTextLater(text: string): PendingHash | undefined {
   const job = jobFor(text.length, 2 * text.length, TEXT);
   if (job === undefined) return undefined;
-  (bufferModule as BufferModule).Buffer.from(job.slot.buffer, DATA_AT, 2 * text.length).write(text, 0, "utf16le");
+  job.slot.data.write(text, 0, "utf16le");
   return pending(job, () => hashTextNow(text) as HashedText);
 }
 

@@ -85,6 +85,14 @@ function keyCost(key: string): number {
 interface Walk {
   tally: TextTally | undefined;
   next: number;
+  /** Whether `Object.prototype` has no enumerable key, so `for…in` over a plain object lists its own keys alone. */
+  inheritsNone: boolean;
+}
+
+/** Whether `Object.prototype` has no enumerable key (someone may have added one since the last walk). */
+function inheritsNone(): boolean {
+  for (const _key in Object.prototype) return false;
+  return true;
 }
 
 /** What `value`'s JSON costs as {@link markupSafeJson} writes it, or {@link GIVE_UP}. Recursive, as the view is. */
@@ -125,17 +133,29 @@ function containerBytes(container: object, walk: Walk): number {
     return bytes;
   }
   if (prototype !== Object.prototype && prototype !== null) return GIVE_UP;
-  const keys = Object.keys(container);
-  const count = keys.length;
-  // The braces, a comma between each two members, and each member's colon.
-  let bytes = count === 0 ? 2 : 2 * count + 1;
-  for (let i = 0; i < count; i++) {
-    const key = keys[i] as string;
-    const member = valueBytes((container as Record<string, unknown>)[key], walk);
-    if (member < 0) return GIVE_UP;
-    bytes += keyCost(key) + member;
+  // The own enumerable keys `JSON.stringify` writes, in its order: those `for…in` lists when `Object.prototype` has
+  // none of its own (checked once a walk), which spares a list of them for every object.
+  let count = 0;
+  let bytes = 0;
+  if (walk.inheritsNone) {
+    for (const key in container) {
+      const member = valueBytes((container as Record<string, unknown>)[key], walk);
+      if (member < 0) return GIVE_UP;
+      bytes += keyCost(key) + member;
+      count++;
+    }
+  } else {
+    const keys = Object.keys(container);
+    count = keys.length;
+    for (let i = 0; i < count; i++) {
+      const key = keys[i] as string;
+      const member = valueBytes((container as Record<string, unknown>)[key], walk);
+      if (member < 0) return GIVE_UP;
+      bytes += keyCost(key) + member;
+    }
   }
-  return bytes;
+  // The braces, a comma between each two members, and each member's colon.
+  return bytes + (count === 0 ? 2 : 2 * count + 1);
 }
 
 /**
@@ -144,7 +164,7 @@ function containerBytes(container: object, walk: Walk): number {
  */
 export function jsonBytes(value: unknown, tally?: TextTally): number {
   try {
-    return valueBytes(value, { tally, next: 0 });
+    return valueBytes(value, { tally, next: 0, inheritsNone: inheritsNone() });
   } catch {
     // The stack ran out, or a getter threw: writing it decides, as before.
     return GIVE_UP;

@@ -130,6 +130,23 @@ describe("the count of the model's content", () => {
     }
   });
 
+  it("counts only an object's own keys when Object.prototype has an enumerable one, as JSON.stringify writes them", () => {
+    const view = { items: [{ id: 1, label: "a" }, { id: 2 }], owner: "x" };
+    const written = utf8Length(markupSafeJson(view));
+    expect(jsonBytes(view)).toBe(written);
+    Object.defineProperty(Object.prototype, "polluted", {
+      value: "yes",
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+    try {
+      expect(jsonBytes(view)).toBe(written);
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).polluted;
+    }
+  });
+
   it("gives up on what JSON.stringify writes its own way, and the measure writes it instead", () => {
     const dated = { at: new Date(0), note: "x" };
     expect(jsonBytes(dated)).toBe(-1);
