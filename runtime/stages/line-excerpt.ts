@@ -10,7 +10,7 @@
  * backslashes and controls escaped, and `<`, `>`, `&` and their lookalikes as `\u00XX`, see `markupSafeJson`), and
  * each line break as the two characters `\n`. So a view of `maxBytes` costs at most `maxBytes` in the rendered body.
  */
-import { cleanText } from "../text/hygiene.js";
+import { cleanText, lastCleanPlain, utf8Length } from "../text/hygiene.js";
 import { markupSafeJson } from "./model-content.js";
 
 /** Where a text view left lines out. Line numbers are 1-based and inclusive. */
@@ -122,6 +122,11 @@ export interface TextLines {
    * view's rounds): every {@link lineExcerpt} over them then measures each line once in all.
    */
   costAt?: ((index: number) => number) | undefined;
+  /**
+   * Whether line `index`, once read, is known to hold nothing JSON or the markup escapes (the pass that cleaned it
+   * found none): it then costs its UTF-8 length, which is counted natively instead of unit by unit.
+   */
+  plainAt?: ((index: number) => boolean) | undefined;
 }
 
 /** `lines` with each line's {@link viewCost} kept once measured ({@link TextLines.costAt}). */
@@ -130,7 +135,8 @@ export function withCosts<L extends TextLines>(lines: L): L & { costAt(index: nu
   const costAt = (index: number): number => {
     let cost = costs[index];
     if (cost === undefined) {
-      cost = viewCost(lines.at(index));
+      const line = lines.at(index);
+      cost = lines.plainAt?.(index) === true ? utf8Length(line) : viewCost(line);
       costs[index] = cost;
     }
     return cost;
@@ -160,6 +166,7 @@ export function cleanedLines(source: string, counted = countLines(source)): Text
   const begin: number[] = new Array(raw);
   const end: number[] = new Array(raw);
   const cleaned: Array<string | undefined> = new Array(raw);
+  const plain: boolean[] = new Array(raw);
   begin[0] = 0;
   end[0] = lineEnd(source, 0);
   let ahead = 1;
@@ -184,8 +191,10 @@ export function cleanedLines(source: string, counted = countLines(source)): Text
     }
     line = cleanText(source.slice(begin[index], end[index]));
     cleaned[index] = line;
+    plain[index] = lastCleanPlain();
     return line;
   };
+  const plainAt = (index: number): boolean => plain[index] === true;
   // Without a final line break, a last line that cleans to nothing is one: the cleaned text has a line less.
   const popped = finalBreak || (raw > 1 && at(raw - 1) === "");
   const total = finalBreak ? raw : popped ? raw - 1 : raw;
@@ -196,7 +205,7 @@ export function cleanedLines(source: string, counted = countLines(source)): Text
   };
   // As `countLines` counts the cleaned text: none when it is empty.
   const count = total === 1 && !popped && at(0) === "" ? 0 : total;
-  return { total, at, whole, count, finalBreak: popped };
+  return { total, at, whole, count, finalBreak: popped, plainAt };
 }
 
 /** Where the line starting at `from` ends: its line break, or the end of the text. */

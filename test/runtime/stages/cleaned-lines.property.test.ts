@@ -3,11 +3,12 @@
  * whole text, then excerpt it), for any text of hostile and ordinary lines, any bound and any head share:
  * - the lines, read one by one, joined, are `cleanText` of the whole text;
  * - the line count is `countLines` of the cleaned text;
- * - the excerpt is the same: the same lines shown, the same gap, the same cut of the first line.
+ * - the excerpt is the same: the same lines shown, the same gap, the same cut of the first line;
+ * - each line's cost is its `viewCost`, counted natively for a line the cleaning pass found plain.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cleanedLines, countLines, lineExcerpt } from "../../../runtime/stages/line-excerpt.js";
+import { cleanedLines, countLines, lineExcerpt, viewCost, withCosts } from "../../../runtime/stages/line-excerpt.js";
 import { cleanText } from "../../../runtime/text/hygiene.js";
 
 /** Characters cleaning removes, or keeps only beside an emoji: the ones whose neighbours matter. */
@@ -46,6 +47,23 @@ const text = fc
   .map(([lines, finalBreak]) => lines.join("\n") + (finalBreak ? "\n" : ""));
 
 describe("cleanedLines", () => {
+  it("costs each line what viewCost counts, whether or not its cleaning found it plain", () => {
+    let plain = 0;
+    fc.assert(
+      fc.property(text, (source) => {
+        const lines = withCosts(cleanedLines(source));
+        for (let index = lines.total - 1; index >= 0; index--) {
+          const cost = lines.costAt(index);
+          if (lines.plainAt?.(index) === true) plain++;
+          expect(cost).toBe(viewCost(lines.at(index)));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+    // Not a path that never runs: ordinary lines are found plain.
+    expect(plain).toBeGreaterThan(1000);
+  });
+
   it("is the cleaned text, line by line, with its line count", () => {
     fc.assert(
       fc.property(text, (source) => {
