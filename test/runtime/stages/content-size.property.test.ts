@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { markupSafeJson, type Outcome, type Projection, toModelContent } from "../../../runtime/index.js";
 import { jsonBytes, modelContentBytes } from "../../../runtime/stages/content-size.js";
 import { finishView, startView, tallyOf, viewText } from "../../../runtime/stages/projector.js";
-import { boundText, cleanText, lastCleanPlain, utf8Length } from "../../../runtime/text/hygiene.js";
+import { boundText, cleanText, isWellFormedText, lastCleanPlain, utf8Length } from "../../../runtime/text/hygiene.js";
 import { type RecordResult, recordTool } from "../fixture.js";
 
 /** Strings with everything the count must price: escapes, markup and lookalikes, separators, pairs, lone halves. */
@@ -115,7 +115,7 @@ describe("the count of the model's content", () => {
         for (const clean of [cleanText, (input: string) => boundText(input, max).text]) {
           const shown = clean(item);
           const plain = lastCleanPlain();
-          if (escaped.test(shown) || !shown.isWellFormed()) expect(plain).toBe(false);
+          if (escaped.test(shown) || !isWellFormedText(shown)) expect(plain).toBe(false);
           if (plain) expect(2 + utf8Length(shown)).toBe(utf8Length(markupSafeJson(shown)));
         }
       }),
