@@ -13,6 +13,7 @@
  */
 
 import type { Projection, StringOverflow, ViewPlan } from "../contract/types.js";
+import { cleanText, lastCleanPlain } from "../text/hygiene.js";
 import { cleanStringBytes, plainStringBytes, type TextTally } from "./content-size.js";
 import {
   defineOwn,
@@ -70,10 +71,19 @@ export function viewText(
   base: string,
   segment: string | number | undefined,
 ): string | undefined {
+  const { tally } = build;
+  // Within its bound, a string is shown whole and cleaned, as `projectString` shows it, with nothing to report: most
+  // strings of a view, taken here without the calls between.
+  if (text.length <= max) {
+    const cleaned = cleanText(text);
+    tally.texts.push(cleaned);
+    tally.bytes.push(lastCleanPlain() ? plainStringBytes(cleaned) : cleanStringBytes(cleaned));
+    return cleaned;
+  }
   const shown = projectString(build.omissions, text, max, overflow, base, segment);
   if (shown !== undefined) {
-    build.tally.texts.push(shown);
-    build.tally.bytes.push(lastShownPlain() ? plainStringBytes(shown) : cleanStringBytes(shown));
+    tally.texts.push(shown);
+    tally.bytes.push(lastShownPlain() ? plainStringBytes(shown) : cleanStringBytes(shown));
   }
   return shown;
 }
