@@ -86,6 +86,38 @@ function visitAt(
   }
 }
 
+/**
+ * Whether a string at `steps` below `value` reads like instructions ({@link looksLikeInstructions}): the values
+ * {@link visitAt} would visit, read until the first that does, with no keys kept. An array whose items' one key is
+ * the path's last step (each issue's `title`, say: what a text rule mostly names) is read in one loop.
+ */
+function instructionsAt(value: unknown, steps: Steps, depth: number): boolean {
+  if (depth === steps.length) return typeof value === "string" && looksLikeInstructions(value);
+  if (value === null || typeof value !== "object") return false;
+  const step = steps[depth];
+  if (step !== undefined) {
+    return Object.hasOwn(value, step) && instructionsAt((value as Record<string, unknown>)[step], steps, depth + 1);
+  }
+  if (Array.isArray(value)) {
+    const last = depth + 2 === steps.length ? steps[depth + 1] : undefined;
+    if (last !== undefined) {
+      for (let index = 0; index < value.length; index++) {
+        const item: unknown = value[index];
+        if (item === null || typeof item !== "object" || !Object.hasOwn(item, last)) continue;
+        const text = (item as Record<string, unknown>)[last];
+        if (typeof text === "string" && looksLikeInstructions(text)) return true;
+      }
+      return false;
+    }
+    for (let index = 0; index < value.length; index++) if (instructionsAt(value[index], steps, depth + 1)) return true;
+    return false;
+  }
+  for (const key of Object.keys(value)) {
+    if (instructionsAt((value as Record<string, unknown>)[key], steps, depth + 1)) return true;
+  }
+  return false;
+}
+
 /** The JSON pointer of the first `depth` keys. */
 function pointerOfKeys(keys: ReadonlyArray<string | number>, depth: number): string {
   let path = "";
@@ -516,6 +548,11 @@ export function checkFieldRules(data: unknown, rules: readonly FieldRule[]): Fie
   const findings: FieldFindings = { violations: [], instructionLike: false };
   for (const rule of rules) {
     const reject = rule.onInstruction === "reject";
+    if (rule.kind === "text" && !reject) {
+      // A flag is raised once per result, and needs no path: only whether some string reads like instructions.
+      if (!findings.instructionLike) findings.instructionLike = instructionsAt(data, stepsOf(rule.path), 0);
+      continue;
+    }
     visitAt(data, stepsOf(rule.path), 0, [], (value, keys, depth) => {
       if (rule.kind === "opaque") {
         const problem = opaqueTokenProblem(value);
