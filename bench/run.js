@@ -21,14 +21,8 @@ import { runCodegen } from "./codegen.js";
 import { coldScaleRows, prepareColdScale, runColdScale } from "./cold-scale.js";
 import { CONTENDERS, prepareColdStart, runColdStart } from "./cold-start.js";
 import { firstCallRows, prepareFirstCall, runFirstCall } from "./first-call.js";
-import {
-  runGateOverhead,
-  runSmallResults,
-  runTextCurve,
-  runTextResult,
-  smallResultRows,
-  textCurveRows,
-} from "./gate-overhead.js";
+import { runTextCurve, runTextResult, smallResultRows, textCurveRows } from "./gate-overhead.js";
+import { isolated } from "./lib/isolated.js";
 import { ratio } from "./lib/stats.js";
 import { runProxyBench } from "./proxy.js";
 import { runReadBack } from "./read-back.js";
@@ -319,7 +313,13 @@ if (selected.has("gate"))
   await section("gateOverhead", async () => {
     const firstRow = rows.length;
     say("gate overhead…");
-    const gate = await runGateOverhead(WORK, { rounds: quick ? 3 : 15, profile: true });
+    // In a process of its own, as the small results are (bench/lib/isolated.js).
+    const gate = await isolated(
+      "bench/gate-overhead.js",
+      "runGateOverhead",
+      [WORK, { rounds: quick ? 3 : 15, profile: true }],
+      WORK,
+    );
     results.benchmarks.gateOverhead = { sizes: gate };
     for (const row of gate) {
       const jsonTarget = row.size === "1 MB" ? 1.3 : 1.6;
@@ -406,7 +406,7 @@ if (selected.has("gate"))
 
 await rowsSection("small", "smallResults", async () => {
   say("small results…");
-  const small = await runSmallResults(WORK, { rounds: quick ? 3 : 15 });
+  const small = await isolated("bench/gate-overhead.js", "runSmallResults", [WORK, { rounds: quick ? 3 : 15 }], WORK);
   return { figures: small, made: smallResultRows(small, { ms, x, kb }) };
 });
 
