@@ -129,6 +129,7 @@ export {
   type TurnWindow,
   type WindowState,
 } from "./record/turn.js";
+export { viewKeyBytes } from "./stages/content-size.js";
 export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./stages/fields.js";
 export { DEFAULT_TOKENIZER, loadTokenizer, MAX_TOKEN_UNITS, type Measured, measureText } from "./stages/measure.js";
 export {
@@ -152,6 +153,7 @@ export {
   finishView,
   LEFT_OUT,
   startView,
+  tallyOf,
   type ViewBuild,
   viewDefine,
   viewKeysFree,
@@ -159,6 +161,7 @@ export {
   viewPlanAt,
   viewString,
   viewText,
+  viewValue,
 } from "./stages/projector.js";
 export type { McpCallToolResult } from "./stages/receive/mcp-result.js";
 export { type ParsedResult, parsedResult } from "./stages/receive/parsed-value.js";

@@ -12,10 +12,14 @@
  * member of `Object.prototype` is asked for first and defined rather than assigned. Should anything add one of the
  * view's other keys to `Object.prototype` after generation, the whole view is the interpreter's (`viewKeysFree`),
  * which defines such keys, so no key written ever runs a setter and no inherited member is ever shown.
+ *
+ * It counts what it places, for the measure stage (`runtime/stages/projector.ts`): a string's cost is added where it
+ * is cleaned (`viewText`), a number's, boolean's or null's by `viewValue`, each key by a constant written here (its
+ * cost with its colon and a comma), and each container's brackets, less the last comma, once it is made.
  */
 
 import type { ViewJsonType, ViewPlan } from "@toolgate/runtime";
-import { pointerSegment, viewPlanFits } from "@toolgate/runtime";
+import { pointerSegment, viewKeyBytes, viewPlanFits } from "@toolgate/runtime";
 import { type Code, own, quote } from "./code.js";
 
 /** A step of a node's path in the plan object: a property name or an index. */
@@ -84,20 +88,25 @@ interface Place {
 /** Statement lists that are one `if` statement, which an `else` can take as `else if`. */
 const chains = new WeakSet<string[]>();
 
+/**
+ * The statements that place a value (an expression) in its container: the assignment, and, when `counted`, what the
+ * count adds for its place (a key's constant). What the interpreter places is not counted (`viewNode` says so).
+ */
+type Put = (expression: string, counted?: boolean) => string[];
+
+/** `lines` run when `test` holds: one statement as the `if`'s own, several in a block. */
+function when(test: string, lines: readonly string[]): string[] {
+  return lines.length === 1 ? [`if (${test}) ${lines[0]}`] : [`if (${test}) {`, ...lines.map((l) => `  ${l}`), "}"];
+}
+
 /** The statements that place the value `v` projected by `node`, at `at`, with `put`. */
-function placeNode(
-  emission: Emission,
-  node: ViewPlan,
-  path: readonly PlanStep[],
-  at: Place,
-  put: (expression: string) => string,
-): string[] {
+function placeNode(emission: Emission, node: ViewPlan, path: readonly PlanStep[], at: Place, put: Put): string[] {
   const { base, segment } = at;
   // A node always handed on reads its constant; a value of the wrong type (which a valid result never has) finds its
   // node in the plan only then.
   const handOn = (always = false): string[] => [
     `const r = viewNode(b, v, ${always ? nodeConstant(emission, path) : planPath(path)}, ${base}, ${segment});`,
-    `if (r !== LEFT_OUT) ${put("r")};`,
+    ...when("r !== LEFT_OUT", put("r", false)),
   ];
   const branch = (test: string, then: string[], otherwise: string[]): string[] => {
     const lines = [`if (${test}) {`, ...then.map((line) => `  ${line}`)];
@@ -110,8 +119,8 @@ function placeNode(
   const string = (max: number, overflow: string): string[] => {
     const bounded = `viewText(b, v, ${max}, ${text(overflow)}, ${base}, ${segment})`;
     return overflow === "omit"
-      ? [`const t = ${bounded};`, `if (t !== undefined) ${put("t")};`]
-      : [`${put(`${bounded} as string`)};`];
+      ? [`const t = ${bounded};`, ...when("t !== undefined", put("t"))]
+      : put(`${bounded} as string`);
   };
   switch (node.kind) {
     case "string":
@@ -120,19 +129,19 @@ function placeNode(
       return branch(
         'typeof v === "string"',
         string(node.max ?? emission.maxStringChars, "excerpt"),
-        branch('v === null || typeof v !== "object"', [`${put("v")};`], handOn()),
+        branch('v === null || typeof v !== "object"', put("viewValue(b, v)"), handOn()),
       );
     case "object": {
       const name = objectFunction(emission, node, path);
       return branch(
         'v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype',
-        [`${put(`${name}(b, v as Record<string, unknown>, ${at.path})`)};`],
+        put(`${name}(b, v as Record<string, unknown>, ${at.path})`),
         handOn(),
       );
     }
     case "array": {
       const name = arrayFunction(emission, node, path);
-      return branch("Array.isArray(v)", [`${put(`${name}(b, v as readonly unknown[], ${at.path})`)};`], handOn());
+      return branch("Array.isArray(v)", put(`${name}(b, v as readonly unknown[], ${at.path})`), handOn());
     }
     case "union": {
       if (node.options.some((option) => option.kind === "union")) return handOn(true);
@@ -181,14 +190,18 @@ function objectFunction(emission: Emission, node: Extract<ViewPlan, { kind: "obj
   const name = `viewObject${emission.functions.length + 1}`;
   const slot = emission.functions.length;
   emission.functions.push("");
-  const lines: string[] = ["const out: Record<string, unknown> = {};"];
+  const lines: string[] = ["const out: Record<string, unknown> = {};", "const start = b.size;"];
   for (const key of planKeys(node.properties)) {
     const child = node.properties[key] as ViewPlan;
     const quoted = text(key);
     const defined = PROTOTYPE_KEYS.has(key);
     if (!defined) emission.keys.add(key);
-    const put = (value: string): string =>
-      defined ? `viewDefine(out, ${quoted}, ${value})` : `out[${quoted}] = ${value}`;
+    // A `toJSON` member is called by `JSON.stringify` when it is a function: a view with one is counted by the walk.
+    const counting = key === "toJSON" ? "b.counted = false;" : `b.size += ${viewKeyBytes(key)};`;
+    const put: Put = (value, counted = true) => [
+      defined ? `viewDefine(out, ${quoted}, ${value});` : `out[${quoted}] = ${value};`,
+      ...(counted ? [counting] : []),
+    ];
     const at = { base: "path", segment: quoted, path: `path + ${text(`/${pointerSegment(key)}`)}` };
     const placed = placeNode(emission, child, [...path, "properties", key], at, put);
     if (defined) {
@@ -207,7 +220,8 @@ function objectFunction(emission: Emission, node: Extract<ViewPlan, { kind: "obj
       );
     }
   }
-  lines.push("return out;");
+  // The braces, less the comma after the last member when there is one (every member placed adds to the size).
+  lines.push("b.size += b.size === start ? 2 : 1;", "return out;");
   emission.functions[slot] =
     `function ${name}(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {\n${body(lines)}\n}`;
   return name;
@@ -230,9 +244,10 @@ function arrayFunction(emission: Emission, node: Extract<ViewPlan, { kind: "arra
     );
   }
   const at = { base: "path", segment: "i", path: 'path + "/" + i' };
-  const placed = placeNode(emission, node.items, [...path, "items"], at, (value) => `out.push(${value})`);
+  const placed = placeNode(emission, node.items, [...path, "items"], at, (value) => [`out.push(${value});`]);
   lines.push("for (let i = 0; i < shown; i++) {", "  const v = s[i];", ...placed.map((l) => `  ${l}`), "}");
-  lines.push("return out;");
+  // The brackets, and a comma between each two items.
+  lines.push("b.size += out.length === 0 ? 2 : out.length + 1;", "return out;");
   emission.functions[slot] =
     `function ${name}(b: ViewBuild, s: readonly unknown[], path: string): unknown[] {\n${body(lines)}\n}`;
   return name;
@@ -248,13 +263,9 @@ export function projector(
   viewType: string,
 ): { declarations: Code; buildBody: Code } {
   const emission: Emission = { functions: [], nodes: new Map(), keys: new Set(), maxStringChars };
-  const root = placeNode(
-    emission,
-    plan,
-    [],
-    { base: '""', segment: "undefined", path: '""' },
-    (value) => `view = ${value}`,
-  );
+  const root = placeNode(emission, plan, [], { base: '""', segment: "undefined", path: '""' }, (value) => [
+    `view = ${value};`,
+  ]);
   const keys = [...emission.keys].sort();
   const declarations = [
     "const hasOwn = Object.prototype.hasOwnProperty;",
@@ -268,7 +279,7 @@ export function projector(
   ];
   const buildBody = [
     `if (!viewKeysFree(VIEW_KEYS)) return project(data, viewPlan, { maxStringChars: ${maxStringChars} }) as Projection<${viewType}>;`,
-    `const b = startView(${maxStringChars});`,
+    `const b = startView(${maxStringChars}, true);`,
     "let view: unknown;",
     "const v: unknown = data;",
     ...root,

@@ -119,6 +119,7 @@ export function viewModule(tool: ToolModel): Code {
   viewNode,
   viewPlanAt,
   viewText,
+  viewValue,
 } from "@toolgate/runtime";
 import type { ${ident(names.result)} } from "./types.js";
 
@@ -130,7 +131,8 @@ export const viewPlan: ViewPlan = ${literalBlock(plan as never, "", prototypeMem
 
 /**
  * Build the view of a validated result: the projection \`project(data, viewPlan)\` makes, as code over the plan's
- * own keys. Leaves \`data\` untouched.
+ * own keys. Leaves \`data\` untouched. What it places is counted as it goes (\`b.size\`, the bytes of the view's JSON
+ * in the model's content): each key by its cost with its colon and a comma, each container's brackets once made.
  */
 export function buildView(data: ${ident(names.result)}): Projection<${ident(names.view)}> {
 ${projection.buildBody}

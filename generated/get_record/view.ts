@@ -12,6 +12,7 @@ import {
   viewNode,
   viewPlanAt,
   viewText,
+  viewValue,
 } from "@toolgate/runtime";
 import type { GetRecordResult } from "./types.js";
 
@@ -107,11 +108,12 @@ export const viewPlan: ViewPlan = {
 
 /**
  * Build the view of a validated result: the projection `project(data, viewPlan)` makes, as code over the plan's
- * own keys. Leaves `data` untouched.
+ * own keys. Leaves `data` untouched. What it places is counted as it goes (`b.size`, the bytes of the view's JSON
+ * in the model's content): each key by its cost with its colon and a comma, each container's brackets once made.
  */
 export function buildView(data: GetRecordResult): Projection<GetRecordView> {
   if (!viewKeysFree(VIEW_KEYS)) return project(data, viewPlan, { maxStringChars: 2000 }) as Projection<GetRecordView>;
-  const b = startView(2000);
+  const b = startView(2000, true);
   let view: unknown;
   const v: unknown = data;
   if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
@@ -132,11 +134,13 @@ const VIEW_KEYS: readonly string[] = ["createdAt", "displayName", "nextCursor", 
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const start = b.size;
   {
     const v = s["createdAt"];
     if (v !== undefined || hasOwn.call(s, "createdAt")) {
       if (typeof v === "string") {
         out["createdAt"] = viewText(b, v, 2000, "excerpt", path, "createdAt") as string;
+        b.size += 13;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "createdAt"]), path, "createdAt");
         if (r !== LEFT_OUT) out["createdAt"] = r;
@@ -148,6 +152,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "nextCursor")) {
       if (typeof v === "string") {
         out["nextCursor"] = viewText(b, v, 2000, "excerpt", path, "nextCursor") as string;
+        b.size += 14;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "nextCursor"]), path, "nextCursor");
         if (r !== LEFT_OUT) out["nextCursor"] = r;
@@ -159,6 +164,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "owner")) {
       if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
         out["owner"] = viewObject2(b, v as Record<string, unknown>, path + "/owner");
+        b.size += 9;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "owner"]), path, "owner");
         if (r !== LEFT_OUT) out["owner"] = r;
@@ -170,6 +176,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "recordId")) {
       if (typeof v === "string") {
         out["recordId"] = viewText(b, v, 2000, "excerpt", path, "recordId") as string;
+        b.size += 12;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "recordId"]), path, "recordId");
         if (r !== LEFT_OUT) out["recordId"] = r;
@@ -181,6 +188,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "related")) {
       if (Array.isArray(v)) {
         out["related"] = viewArray3(b, v as readonly unknown[], path + "/related");
+        b.size += 11;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "related"]), path, "related");
         if (r !== LEFT_OUT) out["related"] = r;
@@ -192,6 +200,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "status")) {
       if (typeof v === "string") {
         out["status"] = viewText(b, v, 2000, "excerpt", path, "status") as string;
+        b.size += 10;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "status"]), path, "status");
         if (r !== LEFT_OUT) out["status"] = r;
@@ -203,6 +212,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "summary")) {
       if (typeof v === "string") {
         out["summary"] = viewText(b, v, 2000, "excerpt", path, "summary") as string;
+        b.size += 11;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "summary"]), path, "summary");
         if (r !== LEFT_OUT) out["summary"] = r;
@@ -214,6 +224,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "tags")) {
       if (Array.isArray(v)) {
         out["tags"] = viewArray4(b, v as readonly unknown[], path + "/tags");
+        b.size += 8;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "tags"]), path, "tags");
         if (r !== LEFT_OUT) out["tags"] = r;
@@ -225,22 +236,26 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "updatedAt")) {
       if (typeof v === "string") {
         out["updatedAt"] = viewText(b, v, 2000, "excerpt", path, "updatedAt") as string;
+        b.size += 13;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "updatedAt"]), path, "updatedAt");
         if (r !== LEFT_OUT) out["updatedAt"] = r;
       }
     }
   }
+  b.size += b.size === start ? 2 : 1;
   return out;
 }
 
 function viewObject2(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const start = b.size;
   {
     const v = s["displayName"];
     if (v !== undefined || hasOwn.call(s, "displayName")) {
       if (typeof v === "string") {
         out["displayName"] = viewText(b, v, 2000, "excerpt", path, "displayName") as string;
+        b.size += 15;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "owner", "properties", "displayName"]), path, "displayName");
         if (r !== LEFT_OUT) out["displayName"] = r;
@@ -252,6 +267,7 @@ function viewObject2(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "tenantId")) {
       if (typeof v === "string") {
         out["tenantId"] = viewText(b, v, 2000, "excerpt", path, "tenantId") as string;
+        b.size += 12;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "owner", "properties", "tenantId"]), path, "tenantId");
         if (r !== LEFT_OUT) out["tenantId"] = r;
@@ -263,12 +279,14 @@ function viewObject2(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "userId")) {
       if (typeof v === "string") {
         out["userId"] = viewText(b, v, 2000, "excerpt", path, "userId") as string;
+        b.size += 10;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "owner", "properties", "userId"]), path, "userId");
         if (r !== LEFT_OUT) out["userId"] = r;
       }
     }
   }
+  b.size += b.size === start ? 2 : 1;
   return out;
 }
 
@@ -285,6 +303,7 @@ function viewArray3(b: ViewBuild, s: readonly unknown[], path: string): unknown[
       if (r !== LEFT_OUT) out.push(r);
     }
   }
+  b.size += out.length === 0 ? 2 : out.length + 1;
   return out;
 }
 
@@ -301,5 +320,6 @@ function viewArray4(b: ViewBuild, s: readonly unknown[], path: string): unknown[
       if (r !== LEFT_OUT) out.push(r);
     }
   }
+  b.size += out.length === 0 ? 2 : out.length + 1;
   return out;
 }

@@ -12,6 +12,7 @@ import {
   viewNode,
   viewPlanAt,
   viewText,
+  viewValue,
 } from "@toolgate/runtime";
 import type { QueryDatabaseResult } from "./types.js";
 
@@ -86,11 +87,12 @@ export const viewPlan: ViewPlan = {
 
 /**
  * Build the view of a validated result: the projection `project(data, viewPlan)` makes, as code over the plan's
- * own keys. Leaves `data` untouched.
+ * own keys. Leaves `data` untouched. What it places is counted as it goes (`b.size`, the bytes of the view's JSON
+ * in the model's content): each key by its cost with its colon and a comma, each container's brackets once made.
  */
 export function buildView(data: QueryDatabaseResult): Projection<QueryDatabaseView> {
   if (!viewKeysFree(VIEW_KEYS)) return project(data, viewPlan, { maxStringChars: 256 }) as Projection<QueryDatabaseView>;
-  const b = startView(256);
+  const b = startView(256, true);
   let view: unknown;
   const v: unknown = data;
   if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
@@ -111,11 +113,13 @@ const VIEW_KEYS: readonly string[] = ["columns", "elapsedMs", "name", "nullable"
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const start = b.size;
   {
     const v = s["columns"];
     if (v !== undefined || hasOwn.call(s, "columns")) {
       if (Array.isArray(v)) {
         out["columns"] = viewArray2(b, v as readonly unknown[], path + "/columns");
+        b.size += 11;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "columns"]), path, "columns");
         if (r !== LEFT_OUT) out["columns"] = r;
@@ -127,8 +131,10 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "elapsedMs")) {
       if (typeof v === "string") {
         out["elapsedMs"] = viewText(b, v, 256, "excerpt", path, "elapsedMs") as string;
+        b.size += 13;
       } else if (v === null || typeof v !== "object") {
-        out["elapsedMs"] = v;
+        out["elapsedMs"] = viewValue(b, v);
+        b.size += 13;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "elapsedMs"]), path, "elapsedMs");
         if (r !== LEFT_OUT) out["elapsedMs"] = r;
@@ -140,8 +146,10 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "rowCount")) {
       if (typeof v === "string") {
         out["rowCount"] = viewText(b, v, 256, "excerpt", path, "rowCount") as string;
+        b.size += 12;
       } else if (v === null || typeof v !== "object") {
-        out["rowCount"] = v;
+        out["rowCount"] = viewValue(b, v);
+        b.size += 12;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "rowCount"]), path, "rowCount");
         if (r !== LEFT_OUT) out["rowCount"] = r;
@@ -153,6 +161,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "rows")) {
       if (Array.isArray(v)) {
         out["rows"] = viewArray4(b, v as readonly unknown[], path + "/rows");
+        b.size += 8;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "rows"]), path, "rows");
         if (r !== LEFT_OUT) out["rows"] = r;
@@ -164,14 +173,17 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "truncated")) {
       if (typeof v === "string") {
         out["truncated"] = viewText(b, v, 256, "excerpt", path, "truncated") as string;
+        b.size += 13;
       } else if (v === null || typeof v !== "object") {
-        out["truncated"] = v;
+        out["truncated"] = viewValue(b, v);
+        b.size += 13;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "truncated"]), path, "truncated");
         if (r !== LEFT_OUT) out["truncated"] = r;
       }
     }
   }
+  b.size += b.size === start ? 2 : 1;
   return out;
 }
 
@@ -188,16 +200,19 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
       if (r !== LEFT_OUT) out.push(r);
     }
   }
+  b.size += out.length === 0 ? 2 : out.length + 1;
   return out;
 }
 
 function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const start = b.size;
   {
     const v = s["name"];
     if (v !== undefined || hasOwn.call(s, "name")) {
       if (typeof v === "string") {
         out["name"] = viewText(b, v, 256, "excerpt", path, "name") as string;
+        b.size += 8;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "columns", "items", "properties", "name"]), path, "name");
         if (r !== LEFT_OUT) out["name"] = r;
@@ -209,8 +224,10 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "nullable")) {
       if (typeof v === "string") {
         out["nullable"] = viewText(b, v, 256, "excerpt", path, "nullable") as string;
+        b.size += 12;
       } else if (v === null || typeof v !== "object") {
-        out["nullable"] = v;
+        out["nullable"] = viewValue(b, v);
+        b.size += 12;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "columns", "items", "properties", "nullable"]), path, "nullable");
         if (r !== LEFT_OUT) out["nullable"] = r;
@@ -222,12 +239,14 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "type")) {
       if (typeof v === "string") {
         out["type"] = viewText(b, v, 256, "excerpt", path, "type") as string;
+        b.size += 8;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "columns", "items", "properties", "type"]), path, "type");
         if (r !== LEFT_OUT) out["type"] = r;
       }
     }
   }
+  b.size += b.size === start ? 2 : 1;
   return out;
 }
 
@@ -244,6 +263,7 @@ function viewArray4(b: ViewBuild, s: readonly unknown[], path: string): unknown[
       if (r !== LEFT_OUT) out.push(r);
     }
   }
+  b.size += out.length === 0 ? 2 : out.length + 1;
   return out;
 }
 
@@ -269,11 +289,12 @@ function viewArray5(b: ViewBuild, s: readonly unknown[], path: string): unknown[
     } else if (typeof v === "string") {
       out.push(viewText(b, v, 256, "excerpt", path, i) as string);
     } else if (v === null || typeof v !== "object") {
-      out.push(v);
+      out.push(viewValue(b, v));
     } else {
       const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "rows", "items", "items", "options", 1]), path, i);
       if (r !== LEFT_OUT) out.push(r);
     }
   }
+  b.size += out.length === 0 ? 2 : out.length + 1;
   return out;
 }

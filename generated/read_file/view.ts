@@ -12,6 +12,7 @@ import {
   viewNode,
   viewPlanAt,
   viewText,
+  viewValue,
 } from "@toolgate/runtime";
 import type { ReadFileResult } from "./types.js";
 
@@ -64,11 +65,12 @@ export const viewPlan: ViewPlan = {
 
 /**
  * Build the view of a validated result: the projection `project(data, viewPlan)` makes, as code over the plan's
- * own keys. Leaves `data` untouched.
+ * own keys. Leaves `data` untouched. What it places is counted as it goes (`b.size`, the bytes of the view's JSON
+ * in the model's content): each key by its cost with its colon and a comma, each container's brackets once made.
  */
 export function buildView(data: ReadFileResult): Projection<ReadFileView> {
   if (!viewKeysFree(VIEW_KEYS)) return project(data, viewPlan, { maxStringChars: 1024 }) as Projection<ReadFileView>;
-  const b = startView(1024);
+  const b = startView(1024, true);
   let view: unknown;
   const v: unknown = data;
   if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
@@ -89,11 +91,13 @@ const VIEW_KEYS: readonly string[] = ["content", "mimeType", "modifiedAt", "page
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const start = b.size;
   {
     const v = s["content"];
     if (v !== undefined || hasOwn.call(s, "content")) {
       if (typeof v === "string") {
         out["content"] = viewText(b, v, 4000, "excerpt", path, "content") as string;
+        b.size += 11;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "content"]), path, "content");
         if (r !== LEFT_OUT) out["content"] = r;
@@ -105,6 +109,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "mimeType")) {
       if (typeof v === "string") {
         out["mimeType"] = viewText(b, v, 1024, "excerpt", path, "mimeType") as string;
+        b.size += 12;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "mimeType"]), path, "mimeType");
         if (r !== LEFT_OUT) out["mimeType"] = r;
@@ -116,6 +121,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "modifiedAt")) {
       if (typeof v === "string") {
         out["modifiedAt"] = viewText(b, v, 1024, "excerpt", path, "modifiedAt") as string;
+        b.size += 14;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "modifiedAt"]), path, "modifiedAt");
         if (r !== LEFT_OUT) out["modifiedAt"] = r;
@@ -127,8 +133,10 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "page")) {
       if (typeof v === "string") {
         out["page"] = viewText(b, v, 1024, "excerpt", path, "page") as string;
+        b.size += 8;
       } else if (v === null || typeof v !== "object") {
-        out["page"] = v;
+        out["page"] = viewValue(b, v);
+        b.size += 8;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "page"]), path, "page");
         if (r !== LEFT_OUT) out["page"] = r;
@@ -140,6 +148,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "path")) {
       if (typeof v === "string") {
         out["path"] = viewText(b, v, 1024, "excerpt", path, "path") as string;
+        b.size += 8;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "path"]), path, "path");
         if (r !== LEFT_OUT) out["path"] = r;
@@ -151,8 +160,10 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "sizeBytes")) {
       if (typeof v === "string") {
         out["sizeBytes"] = viewText(b, v, 1024, "excerpt", path, "sizeBytes") as string;
+        b.size += 13;
       } else if (v === null || typeof v !== "object") {
-        out["sizeBytes"] = v;
+        out["sizeBytes"] = viewValue(b, v);
+        b.size += 13;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "sizeBytes"]), path, "sizeBytes");
         if (r !== LEFT_OUT) out["sizeBytes"] = r;
@@ -164,13 +175,16 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "totalPages")) {
       if (typeof v === "string") {
         out["totalPages"] = viewText(b, v, 1024, "excerpt", path, "totalPages") as string;
+        b.size += 14;
       } else if (v === null || typeof v !== "object") {
-        out["totalPages"] = v;
+        out["totalPages"] = viewValue(b, v);
+        b.size += 14;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "totalPages"]), path, "totalPages");
         if (r !== LEFT_OUT) out["totalPages"] = r;
       }
     }
   }
+  b.size += b.size === start ? 2 : 1;
   return out;
 }

@@ -12,6 +12,7 @@ import {
   viewNode,
   viewPlanAt,
   viewText,
+  viewValue,
 } from "@toolgate/runtime";
 import type { ReadGraphResult } from "./types.js";
 
@@ -90,11 +91,12 @@ export const viewPlan: ViewPlan = {
 
 /**
  * Build the view of a validated result: the projection `project(data, viewPlan)` makes, as code over the plan's
- * own keys. Leaves `data` untouched.
+ * own keys. Leaves `data` untouched. What it places is counted as it goes (`b.size`, the bytes of the view's JSON
+ * in the model's content): each key by its cost with its colon and a comma, each container's brackets once made.
  */
 export function buildView(data: ReadGraphResult): Projection<ReadGraphView> {
   if (!viewKeysFree(VIEW_KEYS)) return project(data, viewPlan, { maxStringChars: 2000 }) as Projection<ReadGraphView>;
-  const b = startView(2000);
+  const b = startView(2000, true);
   let view: unknown;
   const v: unknown = data;
   if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
@@ -115,11 +117,13 @@ const VIEW_KEYS: readonly string[] = ["entities", "entityType", "from", "name", 
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const start = b.size;
   {
     const v = s["entities"];
     if (v !== undefined || hasOwn.call(s, "entities")) {
       if (Array.isArray(v)) {
         out["entities"] = viewArray2(b, v as readonly unknown[], path + "/entities");
+        b.size += 12;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "entities"]), path, "entities");
         if (r !== LEFT_OUT) out["entities"] = r;
@@ -131,12 +135,14 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "relations")) {
       if (Array.isArray(v)) {
         out["relations"] = viewArray5(b, v as readonly unknown[], path + "/relations");
+        b.size += 13;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "relations"]), path, "relations");
         if (r !== LEFT_OUT) out["relations"] = r;
       }
     }
   }
+  b.size += b.size === start ? 2 : 1;
   return out;
 }
 
@@ -154,16 +160,19 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
       if (r !== LEFT_OUT) out.push(r);
     }
   }
+  b.size += out.length === 0 ? 2 : out.length + 1;
   return out;
 }
 
 function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const start = b.size;
   {
     const v = s["entityType"];
     if (v !== undefined || hasOwn.call(s, "entityType")) {
       if (typeof v === "string") {
         out["entityType"] = viewText(b, v, 2000, "excerpt", path, "entityType") as string;
+        b.size += 14;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "entities", "items", "properties", "entityType"]), path, "entityType");
         if (r !== LEFT_OUT) out["entityType"] = r;
@@ -175,6 +184,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "name")) {
       if (typeof v === "string") {
         out["name"] = viewText(b, v, 2000, "excerpt", path, "name") as string;
+        b.size += 8;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "entities", "items", "properties", "name"]), path, "name");
         if (r !== LEFT_OUT) out["name"] = r;
@@ -186,12 +196,14 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "observations")) {
       if (Array.isArray(v)) {
         out["observations"] = viewArray4(b, v as readonly unknown[], path + "/observations");
+        b.size += 16;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "entities", "items", "properties", "observations"]), path, "observations");
         if (r !== LEFT_OUT) out["observations"] = r;
       }
     }
   }
+  b.size += b.size === start ? 2 : 1;
   return out;
 }
 
@@ -209,6 +221,7 @@ function viewArray4(b: ViewBuild, s: readonly unknown[], path: string): unknown[
       if (r !== LEFT_OUT) out.push(r);
     }
   }
+  b.size += out.length === 0 ? 2 : out.length + 1;
   return out;
 }
 
@@ -226,16 +239,19 @@ function viewArray5(b: ViewBuild, s: readonly unknown[], path: string): unknown[
       if (r !== LEFT_OUT) out.push(r);
     }
   }
+  b.size += out.length === 0 ? 2 : out.length + 1;
   return out;
 }
 
 function viewObject6(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const start = b.size;
   {
     const v = s["from"];
     if (v !== undefined || hasOwn.call(s, "from")) {
       if (typeof v === "string") {
         out["from"] = viewText(b, v, 2000, "excerpt", path, "from") as string;
+        b.size += 8;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "relations", "items", "properties", "from"]), path, "from");
         if (r !== LEFT_OUT) out["from"] = r;
@@ -247,6 +263,7 @@ function viewObject6(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "relationType")) {
       if (typeof v === "string") {
         out["relationType"] = viewText(b, v, 2000, "excerpt", path, "relationType") as string;
+        b.size += 16;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "relations", "items", "properties", "relationType"]), path, "relationType");
         if (r !== LEFT_OUT) out["relationType"] = r;
@@ -258,11 +275,13 @@ function viewObject6(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "to")) {
       if (typeof v === "string") {
         out["to"] = viewText(b, v, 2000, "excerpt", path, "to") as string;
+        b.size += 6;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "relations", "items", "properties", "to"]), path, "to");
         if (r !== LEFT_OUT) out["to"] = r;
       }
     }
   }
+  b.size += b.size === start ? 2 : 1;
   return out;
 }

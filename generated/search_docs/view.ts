@@ -12,6 +12,7 @@ import {
   viewNode,
   viewPlanAt,
   viewText,
+  viewValue,
 } from "@toolgate/runtime";
 import type { SearchDocsResult } from "./types.js";
 
@@ -83,11 +84,12 @@ export const viewPlan: ViewPlan = {
 
 /**
  * Build the view of a validated result: the projection `project(data, viewPlan)` makes, as code over the plan's
- * own keys. Leaves `data` untouched.
+ * own keys. Leaves `data` untouched. What it places is counted as it goes (`b.size`, the bytes of the view's JSON
+ * in the model's content): each key by its cost with its colon and a comma, each container's brackets once made.
  */
 export function buildView(data: SearchDocsResult): Projection<SearchDocsView> {
   if (!viewKeysFree(VIEW_KEYS)) return project(data, viewPlan, { maxStringChars: 2000 }) as Projection<SearchDocsView>;
-  const b = startView(2000);
+  const b = startView(2000, true);
   let view: unknown;
   const v: unknown = data;
   if (v !== null && typeof v === "object" && !Array.isArray(v) && getPrototypeOf(v) === ObjectPrototype) {
@@ -108,11 +110,13 @@ const VIEW_KEYS: readonly string[] = ["hits", "id", "nextCursor", "query", "scor
 
 function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const start = b.size;
   {
     const v = s["hits"];
     if (v !== undefined || hasOwn.call(s, "hits")) {
       if (Array.isArray(v)) {
         out["hits"] = viewArray2(b, v as readonly unknown[], path + "/hits");
+        b.size += 8;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits"]), path, "hits");
         if (r !== LEFT_OUT) out["hits"] = r;
@@ -124,6 +128,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "nextCursor")) {
       if (typeof v === "string") {
         out["nextCursor"] = viewText(b, v, 2000, "excerpt", path, "nextCursor") as string;
+        b.size += 14;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "nextCursor"]), path, "nextCursor");
         if (r !== LEFT_OUT) out["nextCursor"] = r;
@@ -135,6 +140,7 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "query")) {
       if (typeof v === "string") {
         out["query"] = viewText(b, v, 2000, "excerpt", path, "query") as string;
+        b.size += 9;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "query"]), path, "query");
         if (r !== LEFT_OUT) out["query"] = r;
@@ -146,14 +152,17 @@ function viewObject1(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "total")) {
       if (typeof v === "string") {
         out["total"] = viewText(b, v, 2000, "excerpt", path, "total") as string;
+        b.size += 9;
       } else if (v === null || typeof v !== "object") {
-        out["total"] = v;
+        out["total"] = viewValue(b, v);
+        b.size += 9;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "total"]), path, "total");
         if (r !== LEFT_OUT) out["total"] = r;
       }
     }
   }
+  b.size += b.size === start ? 2 : 1;
   return out;
 }
 
@@ -171,16 +180,19 @@ function viewArray2(b: ViewBuild, s: readonly unknown[], path: string): unknown[
       if (r !== LEFT_OUT) out.push(r);
     }
   }
+  b.size += out.length === 0 ? 2 : out.length + 1;
   return out;
 }
 
 function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const start = b.size;
   {
     const v = s["id"];
     if (v !== undefined || hasOwn.call(s, "id")) {
       if (typeof v === "string") {
         out["id"] = viewText(b, v, 2000, "excerpt", path, "id") as string;
+        b.size += 6;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "id"]), path, "id");
         if (r !== LEFT_OUT) out["id"] = r;
@@ -192,8 +204,10 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "score")) {
       if (typeof v === "string") {
         out["score"] = viewText(b, v, 2000, "excerpt", path, "score") as string;
+        b.size += 9;
       } else if (v === null || typeof v !== "object") {
-        out["score"] = v;
+        out["score"] = viewValue(b, v);
+        b.size += 9;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "score"]), path, "score");
         if (r !== LEFT_OUT) out["score"] = r;
@@ -205,6 +219,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "snippet")) {
       if (typeof v === "string") {
         out["snippet"] = viewText(b, v, 280, "excerpt", path, "snippet") as string;
+        b.size += 11;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "snippet"]), path, "snippet");
         if (r !== LEFT_OUT) out["snippet"] = r;
@@ -216,6 +231,7 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "title")) {
       if (typeof v === "string") {
         out["title"] = viewText(b, v, 2000, "excerpt", path, "title") as string;
+        b.size += 9;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "title"]), path, "title");
         if (r !== LEFT_OUT) out["title"] = r;
@@ -227,11 +243,13 @@ function viewObject3(b: ViewBuild, s: Record<string, unknown>, path: string): Re
     if (v !== undefined || hasOwn.call(s, "url")) {
       if (typeof v === "string") {
         out["url"] = viewText(b, v, 2000, "excerpt", path, "url") as string;
+        b.size += 7;
       } else {
         const r = viewNode(b, v, viewPlanAt(viewPlan, ["properties", "hits", "items", "properties", "url"]), path, "url");
         if (r !== LEFT_OUT) out["url"] = r;
       }
     }
   }
+  b.size += b.size === start ? 2 : 1;
   return out;
 }

@@ -47,6 +47,8 @@ function stringBytes(text: string): number {
 export interface TextTally {
   texts: string[];
   bytes: number[];
+  /** The whole view's cost, when the projector counted all of it as it placed it (`projector.ts`). */
+  viewBytes?: number;
 }
 
 /** Powers of ten up to 10^15, for the digits of an integer. */
@@ -66,6 +68,23 @@ function numberBytes(value: number): number {
 
 /** Returned by the count when it cannot vouch for the value. */
 const GIVE_UP = -1;
+
+/** What a number, boolean or null costs as `JSON.stringify` writes it; {@link GIVE_UP} for anything else. */
+export function primitiveBytes(value: unknown): number {
+  if (typeof value === "number") return numberBytes(value);
+  if (value === null) return 4;
+  if (typeof value === "boolean") return value ? 4 : 5;
+  return GIVE_UP;
+}
+
+/**
+ * What a member's key costs in a view's JSON with its colon, and the comma that follows the member when another does:
+ * the constant a counting projector adds for each key it writes (`templates/projector.ts`), which then adds the
+ * braces less one comma when the object has members.
+ */
+export function viewKeyBytes(key: string): number {
+  return stringBytes(key) + 2;
+}
 
 /** What keys cost, kept: a view's keys are its plan's, few and the same in every view of a tool. */
 const keyBytes = new Map<string, number>();
@@ -177,11 +196,15 @@ export function jsonBytes(value: unknown, tally?: TextTally): number {
  */
 export function modelContentBytes(outcome: Outcome<unknown, unknown>, tally?: TextTally): number {
   if (!outcome.ok || outcome.summary !== undefined || outcome.observed?.text !== undefined) return GIVE_UP;
-  const view = jsonBytes(outcome.view, tally);
+  // The projector's own count of the view it made, else the walk.
+  const view = tally?.viewBytes ?? jsonBytes(outcome.view, tally);
   if (view < 0) return GIVE_UP;
-  // The other pieces with an empty string in the view's place: short, and written as before.
-  const pieces = modelContentPieces(outcome, "");
-  let bytes = view;
+  // The omissions are counted as the view is (a few dozen small objects, which writing costs more than counting).
+  const omissions = outcome.omissions.length > 0 ? jsonBytes(outcome.omissions) : 0;
+  if (omissions < 0) return GIVE_UP;
+  // The other pieces with empty strings in the view's and the omissions' places: short, and written as before.
+  const pieces = modelContentPieces(outcome, "", "");
+  let bytes = view + omissions;
   for (let i = 0; i < pieces.length; i++) bytes += utf8Length(pieces[i] as string);
   return bytes;
 }

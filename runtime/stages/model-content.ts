@@ -150,10 +150,14 @@ export function toModelContent(outcome: Outcome<unknown, unknown>): string {
  * piece starts and ends with an ASCII character (a tag's bracket, a line feed, JSON's own delimiters) or is the
  * whole text, so no surrogate pair straddles two pieces and the text's UTF-8 length is the sum of theirs. The
  * measure stage counts them so: the JSON of a view is already one flat string, and the concatenation of the pieces
- * would be copied flat once more only to be counted. `viewJson`, when given, stands in for the view's JSON: the size
- * of the content is counted so, the view's share apart (`content-size.ts`).
+ * would be copied flat once more only to be counted. `viewJson` and `omissionsJson`, when given, stand in for the
+ * view's JSON and the omissions': the size of the content is counted so, their shares apart (`content-size.ts`).
  */
-export function modelContentPieces(outcome: Outcome<unknown, unknown>, viewJson?: string): string[] {
+export function modelContentPieces(
+  outcome: Outcome<unknown, unknown>,
+  viewJson?: string,
+  omissionsJson?: string,
+): string[] {
   // Observe mode lets the original through as it came: the gate's decision is in the event, not in the context.
   const observed = outcome.observed?.text;
   if (observed !== undefined) return [observed];
@@ -181,7 +185,7 @@ export function modelContentPieces(outcome: Outcome<unknown, unknown>, viewJson?
   if (outcome.spill !== undefined) pieces.push(`\n${spilledLine(outcome.spill)}`);
   // A summary stands for the whole value; the preview's omissions describe a view the model does not see.
   if (outcome.summary === undefined && outcome.omissions.length > 0)
-    pieces.push(`\n<omitted>${markupSafeJson(outcome.omissions)}</omitted>`);
+    pieces.push(`\n<omitted>${omissionsJson ?? markupSafeJson(outcome.omissions)}</omitted>`);
   if (outcome.continuation !== undefined) {
     pieces.push(`\n<continuation>${markupSafeJson(outcome.continuation)}</continuation>`);
   }

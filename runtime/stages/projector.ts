@@ -9,12 +9,16 @@
  * and media, so the projection is the interpreter's on every value: the same view, the same omissions in the same
  * order, the same media. A property test holds the two equal on random plans and values. The strings it places
  * ({@link viewText}) are priced for the model's content as they are cleaned, so the measure stage counts the view
- * without writing its JSON (`content-size.ts`).
+ * without writing its JSON (`content-size.ts`). A projector that counts (`startView(…, true)`) adds the rest as it
+ * places it: each key it writes by a constant of its own, each number, boolean and null ({@link viewValue}), the
+ * brackets and commas of each container; the measure stage then reads the view's whole cost from the build instead
+ * of walking the view. Anything it cannot vouch for (a value the interpreter places, a value JSON would write
+ * otherwise, a `toJSON` on a prototype) leaves the walk to count.
  */
 
 import type { Projection, StringOverflow, ViewPlan } from "../contract/types.js";
 import { cleanText, lastCleanPlain } from "../text/hygiene.js";
-import { cleanStringBytes, plainStringBytes, type TextTally } from "./content-size.js";
+import { cleanStringBytes, plainStringBytes, primitiveBytes, type TextTally } from "./content-size.js";
 import {
   defineOwn,
   lastShownPlain,
@@ -25,9 +29,16 @@ import {
   type ViewSink,
 } from "./project.js";
 
-/** What a generated projector gathers while it builds one view: the interpreter's sink, and the strings it placed. */
+/**
+ * What a generated projector gathers while it builds one view: the interpreter's sink, the strings it placed, and
+ * what it has counted of the view's JSON so far.
+ */
 export interface ViewBuild extends ViewSink {
   readonly tally: TextTally;
+  /** The bytes of the view's JSON counted so far, as `content-size.ts` counts them. */
+  size: number;
+  /** Whether `size` is the whole view's once it is built: the projector counts, and placed nothing it cannot count. */
+  counted: boolean;
 }
 
 /** Each finished projection's tally, for the measure stage ({@link tallyOf}). */
@@ -46,16 +57,41 @@ export function tallyOf(projection: object): TextTally | undefined {
 /** What {@link viewNode} returns for a value the view leaves out (nothing is placed for it). */
 export const LEFT_OUT: unique symbol = Symbol("left out");
 
-/** A new build, for one call of a generated `buildView`. */
-export function startView(maxStringChars: number): ViewBuild {
-  return { omissions: [], media: [], maxStringChars, tally: { texts: [], bytes: [] } };
+/**
+ * A new build, for one call of a generated `buildView`; `counts` when the projector counts what it places (projectors
+ * generated before counting was added call this without it, and their views are walked).
+ */
+export function startView(maxStringChars: number, counts = false): ViewBuild {
+  return { omissions: [], media: [], maxStringChars, tally: { texts: [], bytes: [] }, size: 0, counted: counts };
 }
 
 /** The projection a build made: its view, whether nothing was left out, the omissions and any lifted media. */
 export function finishView<V>(view: unknown, build: ViewBuild): Projection<V> {
   const projection = projectionOf<V>(view, build);
-  tallies.set(projection, build.tally);
+  const { tally } = build;
+  // `JSON.stringify` calls a `toJSON` it finds on an object's prototype: only the walk tells what is written then.
+  if (build.counted && view !== undefined && toJsonFree()) tally.viewBytes = build.size;
+  tallies.set(projection, tally);
   return projection;
+}
+
+/** Whether neither prototype a view's containers have holds a `toJSON` (someone may have added one). */
+function toJsonFree(): boolean {
+  return (
+    (Object.prototype as { toJSON?: unknown }).toJSON === undefined &&
+    (Array.prototype as { toJSON?: unknown }).toJSON === undefined
+  );
+}
+
+/**
+ * A number, boolean or null a counting projector places, with its cost added to the build; anything else JSON would
+ * not write as it is (a number that is not finite, `undefined`, a function) leaves the count to the walk.
+ */
+export function viewValue(build: ViewBuild, value: unknown): unknown {
+  const bytes = primitiveBytes(value);
+  if (bytes < 0) build.counted = false;
+  else build.size += bytes;
+  return value;
 }
 
 /**
@@ -76,14 +112,18 @@ export function viewText(
   // strings of a view, taken here without the calls between.
   if (text.length <= max) {
     const cleaned = cleanText(text);
+    const bytes = lastCleanPlain() ? plainStringBytes(cleaned) : cleanStringBytes(cleaned);
     tally.texts.push(cleaned);
-    tally.bytes.push(lastCleanPlain() ? plainStringBytes(cleaned) : cleanStringBytes(cleaned));
+    tally.bytes.push(bytes);
+    build.size += bytes;
     return cleaned;
   }
   const shown = projectString(build.omissions, text, max, overflow, base, segment);
   if (shown !== undefined) {
+    const bytes = lastShownPlain() ? plainStringBytes(shown) : cleanStringBytes(shown);
     tally.texts.push(shown);
-    tally.bytes.push(lastShownPlain() ? plainStringBytes(shown) : cleanStringBytes(shown));
+    tally.bytes.push(bytes);
+    build.size += bytes;
   }
   return shown;
 }
@@ -102,6 +142,8 @@ export function viewNode(
   base: string,
   segment: string | number | undefined,
 ): unknown {
+  // What the interpreter places is not counted: the walk counts the view.
+  build.counted = false;
   const holder = projectInto(build, value, plan, base, segment);
   return Object.hasOwn(holder, "view") ? holder.view : LEFT_OUT;
 }

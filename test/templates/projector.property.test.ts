@@ -11,10 +11,11 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { tallyOf } from "@toolgate/runtime";
 import { transform } from "esbuild";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Projection, project, type ViewPlan } from "../../runtime/index.js";
+import { markupSafeJson, type Projection, project, type ViewPlan } from "../../runtime/index.js";
 import { literal } from "../../templates/code.js";
 import { projector } from "../../templates/projector.js";
 
@@ -143,7 +144,7 @@ async function projectorOf(
   maxStringChars: number,
 ): Promise<{ buildView: (data: unknown) => Projection<unknown>; viewPlan: ViewPlan }> {
   const made = projector(plan, maxStringChars, "unknown");
-  const source = `import { cleanText, finishView, LEFT_OUT, type Projection, project, startView, type ViewBuild, type ViewPlan, viewDefine, viewKeysFree, viewNode, viewPlanAt, viewString, viewText } from "@toolgate/runtime";
+  const source = `import { cleanText, finishView, LEFT_OUT, type Projection, project, startView, type ViewBuild, type ViewPlan, viewDefine, viewKeysFree, viewNode, viewPlanAt, viewString, viewText, viewValue } from "@toolgate/runtime";
 export const viewPlan: ViewPlan = ${literal(plan as never).text};
 export function buildView(data: unknown): Projection<unknown> {
 ${made.buildBody}
@@ -179,6 +180,9 @@ afterEach(() => {
   delete (Object.prototype as any).title;
 });
 
+/** How many of the random views the projector counted itself. */
+let countedViews = 0;
+
 describe("the generated projector", () => {
   it("makes the interpreter's projection of every value, for every plan", async () => {
     await fc.assert(
@@ -192,12 +196,48 @@ describe("the generated projector", () => {
             const generated = buildView(reshaped(JSON.parse(text), seed));
             const interpreted = project(reshaped(JSON.parse(text), seed), viewPlan, { maxStringChars });
             expect(described(generated)).toEqual(described(interpreted));
+            // What it counted of the view, when it vouches for the whole: the written view's bytes, exactly.
+            const counted = tallyOf(generated)?.viewBytes;
+            if (counted !== undefined) {
+              countedViews++;
+              expect(counted).toBe(Buffer.byteLength(markupSafeJson(generated.view)));
+            }
           }
         },
       ),
       { numRuns: 150 },
     );
+    // Plans with nodes the interpreter places, and values that do not fit, are walked instead; the rest are counted.
+    expect(countedViews).toBeGreaterThan(30);
   }, 120_000);
+
+  it("counts an ordinary view as it places it, and leaves one the interpreter helped with to the walk", async () => {
+    const plan: ViewPlan = {
+      kind: "object",
+      properties: ownEntries<ViewPlan>([
+        ["title", { kind: "string", max: 80, overflow: "excerpt" }],
+        ["a<b", { kind: "array", items: { kind: "value" }, take: 2 }],
+        ["constructor", { kind: "value" }],
+        ["body", { kind: "string", max: 4, overflow: "omit" }],
+      ]),
+    };
+    const { buildView } = await projectorOf(plan, 2000);
+    const data = JSON.parse('{"title":"Café \\"naïve\\" <b>","a<b":[1.5,-0,true],"constructor":null,"body":"long"}');
+    const projection = buildView(data);
+    expect(tallyOf(projection)?.viewBytes).toBe(Buffer.byteLength(markupSafeJson(projection.view)));
+    // A value the plan does not expect (an object where a string goes) is the interpreter's to place: not counted.
+    const helped = buildView({ ...data, title: { nested: "x" } });
+    expect(tallyOf(helped)?.viewBytes).toBeUndefined();
+    // A `toJSON` someone put on a prototype is called by `JSON.stringify`: such a view is written to be measured.
+    for (const prototype of [Object.prototype, Array.prototype]) {
+      Object.defineProperty(prototype, "toJSON", { value: () => "", configurable: true, writable: true });
+      const polluted = buildView(data);
+      // biome-ignore lint/suspicious/noExplicitAny: the test pollutes and restores the prototype on purpose.
+      delete (prototype as any).toJSON;
+      expect(tallyOf(polluted)?.viewBytes).toBeUndefined();
+    }
+    expect(tallyOf(buildView(data))?.viewBytes).toBe(Buffer.byteLength(markupSafeJson(projection.view)));
+  });
 
   it("shows an ordinary result, its keys in the plan's written order, as the interpreter does", async () => {
     const plan: ViewPlan = {

@@ -147,6 +147,30 @@ describe("the count of the model's content", () => {
     }
   });
 
+  it("counts a success's whole content, its omissions (paths of any text) and continuation among it", () => {
+    const omission = fc.record({
+      path: text,
+      kind: fc.constantFrom("items", "excerpt", "omitted", "lines"),
+      count: fc.integer({ min: 0, max: 10_000_000 }),
+    });
+    fc.assert(
+      fc.property(values, fc.array(omission, { maxLength: 25 }), fc.option(text), (view, omissions, cursor) => {
+        const outcome = {
+          ok: true,
+          data: view,
+          view,
+          complete: omissions.length === 0,
+          omissions,
+          continuation: cursor ?? undefined,
+          provenance: { tool: "list_issues", rawBytes: 1, rawSha256: "0".repeat(64) },
+          contextUsed: { unit: "bytes", value: 0, budget: 100 },
+        } as unknown as Outcome<unknown, unknown>;
+        expect(modelContentBytes(outcome)).toBe(utf8Length(toModelContent(outcome)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it("gives up on what JSON.stringify writes its own way, and the measure writes it instead", () => {
     const dated = { at: new Date(0), note: "x" };
     expect(jsonBytes(dated)).toBe(-1);
