@@ -113,17 +113,22 @@ export function viewText(
   if (text.length <= max) {
     const cleaned = cleanText(text);
     const bytes = lastCleanPlain() ? plainStringBytes(cleaned) : cleanStringBytes(cleaned);
-    tally.texts.push(cleaned);
-    tally.bytes.push(bytes);
-    build.size += bytes;
+    // A counting build needs no tally while it counts; one that stops counting later has its strings priced again.
+    if (build.counted) build.size += bytes;
+    else {
+      tally.texts.push(cleaned);
+      tally.bytes.push(bytes);
+    }
     return cleaned;
   }
   const shown = projectString(build.omissions, text, max, overflow, base, segment);
   if (shown !== undefined) {
     const bytes = lastShownPlain() ? plainStringBytes(shown) : cleanStringBytes(shown);
-    tally.texts.push(shown);
-    tally.bytes.push(bytes);
-    build.size += bytes;
+    if (build.counted) build.size += bytes;
+    else {
+      tally.texts.push(shown);
+      tally.bytes.push(bytes);
+    }
   }
   return shown;
 }
