@@ -30,6 +30,7 @@ import { type KeptOriginal, originalText } from "../stages/receive/observe.js";
 import type { ParsedCopy, PendingText, RawKind } from "../stages/receive/received.js";
 import { type ResolvedResult, resolveResult } from "../stages/result-kind.js";
 import { isWellFormedText } from "../text/hygiene.js";
+import { escapedLoneSurrogate } from "../text/json.js";
 import type { CallContext } from "./context.js";
 
 /** What a finished admission reports to the event sink besides the outcome. */
@@ -78,6 +79,11 @@ export class Admission<T, V, I> {
    * ({@link Admission.settle}) before anything reads the provenance's size or hash.
    */
   pending: (PendingText & { text: string }) | undefined;
+  /**
+   * A parse whose escaped lone surrogates are looked for when {@link pending} settles (`parseAccepted`): the text and
+   * the value made of it.
+   */
+  surrogatesOf: { text: string; value: unknown } | undefined;
   /** What the `summarize` policy measured, when it ran: the event reports it whatever ends the admit. */
   summarize: SummarizeFacts | undefined;
   /** The content blocks admitted beside the primary value (an MCP result's); set once the payload is received. */
@@ -191,6 +197,18 @@ export class Admission<T, V, I> {
       );
     }
     provenance.rawSha256 = hashed.sha256;
+    const parsed = this.surrogatesOf;
+    if (parsed !== undefined) {
+      this.surrogatesOf = undefined;
+      // Refused as the parse stage refuses it (`parse.ts`); a payload the thread found no `\u` in has no such escape.
+      if (hashed.escapes !== false && escapedLoneSurrogate(parsed.text, parsed.value)) {
+        return this.fail(
+          "invalid_encoding",
+          { stage: "decode", sizes: this.sizes, detail: { reason: "lone_surrogate" } },
+          { stage: "decode", rawKind: this.rawKind },
+        );
+      }
+    }
     return undefined;
   }
 

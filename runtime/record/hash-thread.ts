@@ -34,7 +34,7 @@ export const MAX_UNITS = 16 * 1024 * 1024;
 
 /**
  * A job's buffer: a header of 32-bit words (state, UTF-8 length, units or bytes, kind, whether the encoding holds
- * U+FFFD), the digest as 64 ASCII hex characters, then the payload.
+ * U+FFFD, whether the payload holds `\u`), the digest as 64 ASCII hex characters, then the payload.
  */
 const HEAD_WORDS = 8;
 const DIGEST_AT = 32;
@@ -123,8 +123,9 @@ interface BufferModule {
  * sleeps on the doorbell word ({@link BELL}); woken, it takes the buffers sent to it off its port, then does every
  * pending job among them. A text is transcoded from UTF-16 to UTF-8 in pieces that never split a surrogate pair,
  * every piece fed to one hash, and the state word set and notified last. A transcoder that meets a lone surrogate
- * throws, and the job is marked failed. The thread never returns to its event loop: a host that ends it (the
- * process exiting, `terminate`) interrupts the wait.
+ * throws, and the job is marked failed. Beside the hash, the thread says whether the payload holds `\u` (a JSON
+ * escape), so the gate need not read a large JSON text again to know it has no escaped lone surrogate. The thread
+ * never returns to its event loop: a host that ends it (the process exiting, `terminate`) interrupts the wait.
  */
 const THREAD_SOURCE = `
 const { workerData, receiveMessageOnPort } = process.getBuiltinModule("node:worker_threads");
@@ -132,6 +133,9 @@ const { transcode, Buffer } = process.getBuiltinModule("node:buffer");
 const { createHash } = process.getBuiltinModule("node:crypto");
 const PIECE = 64 * 1024;
 const REPLACEMENT = Buffer.from([0xef, 0xbf, 0xbd]);
+// A JSON escape's \\u, in UTF-8 and in UTF-16 (little-endian).
+const ESCAPE_BYTES = Buffer.from([0x5c, 0x75]);
+const ESCAPE_UNITS = Buffer.from([0x5c, 0, 0x75, 0]);
 const control = new Int32Array(workerData.control);
 const buffers = new Map();
 function run(sab) {
@@ -146,8 +150,13 @@ function run(sab) {
     if (head[3] === ${BYTES}) {
       hash.update(new Uint8Array(sab, ${DATA_AT}, length));
       bytes = length;
+      if (Buffer.from(sab, ${DATA_AT}, length).indexOf(ESCAPE_BYTES) >= 0) head[5] = 1;
     } else {
       const units = Buffer.from(sab, ${DATA_AT}, length * 2);
+      // Found only where it starts a unit: its bytes may also straddle two units that are no escape.
+      let escape = units.indexOf(ESCAPE_UNITS);
+      while (escape >= 0 && (escape & 1) === 1) escape = units.indexOf(ESCAPE_UNITS, escape + 1);
+      if (escape >= 0) head[5] = 1;
       for (let at = 0; at < length; ) {
         let end = Math.min(length, at + PIECE);
         if (end < length) {
@@ -446,7 +455,7 @@ function pending({ control, slot, head }: Job, fallback: () => HashedText): Pend
       }
       if (state === DONE) {
         const sha256 = slot.digest.toString("latin1");
-        settled = { byteLength: head[1] as number, sha256, replacement: head[4] === 1 };
+        settled = { byteLength: head[1] as number, sha256, replacement: head[4] === 1, escapes: head[5] === 1 };
         answered++;
       } else settled = fallback();
       // A buffer the thread may still write to (it did not answer in time) is let go of: it is the thread's until

@@ -120,6 +120,11 @@ export interface HashedText {
    * When true the text may be fine (it may hold U+FFFD itself) and must be checked.
    */
   replacement: boolean;
+  /**
+   * Whether the payload holds `\u` (a JSON escape), as the helper thread found while it hashed it; `undefined` when
+   * nothing looked. When false, no escape in it can write half a surrogate pair.
+   */
+  escapes?: boolean;
 }
 
 /** A sha256 of UTF-8 text fed as strings, measured as it goes (see {@link startTextHash}). */

@@ -51,7 +51,9 @@ export function parse<T, V, I>(admission: Admission<T, V, I>, text: string): Par
 /**
  * The payload's value when the contract's validator bounds depth and numbers (`limits.validatorBounds`) and accepts
  * it, found without the parse stage's pass: the validator's code descends no deeper than the schema, and every value
- * it accepts is within the contract's depth, with only safe numbers, so the pass would have found nothing. Nothing
+ * it accepts is within the contract's depth, with only safe numbers, so the pass would have found nothing. An
+ * escaped lone surrogate in a payload the helper thread hashes is found when its hash settles, and refused as this
+ * stage refuses it, before anything leaves the gate (no hook sees the value first). Nothing
  * is reported here: `undefined` (the text does not parse, holds a lone surrogate, or the value is refused, or the
  * validator throws) sends the payload through {@link parse} and then the validate stage, which give every payload
  * the outcome they give it without this step. A refused payload is so parsed twice; a valid one once, with no pass.
@@ -59,11 +61,16 @@ export function parse<T, V, I>(admission: Admission<T, V, I>, text: string): Par
 export function parseAccepted<T, V, I>(admission: Admission<T, V, I>, text: string): Parsed | undefined {
   const { limits, validateResult } = admission.spec;
   if (limits.validatorBounds !== true || validateResult === undefined) return undefined;
-  const parsed = parseJsonText(text, limits.maxDepth, true);
+  // A payload the helper thread is hashing is read there anyway, and the thread tells whether it holds a `\u`
+  // escape: the search for an escaped lone surrogate waits for its answer (`Admission.settle`, before any outcome).
+  const later = admission.pending !== undefined;
+  const parsed = parseJsonText(text, limits.maxDepth, true, later);
   if (!parsed.ok) return undefined;
   try {
-    return validateResult(parsed.value) ? parsed : undefined;
+    if (!validateResult(parsed.value)) return undefined;
   } catch {
     return undefined;
   }
+  if (later) admission.surrogatesOf = { text, value: parsed.value };
+  return parsed;
 }

@@ -178,8 +178,10 @@ export type JsonParse = { ok: true; value: unknown; depth: number } | { ok: fals
  * Text that does not parse is scanned too, so that a leading byte order mark or an unsafe integer is named as such;
  * too deep is reported only for text that is otherwise well-formed (broken text is `syntax` whatever its depth).
  * `deferred` skips the pass for text that parses (`depth` −1): for a validator that bounds depth and numbers itself.
+ * `surrogatesLater` (with `deferred`) skips the search for an escaped lone surrogate too: the caller asks
+ * {@link escapedLoneSurrogate} itself before anything leaves the gate.
  */
-export function parseJsonText(text: string, maxDepth: number, deferred = false): JsonParse {
+export function parseJsonText(text: string, maxDepth: number, deferred = false, surrogatesLater = false): JsonParse {
   // `\S` is exactly what `trim` keeps (whitespace and line ends), and the search stops at the first such character.
   if (!NOT_WHITESPACE.test(text)) return { ok: false, reason: "empty", depth: 0 };
   let value: unknown;
@@ -192,6 +194,7 @@ export function parseJsonText(text: string, maxDepth: number, deferred = false):
   }
   if (parsed) {
     const depth = deferred ? -1 : plainDepth(value, maxDepth);
+    if (deferred && surrogatesLater) return { ok: true, value, depth };
     if (deferred || depth >= 0) return wellFormedParse(text, value, depth);
   }
   const scan = scanJsonText(text, maxDepth);
@@ -209,10 +212,14 @@ const SURROGATE_ESCAPE = /\\u[dD][89abcdefABCDEF]/;
  * strings looked at (the first search is native and stops at once on text without any `\u`).
  */
 function wellFormedParse(text: string, value: unknown, depth: number): JsonParse {
-  if (text.indexOf("\\u") < 0 || !SURROGATE_ESCAPE.test(text) || !hasLoneSurrogate(value)) {
-    return { ok: true, value, depth };
-  }
-  return { ok: false, reason: "lone_surrogate", depth };
+  return escapedLoneSurrogate(text, value)
+    ? { ok: false, reason: "lone_surrogate", depth }
+    : { ok: true, value, depth };
+}
+
+/** Whether `value`, the parse of `text`, holds half a surrogate pair that `text` wrote as an escape. */
+export function escapedLoneSurrogate(text: string, value: unknown): boolean {
+  return text.indexOf("\\u") >= 0 && SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(value);
 }
 
 /** In `u` mode a surrogate range only matches surrogates that are not part of a pair. */

@@ -10,6 +10,8 @@ import { describe, expect, it } from "vitest";
 import { checkBounds } from "../../../generator/checks/index.js";
 import { validatorBoundsValues } from "../../../generator/checks/safe-numbers.js";
 import { defineTool, project, type ViewPlan } from "../../../runtime/index.js";
+import * as hashThread from "../../../runtime/record/hash-thread.js";
+import { hashThreadReady } from "../../fixtures/hash-thread.js";
 import { compile, recordSpec } from "../fixture.js";
 
 const SAFE = { type: "integer", minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
@@ -128,4 +130,51 @@ describe("limits.validatorBounds", () => {
     expect(await reasons('{"n":1,"s":"\\uD800"}')).toBe("invalid_encoding/lone_surrogate");
     expect(await reasons('{"n":1.5}')).toBe("schema_mismatch/validate");
   });
+
+  it("gives a large payload, hashed on the helper thread, the outcome it has without it, as text and as bytes", async () => {
+    // The thread tells whether such a payload holds `\u`; an escaped lone surrogate in it is then refused when the
+    // hash settles instead of at parse, with the same failure, and no hook sees the value.
+    await hashThreadReady(hashThread);
+    const tags = (count: number, tag: string) => Array.from({ length: count }, () => tag).join(",");
+    const large = fc
+      .tuple(
+        strings,
+        fc.constantFrom('"plain words"', '"\\uD83D\\uDE00 pair"', '"a \\\\u0041 backslash"', '"caf\\u00e9"'),
+        fc.option(fc.integer({ min: 0, max: 2_000 }), { nil: undefined }),
+      )
+      .map(([s, tag, at]) => {
+        const many = tags(3_000, tag);
+        const list = at === undefined ? many : `${tags(at, tag)},"\\udc00 late",${many}`;
+        return `{"n":1,"s":${s},"items":[{"id":2,"tags":[${list}]}]}`;
+      });
+    let refused = 0;
+    let hooked = 0;
+    const hooks = {
+      semantic: () => {
+        hooked++;
+        return true;
+      },
+    };
+    await fc.assert(
+      fc.asyncProperty(large, fc.boolean(), async (text, asBytes) => {
+        expect(text.length).toBeGreaterThanOrEqual(hashThread.MIN_UNITS);
+        const raw = asBytes ? new TextEncoder().encode(text) : text;
+        const jobs = hashThread.threadJobs();
+        const ctx = { correlationId: "c", now: () => new Date(0) };
+        const outcome = await bounded.admit(raw, ctx);
+        expect(hashThread.threadJobs()).toBe(jobs + 1);
+        expect(outcome).toEqual(await plain.admit(raw, ctx));
+        if (!outcome.ok) {
+          refused++;
+          const before = hooked;
+          expect(await bounded.admit(raw, { ...ctx, hooks })).toEqual(outcome);
+          expect(hooked).toBe(before);
+        }
+      }),
+      { numRuns: 60 },
+    );
+    // Both answers were met: escaped halves refused, pairs, escaped backslashes and plain text admitted.
+    expect(refused).toBeGreaterThan(5);
+    expect(refused).toBeLessThan(55);
+  }, 60_000);
 });
