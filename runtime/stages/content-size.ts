@@ -35,8 +35,15 @@ export function plainStringBytes(text: string): number {
   return 2 + utf8Length(text);
 }
 
+/**
+ * Printable ASCII but what JSON or the markup escapes (`"`, `\`, `&`, `<`, `>`): a string of these alone costs its
+ * length and its quotes, known from one test of a short string (an omission's path and kind, a key).
+ */
+const PLAIN_ASCII = /^[ !#-%'-;=?-[\]-~]*$/;
+
 /** What any string costs inside the model's content, its quotes included. */
 function stringBytes(text: string): number {
+  if (text.length <= 64 && PLAIN_ASCII.test(text)) return text.length + 2;
   return isWellFormedText(text) ? cleanStringBytes(text) : 2 + viewCost(text);
 }
 
