@@ -30,7 +30,7 @@ import { type KeptOriginal, originalText } from "../stages/receive/observe.js";
 import type { ParsedCopy, PendingText, RawKind } from "../stages/receive/received.js";
 import { type ResolvedResult, resolveResult } from "../stages/result-kind.js";
 import { isWellFormedText } from "../text/hygiene.js";
-import { escapedLoneSurrogate } from "../text/json.js";
+import { escapedLoneSurrogate } from "../text/json-surrogates.js";
 import type { CallContext } from "./context.js";
 
 /** What a finished admission reports to the event sink besides the outcome. */

@@ -10,6 +10,8 @@
  * the payload, with a stack no deeper than the nesting a contract allows (and constant past it).
  */
 
+import { escapedLoneSurrogate, wellFormed } from "./json-surrogates.js";
+
 /**
  * Why a JSON text was refused before or during parsing (`diagnostics.detail.reason`). `lone_surrogate` is a string
  * (or key) escaping half a surrogate pair (`"\\ud800"`): text with no UTF-8 encoding, refused by the gate as
@@ -170,16 +172,15 @@ export type JsonParse = { ok: true; value: unknown; depth: number } | { ok: fals
  * pair (`lone_surrogate`), and the parser's own error message is dropped, since V8 quotes the offending payload
  * text in it and nothing of the payload may reach a failure.
  *
- * `JSON.parse` itself survives any nesting, so it runs first, and the checks run on what it made: one pass over
- * the parsed containers (a few times cheaper than reading the text again) finds the depth and any number
- * past 2^53 − 1 in magnitude or not finite. Only then is the text scanned, to tell an integer that was rounded
- * from a literal with a fraction the writer chose (`9007199254740993.5`) and to report what {@link scanJsonText} reports:
- * the answer is the same as scanning first, and a well-formed, shallow, safe payload is read by the parser alone.
- * Text that does not parse is scanned too, so that a leading byte order mark or an unsafe integer is named as such;
- * too deep is reported only for text that is otherwise well-formed (broken text is `syntax` whatever its depth).
- * `deferred` skips the pass for text that parses (`depth` −1): for a validator that bounds depth and numbers itself.
- * `surrogatesLater` (with `deferred`) skips the search for an escaped lone surrogate too: the caller asks
- * {@link escapedLoneSurrogate} itself before anything leaves the gate.
+ * `JSON.parse` itself survives any nesting, so it runs first, and the checks run on what it made: one pass over the
+ * parsed containers (a few times cheaper than reading the text again) finds the depth and any number past 2^53 − 1
+ * in magnitude or not finite. Only then is the text scanned, to tell an integer that was rounded from a literal with
+ * a fraction the writer chose (`9007199254740993.5`) and to report what {@link scanJsonText} reports: the answer is
+ * the same as scanning first, and a well-formed, shallow, safe payload is read by the parser alone. Text that does
+ * not parse is scanned too, so that a byte order mark or an unsafe integer is named as such; too deep is reported
+ * only for text that is otherwise well-formed (broken text is `syntax` whatever its depth).
+ * `deferred` skips the pass for text that parses (`depth` −1): for a validator that bounds depth and numbers itself;
+ * `surrogatesLater` too the search of {@link escapedLoneSurrogate}, which the caller then makes itself.
  */
 export function parseJsonText(text: string, maxDepth: number, deferred = false, surrogatesLater = false): JsonParse {
   // `\S` is exactly what `trim` keeps (whitespace and line ends), and the search stops at the first such character.
@@ -203,53 +204,10 @@ export function parseJsonText(text: string, maxDepth: number, deferred = false, 
   return parsed ? wellFormedParse(text, value, scan.depth) : { ok: false, reason: "syntax", depth: scan.depth };
 }
 
-/** An escape that may be half a surrogate pair: `\uD800`–`\uDFFF`, in either case. */
-const SURROGATE_ESCAPE = /\\u[dD][89abcdefABCDEF]/;
-
-/**
- * The parse of a text, refused as `lone_surrogate` when a string or key of its value holds half a surrogate pair.
- * Well-formed text can only make one through an escape, so only text with a `\uD8xx`-like escape has its value's
- * strings looked at (the first search is native and stops at once on text without any `\u`).
- */
+/** The parse of a text, refused as `lone_surrogate` when its value holds an escaped lone surrogate. */
 function wellFormedParse(text: string, value: unknown, depth: number): JsonParse {
-  return escapedLoneSurrogate(text, value)
-    ? { ok: false, reason: "lone_surrogate", depth }
-    : { ok: true, value, depth };
-}
-
-/** Whether `value`, the parse of `text`, holds half a surrogate pair that `text` wrote as an escape. */
-export function escapedLoneSurrogate(text: string, value: unknown): boolean {
-  return text.indexOf("\\u") >= 0 && SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(value);
-}
-
-/** In `u` mode a surrogate range only matches surrogates that are not part of a pair. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
-/** `String.prototype.isWellFormed` (ES2024), looked up once, where the host has it. */
-const nativeIsWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
-
-/** Whether a string is well-formed UTF-16 (natively where the host can tell). */
-function wellFormed(text: string): boolean {
-  return nativeIsWellFormed === undefined ? !LONE_SURROGATE.test(text) : nativeIsWellFormed.call(text);
-}
-
-/** Whether any string or key of a parsed value (plain JSON data, any depth) is not well-formed. Iterative. */
-function hasLoneSurrogate(value: unknown): boolean {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item === "string") {
-      if (!wellFormed(item)) return true;
-    } else if (Array.isArray(item)) {
-      for (let i = 0; i < item.length; i++) stack.push(item[i]);
-    } else if (item !== null && typeof item === "object") {
-      for (const key of Object.keys(item)) {
-        if (!wellFormed(key)) return true;
-        stack.push((item as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return false;
+  if (escapedLoneSurrogate(text, value)) return { ok: false, reason: "lone_surrogate", depth };
+  return { ok: true, value, depth };
 }
 
 /**
