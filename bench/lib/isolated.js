@@ -6,7 +6,7 @@
  * runs here instead, in a fresh one, so its rows tell what the gate costs, not what ran before it.
  */
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -41,7 +41,6 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === CHILD) {
   const [file, name, args, answer] = process.argv.slice(2);
   const module = await import(pathToFileURL(file).href);
   const result = await module[name](...JSON.parse(args));
-  const { writeFile } = await import("node:fs/promises");
   await writeFile(answer, JSON.stringify(result));
   // A benchmark may leave a handle open (a server, a timer): this process's work is done.
   process.exit(0);

@@ -197,19 +197,24 @@ export class Admission<T, V, I> {
       );
     }
     provenance.rawSha256 = hashed.sha256;
+    // The search for an escaped lone surrogate the parse left for now (`parseAccepted`); a payload the thread found no
+    // `\u` in holds no such escape.
     const parsed = this.surrogatesOf;
-    if (parsed !== undefined) {
-      this.surrogatesOf = undefined;
-      // Refused as the parse stage refuses it (`parse.ts`); a payload the thread found no `\u` in has no such escape.
-      if (hashed.escapes !== false && escapedLoneSurrogate(parsed.text, parsed.value)) {
-        return this.fail(
-          "invalid_encoding",
-          { stage: "decode", sizes: this.sizes, detail: { reason: "lone_surrogate" } },
-          { stage: "decode", rawKind: this.rawKind },
-        );
-      }
-    }
-    return undefined;
+    this.surrogatesOf = undefined;
+    if (parsed === undefined || hashed.escapes === false) return undefined;
+    return escapedLoneSurrogate(parsed.text, parsed.value) ? this.escapedSurrogate() : undefined;
+  }
+
+  /**
+   * The refusal of half a surrogate pair written as a JSON escape, the same text as the character sent raw: not
+   * UTF-8. The parse stage's (`parse.ts`), whether it finds one at once or the search waited for the hash.
+   */
+  escapedSurrogate(): Failure {
+    return this.fail(
+      "invalid_encoding",
+      { stage: "decode", sizes: this.sizes, detail: { reason: "lone_surrogate" } },
+      { stage: "decode", rawKind: this.rawKind },
+    );
   }
 
   /**

@@ -33,14 +33,7 @@ export function parse<T, V, I>(admission: Admission<T, V, I>, text: string): Par
       { stage: "parse", rawKind },
     );
   }
-  if (parsed.reason === "lone_surrogate") {
-    // Half a surrogate pair written as an escape is the same text as the character sent raw: not UTF-8.
-    return admission.fail(
-      "invalid_encoding",
-      { stage: "decode", sizes, detail: { reason: "lone_surrogate" } },
-      { stage: "decode", rawKind },
-    );
-  }
+  if (parsed.reason === "lone_surrogate") return admission.escapedSurrogate();
   return admission.fail(
     "invalid_json",
     { stage: "parse", sizes, detail: { reason: parsed.reason } },

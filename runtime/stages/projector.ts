@@ -107,30 +107,30 @@ export function viewText(
   base: string,
   segment: string | number | undefined,
 ): string | undefined {
-  const { tally } = build;
   // Within its bound, a string is shown whole and cleaned, as `projectString` shows it, with nothing to report: most
   // strings of a view, taken here without the calls between.
   if (text.length <= max) {
     const cleaned = cleanText(text);
-    const bytes = lastCleanPlain() ? plainStringBytes(cleaned) : cleanStringBytes(cleaned);
-    // A counting build needs no tally while it counts; one that stops counting later has its strings priced again.
-    if (build.counted) build.size += bytes;
-    else {
-      tally.texts.push(cleaned);
-      tally.bytes.push(bytes);
-    }
+    priced(build, cleaned, lastCleanPlain());
     return cleaned;
   }
   const shown = projectString(build.omissions, text, max, overflow, base, segment);
-  if (shown !== undefined) {
-    const bytes = lastShownPlain() ? plainStringBytes(shown) : cleanStringBytes(shown);
-    if (build.counted) build.size += bytes;
-    else {
-      tally.texts.push(shown);
-      tally.bytes.push(bytes);
-    }
-  }
+  if (shown !== undefined) priced(build, shown, lastShownPlain());
   return shown;
+}
+
+/**
+ * What a string placed in the view costs in the model's content (`plain` when the pass that cleaned it found nothing
+ * JSON or the markup escapes), added to the build's count; a build that does not count keeps it in its tally instead,
+ * and so does one that stopped counting (the walk prices again the strings it placed before).
+ */
+function priced(build: ViewBuild, shown: string, plain: boolean): void {
+  const bytes = plain ? plainStringBytes(shown) : cleanStringBytes(shown);
+  if (build.counted) build.size += bytes;
+  else {
+    build.tally.texts.push(shown);
+    build.tally.bytes.push(bytes);
+  }
 }
 
 /**

@@ -15,8 +15,11 @@ import {
   type Outcome,
   ownedByTenant,
   type ToolAdapter,
+  threadJobs,
   toModelContent,
 } from "../../runtime/index.js";
+import * as hashThread from "../../runtime/record/hash-thread.js";
+import { hashThreadReady } from "../fixtures/hash-thread.js";
 
 const RUNTIME_SOURCE = JSON.stringify(new URL("../../runtime/index.ts", import.meta.url).pathname);
 /** The source of a light run-time entry (`@toolgate/runtime/validators`, `…/formats`), quoted for an import. */
@@ -111,6 +114,55 @@ describe.each(tools)("the generated %s adapter", (tool) => {
       expect(["oversize", "result_too_large", "schema_mismatch"]).toContain(outcome.error.code);
     }
     expectSafeContent(outcome);
+  });
+});
+
+describe("the generated read_graph adapter on a large graph", () => {
+  // Its validator bounds depth and numbers, so a valid payload the hash thread hashes is searched for an escaped half
+  // surrogate pair only when the thread found a `\u` in it, when the hash settles.
+  const graph = {
+    entities: Array.from({ length: 100 }, (_, i) => ({
+      name: `entity ${i}`,
+      entityType: "service",
+      observations: Array.from({ length: 8 }, (_, j) => `observation ${j} of entity ${i}, café 東京 🚀`),
+    })),
+    relations: Array.from({ length: 99 }, (_, i) => ({
+      from: `entity ${i}`,
+      to: `entity ${i + 1}`,
+      relationType: "calls",
+    })),
+  };
+  const text = JSON.stringify(graph);
+
+  it("admits it whole through the helper thread, as text and as bytes, with escapes or without", async () => {
+    await hashThreadReady(hashThread);
+    const adapter = adapters.get("read_graph") as AnyAdapter;
+    expect(text.length).toBeGreaterThanOrEqual(hashThread.MIN_UNITS);
+    const escaped = text.replaceAll("café", "caf\\u00e9");
+    for (const raw of [text, new TextEncoder().encode(text), escaped, new TextEncoder().encode(escaped)]) {
+      const jobs = threadJobs();
+      const outcome = await adapter.admit(raw);
+      expect(threadJobs()).toBe(jobs + 1);
+      expect(outcome.ok).toBe(true);
+      if (!outcome.ok) continue;
+      expect(outcome.data).toEqual(graph);
+      const content = toModelContent(outcome);
+      expect(content).toContain("observation 4 of entity 19, café 東京 🚀");
+      expect(content).toContain('"entity 38","relationType":"calls"');
+    }
+  });
+
+  it("refuses it with an escaped half pair in one observation, as the parse stage refuses one", async () => {
+    await hashThreadReady(hashThread);
+    const adapter = adapters.get("read_graph") as AnyAdapter;
+    const broken = text.replace("observation 3 of entity 77", "observation 3 of \\ud800 entity 77");
+    for (const raw of [broken, new TextEncoder().encode(broken)]) {
+      const outcome = await adapter.admit(raw);
+      expect(outcome.ok ? "ok" : [outcome.error.code, outcome.diagnostics.detail?.reason]).toEqual([
+        "invalid_encoding",
+        "lone_surrogate",
+      ]);
+    }
   });
 });
 

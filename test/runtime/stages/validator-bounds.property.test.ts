@@ -148,6 +148,7 @@ describe("limits.validatorBounds", () => {
         return `{"n":1,"s":${s},"items":[{"id":2,"tags":[${list}]}]}`;
       });
     let refused = 0;
+    let admitted = 0;
     let hooked = 0;
     const hooks = {
       semantic: () => {
@@ -164,7 +165,12 @@ describe("limits.validatorBounds", () => {
         const outcome = await bounded.admit(raw, ctx);
         expect(hashThread.threadJobs()).toBe(jobs + 1);
         expect(outcome).toEqual(await plain.admit(raw, ctx));
-        if (!outcome.ok) {
+        if (outcome.ok) {
+          // The positive control: an ordinary large result reaches the caller whole (what the model reads of one is
+          // the generated read_graph adapter's test).
+          admitted++;
+          expect(outcome.data).toEqual(JSON.parse(text));
+        } else {
           refused++;
           const before = hooked;
           expect(await bounded.admit(raw, { ...ctx, hooks })).toEqual(outcome);
@@ -176,5 +182,6 @@ describe("limits.validatorBounds", () => {
     // Both answers were met: escaped halves refused, pairs, escaped backslashes and plain text admitted.
     expect(refused).toBeGreaterThan(5);
     expect(refused).toBeLessThan(55);
+    expect(admitted).toBe(60 - refused);
   }, 60_000);
 });
