@@ -130,7 +130,8 @@ export {
   type WindowState,
 } from "./record/turn.js";
 export { viewKeyBytes } from "./stages/content-size.js";
-export { checkFieldRules, locate, looksLikeInstructions, opaqueTokenProblem } from "./stages/fields.js";
+export { locate } from "./stages/field-paths.js";
+export { checkFieldRules, looksLikeInstructions, opaqueTokenProblem } from "./stages/fields.js";
 export { DEFAULT_TOKENIZER, loadTokenizer, MAX_TOKEN_UNITS, type Measured, measureText } from "./stages/measure.js";
 export {
   type ModelPart,

@@ -25,7 +25,9 @@ import {
   type PolicyMix,
   type SummarizeFacts,
 } from "../record/events.js";
+import type { KeyScreen } from "../record/key-screen.js";
 import type { TextTally } from "../stages/content-size.js";
+import { flagScreenOf } from "../stages/flag-screen.js";
 import { type KeptOriginal, originalText } from "../stages/receive/observe.js";
 import type { ParsedCopy, PendingText, RawKind } from "../stages/receive/received.js";
 import { type ResolvedResult, resolveResult } from "../stages/result-kind.js";
@@ -97,6 +99,13 @@ export class Admission<T, V, I> {
   /** The tool's result kind and block rules, resolved once per spec. */
   readonly result: ResolvedResult;
   /**
+   * What the helper thread screens a JSON payload for while it hashes it (`stages/flag-screen.ts`), when the
+   * contract's flag rules allow it; `undefined` for a text or content result.
+   */
+  readonly screen: KeyScreen | undefined;
+  /** Whether the payload's screen found nothing its flag rules would flag, as its hash settled. */
+  private screened = false;
+  /**
    * Observe mode only (`ctx.mode`, else the contract's): the original result receive kept for the caller, once it
    * has one, and the text the gate decoded of it. `undefined` when the gate enforces.
    */
@@ -113,6 +122,8 @@ export class Admission<T, V, I> {
     readonly recallDepth: number,
   ) {
     this.result = resolvedFor(spec);
+    const { kind } = this.result;
+    this.screen = kind === "text" || kind === "content" ? undefined : flagScreenOf(spec.fields);
     this.observing = recallDepth === 0 && (ctx.mode ?? spec.mode) === "observe" ? {} : undefined;
   }
 
@@ -179,6 +190,7 @@ export class Admission<T, V, I> {
     if (pending === undefined) return undefined;
     this.pending = undefined;
     const hashed = pending.hash.settle();
+    this.screened = pending.hash.screenedFree();
     const { provenance } = this;
     provenance.rawBytes = hashed.byteLength;
     this.sizes.rawBytes = hashed.byteLength;
@@ -203,6 +215,15 @@ export class Admission<T, V, I> {
     this.surrogatesOf = undefined;
     if (parsed === undefined || hashed.escapes === false) return undefined;
     return escapedLoneSurrogate(parsed.text, parsed.value) ? this.escapedSurrogate() : undefined;
+  }
+
+  /**
+   * Whether the helper thread found no string under the contract's flag rules' keys that could read like
+   * instructions, in the payload the value was parsed from: the flag rules then need no walk. Never waits.
+   */
+  flagsScreened(): boolean {
+    if (this.screen === undefined || this.parsed !== undefined) return false;
+    return this.pending === undefined ? this.screened : this.pending.hash.screenedFree();
   }
 
   /**

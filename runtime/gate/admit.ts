@@ -81,6 +81,7 @@ export async function admitPayload<T, V, I>(
   const receiving = receive(raw, {
     maxBytes: limits.maxBytes,
     maxDepth: limits.maxDepth,
+    screen: admission.screen,
     result: admission.result,
     signal: ctx.signal,
     timeoutMs: limits.timeoutMs,

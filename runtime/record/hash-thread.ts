@@ -22,6 +22,7 @@
  * holds, with the same answer. The thread is `unref`ed, so it never keeps a process alive, and its buffers are
  * reused, a few at a time.
  */
+import { KEY_SCREEN_SOURCE, type KeyScreen, SCREEN_FREE, SCREEN_UNSURE } from "./key-screen.js";
 import { type HashedText, hashTextNow, hostBuiltin, sha256HexNow } from "./provenance.js";
 
 /** Payloads shorter than this (in UTF-16 units, or bytes) are hashed at once: the hand-over would cost more. */
@@ -31,10 +32,16 @@ export const MIN_UNITS = 32 * 1024;
  * job's buffer is at most 32 MB (a string's units take two bytes each).
  */
 export const MAX_UNITS = 16 * 1024 * 1024;
+/**
+ * A text longer than this is not screened (`key-screen.ts`): the thread encodes a screened text whole, not in
+ * pieces, and holds no more than 12 MB for it.
+ */
+const SCREEN_MAX_UNITS = 4 * 1024 * 1024;
 
 /**
  * A job's buffer: a header of 32-bit words (state, UTF-8 length, units or bytes, kind, whether the encoding holds
- * U+FFFD, whether the payload holds `\u`), the digest as 64 ASCII hex characters, then the payload.
+ * U+FFFD, whether the payload holds `\u`, the key screen to run or 0, its answer), the digest as 64 ASCII hex
+ * characters, then the payload.
  */
 const HEAD_WORDS = 8;
 const DIGEST_AT = 32;
@@ -84,6 +91,11 @@ export interface PendingHash {
   settle(): HashedText;
   /** Gives up a hash no one will read: a job the thread has not begun is taken back, and its buffer reused. */
   drop(): void;
+  /**
+   * Whether the thread has found, by now, that no string under the job's screened keys could read like
+   * instructions (`key-screen.ts`); false for a job with no screen, or none answered yet. Never waits.
+   */
+  screenedFree(): boolean;
 }
 
 interface WorkerLike {
@@ -138,6 +150,15 @@ const ESCAPE_BYTES = Buffer.from([0x5c, 0x75]);
 const ESCAPE_UNITS = Buffer.from([0x5c, 0, 0x75, 0]);
 const control = new Int32Array(workerData.control);
 const buffers = new Map();
+const screens = new Map();
+${KEY_SCREEN_SOURCE}
+// A job's key screen, answered before its hash so that the gate has it when it checks fields: free only in a
+// payload with no \\u, where every key is written as it is.
+function screen(head, bytes) {
+  const told = screens.get(head[6]);
+  const free = told !== undefined && head[5] === 0 && screenFree(bytes, told);
+  Atomics.store(head, 7, free ? ${SCREEN_FREE} : ${SCREEN_UNSURE});
+}
 function run(sab) {
   const head = new Int32Array(sab, 0, ${HEAD_WORDS});
   // A job the caller took back, or a buffer with no job in it, is not this thread's to do.
@@ -148,9 +169,19 @@ function run(sab) {
     const hash = createHash("sha256");
     let bytes = 0;
     if (head[3] === ${BYTES}) {
-      hash.update(new Uint8Array(sab, ${DATA_AT}, length));
+      const payload = Buffer.from(sab, ${DATA_AT}, length);
+      if (payload.indexOf(ESCAPE_BYTES) >= 0) head[5] = 1;
+      if (head[6] !== 0) screen(head, payload);
+      hash.update(payload);
       bytes = length;
-      if (Buffer.from(sab, ${DATA_AT}, length).indexOf(ESCAPE_BYTES) >= 0) head[5] = 1;
+    } else if (head[6] !== 0) {
+      // A screened text is encoded whole: the screen reads its UTF-8, which the hash then takes.
+      const encoded = transcode(Buffer.from(sab, ${DATA_AT}, length * 2), "utf16le", "utf8");
+      if (encoded.indexOf(ESCAPE_BYTES) >= 0) head[5] = 1;
+      screen(head, encoded);
+      hash.update(encoded);
+      if (encoded.indexOf(REPLACEMENT) >= 0) head[4] = 1;
+      bytes = encoded.length;
     } else {
       const units = Buffer.from(sab, ${DATA_AT}, length * 2);
       // Found only where it starts a unit: its bytes may also straddle two units that are no escape.
@@ -187,8 +218,9 @@ for (;;) {
   // The bell as it was before the look at the buffers: a job marked pending after it rang again is found by the
   // look below, or makes the wait return at once.
   for (let sent = receiveMessageOnPort(workerData.port); sent !== undefined; sent = receiveMessageOnPort(workerData.port)) {
-    const { id, buffer } = sent.message;
-    if (buffer === undefined) buffers.delete(id);
+    const { id, buffer, screen: told } = sent.message;
+    if (told !== undefined) screens.set(told.id, screenOf(told));
+    else if (buffer === undefined) buffers.delete(id);
     else buffers.set(id, buffer);
   }
   Atomics.store(control, ${HELD}, buffers.size);
@@ -285,8 +317,11 @@ function readyThread(): { port: PortLike; control: Int32Array } | undefined {
   return Atomics.load(thread.control, READY) === 1 ? thread : undefined;
 }
 
-/** Tells the thread of a buffer (`buffer` given) or that it is let go of; a thread that has ended hears nothing. */
-function tell(message: { id: number; buffer?: SharedArrayBuffer }): void {
+/**
+ * Tells the thread of a buffer (`buffer` given), that it is let go of, or of a key screen; a thread that has ended
+ * hears nothing.
+ */
+function tell(message: { id: number; buffer?: SharedArrayBuffer } | { screen: KeyScreen }): void {
   if (typeof thread !== "object") return;
   try {
     thread.port.postMessage(message);
@@ -401,6 +436,14 @@ export function threadAnswers(): number {
   return answered;
 }
 
+/** How many settled jobs the thread had screened free (`key-screen.ts`), for tests that the screen is used. */
+let screenedFree = 0;
+
+/** How many jobs settled with their key screen answered free. */
+export function screenedFreeJobs(): number {
+  return screenedFree;
+}
+
 /** A job for the thread: the buffer it is written into, its header, and the thread's control buffer. */
 interface Job {
   control: Int32Array;
@@ -408,11 +451,20 @@ interface Job {
   head: Int32Array;
 }
 
+/** The key screens the thread has been told of, by id. */
+const told = new Set<number>();
+
 /**
  * A buffer for a payload of `length` units (or bytes) of `kind`, taking `bytes` bytes, with its header written but
  * for the state; `undefined` when the payload is better hashed at once (too short, too long, or no thread ready).
+ * A `screen` is run on it unless it is a text too long to encode whole.
  */
-function jobFor(length: number, bytes: number, kind: typeof TEXT | typeof BYTES): Job | undefined {
+function jobFor(
+  length: number,
+  bytes: number,
+  kind: typeof TEXT | typeof BYTES,
+  screen: KeyScreen | undefined,
+): Job | undefined {
   if (length < MIN_UNITS || length > MAX_UNITS) return undefined;
   const ready = readyThread();
   if (ready === undefined) return undefined;
@@ -421,6 +473,14 @@ function jobFor(length: number, bytes: number, kind: typeof TEXT | typeof BYTES)
   head.fill(0, 1);
   head[2] = length;
   head[3] = kind;
+  if (screen !== undefined && (kind === BYTES || length <= SCREEN_MAX_UNITS)) {
+    // Told before the job that names it: the thread takes what was sent before it looks at its buffers.
+    if (!told.has(screen.id)) {
+      told.add(screen.id);
+      tell({ screen });
+    }
+    head[6] = screen.id;
+  }
   return { control: ready.control, slot, head };
 }
 
@@ -434,6 +494,9 @@ function pending({ control, slot, head }: Job, fallback: () => HashedText): Pend
   let settled: HashedText | undefined;
   // A dropped job's buffer is no longer its own: a settle after a drop hashes here.
   let dropped = false;
+  // The screen's answer as the buffer held it when the job ended here (the buffer may then serve another job).
+  let screened: boolean | undefined;
+  const screenAnswer = () => head[6] !== 0 && Atomics.load(head, 7) === SCREEN_FREE;
   return {
     settle() {
       if (settled !== undefined) return settled;
@@ -458,6 +521,8 @@ function pending({ control, slot, head }: Job, fallback: () => HashedText): Pend
         settled = { byteLength: head[1] as number, sha256, replacement: head[4] === 1, escapes: head[5] === 1 };
         answered++;
       } else settled = fallback();
+      screened = screenAnswer();
+      if (screened) screenedFree++;
       // A buffer the thread may still write to (it did not answer in time) is let go of: it is the thread's until
       // that job is over, then the collector's.
       if (state !== TAKEN) giveBack(slot);
@@ -467,10 +532,14 @@ function pending({ control, slot, head }: Job, fallback: () => HashedText): Pend
     drop() {
       if (settled !== undefined || dropped) return;
       dropped = true;
+      screened = false;
       const state = Atomics.compareExchange(head, 0, PENDING, TAKEN_BACK);
       // One the thread has begun is left to it, and its buffer let go of.
       if (state !== TAKEN) giveBack(slot);
       else letGo(slot);
+    },
+    screenedFree() {
+      return screened ?? screenAnswer();
     },
   };
 }
@@ -480,17 +549,17 @@ function pending({ control, slot, head }: Job, fallback: () => HashedText): Pend
  * or no thread ready). It settles to exactly what {@link hashTextNow} gives: the thread searches its encoding for
  * U+FFFD as that does, and a text the thread refuses (one with a lone surrogate) is hashed by {@link hashTextNow}.
  */
-export function hashTextLater(text: string): PendingHash | undefined {
-  const job = jobFor(text.length, 2 * text.length, TEXT);
+export function hashTextLater(text: string, screen?: KeyScreen): PendingHash | undefined {
+  const job = jobFor(text.length, 2 * text.length, TEXT, screen);
   if (job === undefined) return undefined;
   job.slot.data.write(text, 0, "utf16le");
   return pending(job, () => hashTextNow(text) as HashedText);
 }
 
 /** A pending sha256 of `bytes`, or `undefined` when they are better hashed at once (see {@link hashTextLater}). */
-export function hashBytesLater(bytes: Uint8Array): PendingHash | undefined {
+export function hashBytesLater(bytes: Uint8Array, screen?: KeyScreen): PendingHash | undefined {
   const length = bytes.byteLength;
-  const job = jobFor(length, length, BYTES);
+  const job = jobFor(length, length, BYTES, screen);
   if (job === undefined) return undefined;
   const copy = new Uint8Array(job.slot.buffer, DATA_AT, length);
   copy.set(bytes);

@@ -44,7 +44,7 @@ export function hashPayload<T, V, I>(admission: Admission<T, V, I>, received: Re
     provenance.rawSha256 = received.sha256;
     return undefined;
   }
-  const later = hashBytesLater(bytes);
+  const later = hashBytesLater(bytes, admission.screen);
   if (later !== undefined) {
     admission.pending = { hash: later, unchecked: false, text: "" };
     return undefined;

@@ -10,81 +10,11 @@
  *   matched on a folded form, so fullwidth letters and Cyrillic or Greek lookalikes read as the words they imitate.
  */
 
-import type { FieldPath, FieldRule, ValidationIssue } from "../contract/types.js";
+import type { FieldRule, ValidationIssue } from "../contract/types.js";
+import type { KeyScreen } from "../record/key-screen.js";
 import { cleanText, isInvisibleAstral, isInvisibleUnit, utf8Length } from "../text/hygiene.js";
-import { pointerSegment } from "./project.js";
+import { pointerOfKeys, type Steps, stepsOf, visitAt } from "./field-paths.js";
 import { CLASSES, OTHER_CLASS, pairSteps, SPACE_CLASS, triggerAutomaton, WORD_READ } from "./trigger-automaton.js";
-
-/** A value found at a path, with its concrete instance path. */
-export interface Located {
-  path: string;
-  value: unknown;
-}
-
-/** Decodes one JSON pointer segment (RFC 6901 §4). */
-function decodeSegment(segment: string): string {
-  return segment.replaceAll("~1", "/").replaceAll("~0", "~");
-}
-
-/** A field path split once: each segment decoded, `undefined` for `*`. */
-type Steps = ReadonlyArray<string | undefined>;
-
-/** Field paths are few and fixed per contract, so each is split and decoded once and kept. */
-const stepsByPointer = new Map<string, Steps>();
-const MAX_KEPT_POINTERS = 1024;
-
-function stepsOf(pointer: FieldPath): Steps {
-  let steps = stepsByPointer.get(pointer);
-  if (steps === undefined) {
-    steps =
-      pointer === ""
-        ? []
-        : pointer
-            .split("/")
-            .slice(1)
-            .map((raw) => (raw === "*" ? undefined : decodeSegment(raw)));
-    // Paths normally come from generated specs; a caller building pointers per call must not grow this forever.
-    if (stepsByPointer.size >= MAX_KEPT_POINTERS) stepsByPointer.clear();
-    stepsByPointer.set(pointer, steps);
-  }
-  return steps;
-}
-
-/**
- * Calls `visit` with every value at `steps` below `value`, and the keys that lead to it (`keys[0..depth)`, an
- * array item's as its index; the array is reused, so a visitor that keeps a path writes it out with
- * {@link pointerOfKeys}, and no index is written as text unless a path is). Recursion is bounded by the number of
- * steps, which the path fixes, not by the data.
- */
-function visitAt(
-  value: unknown,
-  steps: Steps,
-  depth: number,
-  keys: Array<string | number>,
-  visit: (value: unknown, keys: ReadonlyArray<string | number>, depth: number) => void,
-): void {
-  if (depth === steps.length) {
-    visit(value, keys, depth);
-    return;
-  }
-  if (value === null || typeof value !== "object") return;
-  const step = steps[depth];
-  if (step !== undefined) {
-    if (!Object.hasOwn(value, step)) return;
-    keys[depth] = step;
-    visitAt((value as Record<string, unknown>)[step], steps, depth + 1, keys, visit);
-  } else if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) {
-      keys[depth] = index;
-      visitAt(value[index], steps, depth + 1, keys, visit);
-    }
-  } else {
-    for (const key of Object.keys(value)) {
-      keys[depth] = key;
-      visitAt((value as Record<string, unknown>)[key], steps, depth + 1, keys, visit);
-    }
-  }
-}
 
 /**
  * Whether a string at `steps` below `value` reads like instructions ({@link looksLikeInstructions}): the values
@@ -116,28 +46,6 @@ function instructionsAt(value: unknown, steps: Steps, depth: number): boolean {
     if (instructionsAt((value as Record<string, unknown>)[key], steps, depth + 1)) return true;
   }
   return false;
-}
-
-/** The JSON pointer of the first `depth` keys. */
-function pointerOfKeys(keys: ReadonlyArray<string | number>, depth: number): string {
-  let path = "";
-  for (let i = 0; i < depth; i++) {
-    const key = keys[i] as string | number;
-    path += `/${typeof key === "number" ? key : pointerSegment(key)}`;
-  }
-  return path;
-}
-
-/**
- * Every value at `pointer` in `data`, where a `*` segment stands for every item of an array (and every value of an
- * object). A path that does not exist yields nothing.
- */
-export function locate(data: unknown, pointer: FieldPath): Located[] {
-  const found: Located[] = [];
-  visitAt(data, stepsOf(pointer), 0, [], (value, keys, depth) => {
-    found.push({ path: pointerOfKeys(keys, depth), value });
-  });
-  return found;
 }
 
 /**
@@ -339,6 +247,7 @@ function nfkcInertUnit(unit: number): boolean {
 function nfkcInertAstral(point: number): boolean {
   return (point >= 0x1f300 && point <= 0x1faff) || (point >= 0x20000 && point <= 0x2a6df);
 }
+const INERT_ASTRAL = [[0x1f300, 0x1faff] as const, [0x20000, 0x2a6df] as const];
 
 /**
  * {@link instructionText} of a short text with nothing to clean, in the one pass that finds that out (the scan
@@ -441,7 +350,10 @@ let unitClasses: Uint8Array | undefined;
 
 function unitClassesOf(): Uint8Array {
   if (unitClasses !== undefined) return unitClasses;
-  const table = new Uint8Array(0x10000).fill(UNSEEN);
+  // In shared memory where there is some: the helper thread's screen reads the classes found so far (`key-screen.ts`).
+  const table =
+    typeof SharedArrayBuffer === "function" ? new Uint8Array(new SharedArrayBuffer(0x10000)) : new Uint8Array(0x10000);
+  table.fill(UNSEEN);
   // DEL (0x7f) is judged as the units above ASCII are: cleaning removes it.
   table.set(ASCII_CLASSES.subarray(0, 0x7f));
   table.fill(SURROGATE, 0xd800, 0xe000);
@@ -543,12 +455,34 @@ export interface FieldFindings {
   instructionLike: boolean;
 }
 
-/** Applies the contract's field rules to validated data. Instance paths are only written for what is reported. */
-export function checkFieldRules(data: unknown, rules: readonly FieldRule[]): FieldFindings {
+/**
+ * What the helper thread's key screen (`record/key-screen.ts`) reads text with: the tables and constants
+ * {@link triggerFree} reads it with.
+ */
+export function instructionTables(): Omit<KeyScreen, "id" | "keys"> {
+  return {
+    classes: unitClassesOf(),
+    steps: TRIGGER_STEPS,
+    classCount: CLASSES,
+    otherClass: OTHER_CLASS,
+    stop: WORD_READ,
+    dropped: DROPPED,
+    maxUnits: SLICED_UNITS,
+    astral: INERT_ASTRAL,
+  };
+}
+
+/**
+ * Applies the contract's field rules to validated data. Instance paths are only written for what is reported.
+ * `flagsScreened`: the helper thread found no string under the flag rules' keys that could read like instructions
+ * (`stages/flag-screen.ts`), so the flag rules need no walk.
+ */
+export function checkFieldRules(data: unknown, rules: readonly FieldRule[], flagsScreened = false): FieldFindings {
   const findings: FieldFindings = { violations: [], instructionLike: false };
   for (const rule of rules) {
     const reject = rule.onInstruction === "reject";
     if (rule.kind === "text" && !reject) {
+      if (flagsScreened) continue;
       // A flag is raised once per result, and needs no path: only whether some string reads like instructions.
       if (!findings.instructionLike) findings.instructionLike = instructionsAt(data, stepsOf(rule.path), 0);
       continue;

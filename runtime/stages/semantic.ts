@@ -74,7 +74,7 @@ export function semantic<T, V, I>(
   admission: Admission<T, V, I>,
   data: T,
 ): Failure | undefined | Promise<Failure | undefined> {
-  const findings = checkFieldRules(data, admission.spec.fields);
+  const findings = checkFieldRules(data, admission.spec.fields, admission.flagsScreened());
   if (findings.instructionLike) admission.flags.push("instruction_like_text");
   const issues = safeIssues(findings.violations);
   const hooks = admission.ctx.hooks?.semantic;

@@ -5,7 +5,7 @@
 
 import type { FieldPath } from "../contract/types.js";
 import type { SemanticHook, SemanticViolation } from "../gate/context.js";
-import { locate } from "./fields.js";
+import { locate } from "./field-paths.js";
 
 /**
  * A semantic hook that fails the call (`semantic_violation`, rule `tenant`) when any value at `pointer` (`*` for

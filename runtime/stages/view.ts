@@ -6,7 +6,8 @@
 import type { ContentPart, ContentRules, LiftedMedia, Omission, Success } from "../contract/types.js";
 import type { Admission } from "../gate/admission.js";
 import { codePointLength } from "../text/hygiene.js";
-import { locate, opaqueTokenProblem } from "./fields.js";
+import { locate } from "./field-paths.js";
+import { opaqueTokenProblem } from "./fields.js";
 import { tallyOf } from "./projector.js";
 import { mediaAllowed } from "./receive/content-blocks.js";
 

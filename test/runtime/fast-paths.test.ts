@@ -8,12 +8,12 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { parsedResult, project, scanJsonText, toModelContent, type ViewPlan } from "../../runtime/index.js";
 import { hashTextNow, sha256Hex, sha256HexWebCrypto } from "../../runtime/record/provenance.js";
+import { locate } from "../../runtime/stages/field-paths.js";
 import {
   checkFieldRules,
   INSTRUCTION_LIKE,
   INSTRUCTION_TRIGGER,
   instructionText,
-  locate,
   looksLikeInstructions,
   triggerFree,
 } from "../../runtime/stages/fields.js";

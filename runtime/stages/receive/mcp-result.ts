@@ -253,7 +253,7 @@ export function receiveCallToolResult(
       const primary = parts[first];
       if (primary?.type !== "text") return refused(rawKind, "invalid_json", "parse", 0, { reason: "no_text_content" });
       return withParts(
-        receiveString(rawKind, primary.text, limits.maxBytes),
+        receiveString(rawKind, primary.text, limits.maxBytes, limits.screen),
         parts.filter((_, index) => index !== first),
       );
     }

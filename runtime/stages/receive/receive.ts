@@ -95,7 +95,7 @@ function receiveValue(
   waiting: Waiting,
 ): Received | NotReceived | Promise<Received | NotReceived> {
   const raw = limits.keep === undefined ? delivered : limits.keep(delivered);
-  if (typeof raw === "string") return receiveString("string", raw, limits.maxBytes);
+  if (typeof raw === "string") return receiveString("string", raw, limits.maxBytes, limits.screen);
   if (typeof raw !== "object" || raw === null)
     return refused("unsupported", "transport_error", "transport", 0, { reason: "unsupported_raw" });
   if (isTransportFailure(raw)) {

@@ -5,6 +5,7 @@
 
 import type { ContentPart, FailureCode, GateFlag, GateStage } from "../../contract/types.js";
 import type { PendingHash } from "../../record/hash-thread.js";
+import type { KeyScreen } from "../../record/key-screen.js";
 import type { HashedText } from "../../record/provenance.js";
 import type { ResolvedResult } from "../result-kind.js";
 
@@ -115,6 +116,11 @@ export interface NotReceived {
 export interface ReceiveLimits {
   maxBytes: number;
   maxDepth: number;
+  /**
+   * What the helper thread screens a large JSON text for while it hashes it (`stages/flag-screen.ts`), when the
+   * text received is the one the gate parses.
+   */
+  screen?: KeyScreen | undefined;
   /**
    * UTF-16 units of JSON text from which a value that arrived parsed has its text written in pieces and not kept
    * (default `PIECES_FROM`, 8 Mi); tests lower it to reach that path with small values.

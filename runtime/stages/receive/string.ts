@@ -1,5 +1,6 @@
 /** A payload delivered as a string: refused over the ceiling without encoding it, parsed as it is. */
 import { hashTextLater } from "../../record/hash-thread.js";
+import type { KeyScreen } from "../../record/key-screen.js";
 import { hashTextNow } from "../../record/provenance.js";
 import { isWellFormedText, utf8Length } from "../../text/hygiene.js";
 import { type NotReceived, type RawKind, type ReceivedText, refused } from "./received.js";
@@ -18,7 +19,12 @@ export function overCeiling(text: string, maxBytes: number): number | undefined 
  * A string payload: refused over the ceiling without encoding it; lone surrogates are not UTF-8 text. The string is
  * kept as it is: the gate parses it directly and encodes it only to hash it.
  */
-export function receiveString(kind: RawKind, text: string, maxBytes: number): ReceivedText | NotReceived {
+export function receiveString(
+  kind: RawKind,
+  text: string,
+  maxBytes: number,
+  screen?: KeyScreen,
+): ReceivedText | NotReceived {
   // Every UTF-16 unit is at least one UTF-8 byte, so a string longer than the ceiling in units is over it in bytes.
   if (text.length > maxBytes) {
     return refused(kind, "result_too_large", "receive", text.length, { reason: "over_ceiling" });
@@ -27,7 +33,7 @@ export function receiveString(kind: RawKind, text: string, maxBytes: number): Re
   if (over !== undefined) return refused(kind, "result_too_large", "receive", over, { reason: "over_ceiling" });
   // A large text is hashed on the helper thread while the gate parses it; whether it is well-formed is then known
   // when its hash settles, before anything leaves the gate (`Admission.settle`).
-  const later = hashTextLater(text);
+  const later = hashTextLater(text, screen);
   if (later !== undefined)
     return { ok: true, kind, text, hashed: undefined, hashing: { hash: later, unchecked: true }, flags: [] };
   // Encoding to hash shows for free (no U+FFFD bytes) that nearly every text is well-formed; only text whose bytes
