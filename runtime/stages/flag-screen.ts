@@ -16,7 +16,13 @@ import { instructionTables } from "./fields.js";
 
 /** Each contract's screen, by its rules, or `null` for rules that have none. */
 const screens = new WeakMap<readonly FieldRule[], KeyScreen | null>();
-let nextId = 1;
+/**
+ * The screens made, by their keys: contracts whose flag rules end in the same keys share one, so the thread is told
+ * of each set of keys once, however many specs a caller builds. At most {@link MAX_SCREENS}; past that, rules with
+ * keys not seen yet are walked.
+ */
+const byKeys = new Map<string, KeyScreen>();
+const MAX_SCREENS = 256;
 
 /** A key the thread finds as it is written, in a payload with no `\u`. */
 function findableKey(step: string | undefined): step is string {
@@ -41,7 +47,18 @@ export function flagScreenOf(rules: readonly FieldRule[]): KeyScreen | undefined
     if (!findableKey(last)) qualifies = false;
     else keys.add(last);
   }
-  const screen = qualifies && keys.size > 0 ? { id: nextId++, keys: [...keys], ...instructionTables() } : null;
-  screens.set(rules, screen);
-  return screen ?? undefined;
+  const screen = qualifies && keys.size > 0 ? screenFor([...keys]) : undefined;
+  screens.set(rules, screen ?? null);
+  return screen;
+}
+
+/** The one screen of `keys`, made the first time (ids from 1), or `undefined` once {@link MAX_SCREENS} are made. */
+function screenFor(keys: string[]): KeyScreen | undefined {
+  const name = JSON.stringify(keys);
+  let screen = byKeys.get(name);
+  if (screen === undefined && byKeys.size < MAX_SCREENS) {
+    screen = { id: byKeys.size + 1, keys, ...instructionTables() };
+    byKeys.set(name, screen);
+  }
+  return screen;
 }

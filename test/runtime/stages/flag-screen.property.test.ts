@@ -162,6 +162,12 @@ describe("the key screen", () => {
     // One answer stands for every flag rule, so one that cannot be screened leaves them all to the walk.
     expect(flagScreenOf([FLAG, { path: "/notes/*", kind: "text" }])).toBeUndefined();
     expect(flagScreenOf([FLAG, { path: "/summary", kind: "text" }])?.keys).toEqual(["title", "summary"]);
+    // Specs built per call share the screen of their keys: the thread is told of each set of keys once.
+    const ids = new Set(Array.from({ length: 1000 }, () => flagScreenOf([{ ...FLAG }])?.id));
+    expect(ids).toEqual(new Set([flagScreenOf([FLAG])?.id]));
+    for (let n = 0; n < 300; n++) flagScreenOf([{ path: `/k${n}`, kind: "text" }]);
+    expect(flagScreenOf([{ path: "/k299", kind: "text" }])).toBeUndefined();
+    expect(flagScreenOf([{ path: "/k0", kind: "text" }])?.keys).toEqual(["k0"]);
   });
 
   it("reads as other characters only astral ones the check reads so, none of them invisible", () => {
