@@ -437,11 +437,11 @@ export function threadAnswers(): number {
 }
 
 /** How many settled jobs the thread had screened free (`key-screen.ts`), for tests that the screen is used. */
-let screenedFree = 0;
+let screenedFreeCount = 0;
 
 /** How many jobs settled with their key screen answered free. */
 export function screenedFreeJobs(): number {
-  return screenedFree;
+  return screenedFreeCount;
 }
 
 /** A job for the thread: the buffer it is written into, its header, and the thread's control buffer. */
@@ -522,7 +522,7 @@ function pending({ control, slot, head }: Job, fallback: () => HashedText): Pend
         answered++;
       } else settled = fallback();
       screened = screenAnswer();
-      if (screened) screenedFree++;
+      if (screened) screenedFreeCount++;
       // A buffer the thread may still write to (it did not answer in time) is let go of: it is the thread's until
       // that job is over, then the collector's.
       if (state !== TAKEN) giveBack(slot);

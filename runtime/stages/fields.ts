@@ -245,9 +245,20 @@ function nfkcInertUnit(unit: number): boolean {
  * alphanumerics and the compatibility ideographs, which NFKC folds, lie outside them.
  */
 function nfkcInertAstral(point: number): boolean {
-  return (point >= 0x1f300 && point <= 0x1faff) || (point >= 0x20000 && point <= 0x2a6df);
+  return (
+    (point >= PICTOGRAPHS_FIRST && point <= PICTOGRAPHS_LAST) ||
+    (point >= EXTENSION_B_FIRST && point <= EXTENSION_B_LAST)
+  );
 }
-const INERT_ASTRAL = [[0x1f300, 0x1faff] as const, [0x20000, 0x2a6df] as const];
+const PICTOGRAPHS_FIRST = 0x1f300;
+const PICTOGRAPHS_LAST = 0x1faff;
+const EXTENSION_B_FIRST = 0x20000;
+const EXTENSION_B_LAST = 0x2a6df;
+/** The ranges of {@link nfkcInertAstral}, for the helper thread's key screen. */
+const INERT_ASTRAL = [
+  [PICTOGRAPHS_FIRST, PICTOGRAPHS_LAST],
+  [EXTENSION_B_FIRST, EXTENSION_B_LAST],
+] as const;
 
 /**
  * {@link instructionText} of a short text with nothing to clean, in the one pass that finds that out (the scan
